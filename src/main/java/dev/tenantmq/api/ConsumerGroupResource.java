@@ -1,0 +1,55 @@
+package dev.tenantmq.api;
+
+import dev.tenantmq.api.dto.FetchRequest;
+import dev.tenantmq.api.dto.FetchResponse;
+import dev.tenantmq.api.dto.ReceiptsRequest;
+import dev.tenantmq.api.dto.ReceiptsResponse;
+import dev.tenantmq.domain.ConsumeService;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+/** Lease-fetch and ack for one consumer group of a topic (SPEC section 4). */
+@Path("/tenants/{tenant}/topics/{topic}/consumer-groups/{consumerGroup}")
+@Consumes(MediaType.APPLICATION_JSON)
+@Produces(MediaType.APPLICATION_JSON)
+public class ConsumerGroupResource {
+    private final RequestValidator validator;
+    private final ConsumeService consumer;
+
+    ConsumerGroupResource(RequestValidator validator, ConsumeService consumer) {
+        this.validator = validator;
+        this.consumer = consumer;
+    }
+
+    /**
+     * Long-poll lease-fetch. Runs on the event loop and never blocks it: database work is
+     * offloaded, and the wait is asynchronous.
+     */
+    @POST
+    @Path("/fetch")
+    public Uni<FetchResponse> fetch(@PathParam("tenant") String tenant, @PathParam("topic") String topic,
+                                    @PathParam("consumerGroup") String consumerGroup, FetchRequest body) {
+        ConsumeService.Fetch fetch = validator.fetch(validator.groupPath(tenant, topic, consumerGroup), body);
+        return consumer.fetch(fetch).map(list -> new FetchResponse(list.stream()
+                .map(d -> new FetchResponse.Message(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(),
+                        d.createdAt(), d.deliveryAttempt(), d.receipt()))
+                .toList()));
+    }
+
+    /** Acknowledges deliveries by receipt; one result per receipt, in request order. */
+    @POST
+    @Path("/ack")
+    public ReceiptsResponse ack(@PathParam("tenant") String tenant, @PathParam("topic") String topic,
+                                @PathParam("consumerGroup") String consumerGroup, ReceiptsRequest body) {
+        RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
+        var receipts = validator.receipts(body == null ? null : body.receipts());
+        return new ReceiptsResponse(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts).stream()
+                .map(r -> new ReceiptsResponse.Result(r.receipt(), r.status().name()))
+                .toList());
+    }
+}

@@ -1,0 +1,38 @@
+package dev.tenantmq.api;
+
+import dev.tenantmq.api.dto.PublishRequest;
+import dev.tenantmq.api.dto.PublishResponse;
+import dev.tenantmq.domain.PublishService;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+
+/** Publish (SPEC section 4, "Publish"). */
+@Path("/tenants/{tenant}/topics/{topic}/messages")
+@Consumes(MediaType.APPLICATION_JSON)
+@Produces(MediaType.APPLICATION_JSON)
+public class MessagesResource {
+    private final RequestValidator validator;
+    private final PublishService publisher;
+
+    MessagesResource(RequestValidator validator, PublishService publisher) {
+        this.validator = validator;
+        this.publisher = publisher;
+    }
+
+    /** Publishes 1..1000 messages in one transaction; 201 with one result per message. */
+    @POST
+    public Response publish(@PathParam("tenant") String tenant, @PathParam("topic") String topic, PublishRequest body) {
+        RequestValidator.TopicPath path = validator.topicPath(tenant, topic);
+        List<PublishService.Outgoing> messages = validator.publishBody(body);
+        List<PublishResponse.Published> results = publisher.publish(path.tenant(), path.topic(), messages).stream()
+                .map(r -> new PublishResponse.Published(r.id(), r.partitionKey(), r.offset(), r.duplicate()))
+                .toList();
+        return Response.status(Response.Status.CREATED).entity(new PublishResponse(results)).build();
+    }
+}

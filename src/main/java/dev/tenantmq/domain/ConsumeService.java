@@ -1,0 +1,178 @@
+package dev.tenantmq.domain;
+
+import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.ops.QueueMetrics;
+import dev.tenantmq.store.ConsumerStore;
+import dev.tenantmq.store.GroupScope;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Lease-fetch and ack (SPEC section 4). Fetch serves only partitions this process leases for
+ * the (tenant, consumer group, topic); the scheduler acquires those leases after the first
+ * fetch registers interest. Ack works on any process: the receipt and the database carry all
+ * the state it needs.
+ */
+@ApplicationScoped
+public class ConsumeService {
+    private final ConsumerStore store;
+    private final ProcessIdentity identity;
+    private final InterestRegistry interest;
+    private final FetchSignals signals;
+    private final QueueMetrics metrics;
+    private final MqConfig config;
+    private final Clock clock;
+    /** Where the last fetch of each triple stopped, so the next one starts after it (fairness). */
+    private final Map<GroupScope, String> cursors = new ConcurrentHashMap<>();
+
+    ConsumeService(ConsumerStore store, ProcessIdentity identity, InterestRegistry interest, FetchSignals signals,
+                   QueueMetrics metrics, MqConfig config, Clock clock) {
+        this.store = store;
+        this.identity = identity;
+        this.interest = interest;
+        this.signals = signals;
+        this.metrics = metrics;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    /**
+     * A validated fetch request.
+     *
+     * @param maxMessages 1..{@code mq.fetch.max-messages}
+     * @param waitTime how long to wait for a message when there is none (0..30 s)
+     * @param visibility how long delivered messages stay invisible before redelivery
+     */
+    public record Fetch(Tenant tenant, Topic topic, ConsumerGroup consumerGroup, int maxMessages, Duration waitTime,
+                        Duration visibility) {}
+
+    /** One delivered message. {@code payloadJson} and {@code metadataJson} are JSON text. */
+    public record Delivered(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
+                            Instant createdAt, int deliveryAttempt, String receipt) {}
+
+    /**
+     * Long-poll lease-fetch: returns as soon as any message is deliverable, else after
+     * {@code waitTime} with an empty list. While it waits it holds no database connection and no
+     * thread: database work runs on worker threads in short transactions, and the wait is a
+     * timer plus a {@link FetchSignals} signal.
+     *
+     * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
+     */
+    public Uni<List<Delivered>> fetch(Fetch f) {
+        PublishService.requireServed(identity, f.tenant());
+        GroupScope scope = new GroupScope(f.tenant().value(), f.consumerGroup().value(), f.topic().value());
+        interest.touch(scope);
+        Instant deadline = clock.instant().plus(f.waitTime());
+        return attempt(scope, f, deadline);
+    }
+
+    private Uni<List<Delivered>> attempt(GroupScope scope, Fetch f, Instant deadline) {
+        long seen = signals.generation(scope.tenant(), scope.topic());
+        return Uni.createFrom().item(() -> fetchOnce(scope, f))
+                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
+                .flatMap(found -> {
+                    Duration remaining = Duration.between(clock.instant(), deadline);
+                    if (!found.isEmpty() || remaining.isNegative() || remaining.isZero()) {
+                        return Uni.createFrom().item(found);
+                    }
+                    Duration pause = remaining.compareTo(config.fetch().recheckInterval()) < 0
+                            ? remaining : config.fetch().recheckInterval();
+                    return signals.await(scope.tenant(), scope.topic(), seen, pause)
+                            .flatMap(ignored -> attempt(scope, f, deadline));
+                });
+    }
+
+    /** One look for messages: ready partitions first (no locks), then lease them in one transaction. */
+    private List<Delivered> fetchOnce(GroupScope scope, Fetch f) {
+        String subscriber = identity.subscriberName().value();
+        String cursor = cursors.getOrDefault(scope, "");
+        List<String> ready = store.readyPartitions(scope, subscriber, cursor, f.maxMessages());
+        if (ready.isEmpty()) {
+            return List.of();
+        }
+        List<ConsumerStore.Delivery> leased = store.lease(scope, subscriber, ready, f.maxMessages(),
+                f.visibility().toNanos() / 1_000);
+        if (leased.isEmpty()) {
+            return List.of();
+        }
+        cursors.put(scope, leased.get(leased.size() - 1).partitionKey());
+        List<Delivered> out = new ArrayList<>(leased.size());
+        int redelivered = 0;
+        for (ConsumerStore.Delivery d : leased) {
+            redelivered += d.deliveryAttempt() > 1 ? 1 : 0;
+            String receipt = new Receipt(scope.tenant(), scope.consumerGroup(), scope.topic(), d.partitionKey(), d.offset(),
+                    d.leaseEpoch(), d.deliveryAttempt()).encode();
+            out.add(new Delivered(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(), d.createdAt(),
+                    d.deliveryAttempt(), receipt));
+        }
+        metrics.delivered(scope.tenant(), scope.topic(), out.size(), redelivered);
+        return out;
+    }
+
+    /** Status of one receipt in an ack, nack or extend response. */
+    public enum ReceiptStatus { ACKED, ALREADY_ACKED, STALE, INVALID }
+
+    /** Outcome of one receipt. */
+    public record ReceiptResult(String receipt, ReceiptStatus status) {}
+
+    /**
+     * Acknowledges deliveries. Each receipt is ACKED, ALREADY_ACKED, STALE (its lease or
+     * delivery is no longer current: nothing changed) or INVALID (not a receipt of this
+     * tenant, topic and consumer group). Advances committed offsets over the contiguous acked
+     * prefix of each partition.
+     *
+     * @return one result per receipt, in request order
+     * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
+     * @throws InvalidRequestException when the list is empty or longer than the batch limit (400)
+     */
+    public List<ReceiptResult> ack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts) {
+        PublishService.requireServed(identity, tenant);
+        int max = config.fetch().maxMessages();
+        if (receipts.isEmpty() || receipts.size() > max) {
+            throw InvalidRequestException.of("receipts", "must hold 1.." + max + " receipts (got " + receipts.size() + ")");
+        }
+        GroupScope scope = new GroupScope(tenant.value(), group.value(), topic.value());
+        List<ConsumerStore.AckTarget> targets = new ArrayList<>();
+        List<Integer> targetIndex = new ArrayList<>();
+        ReceiptStatus[] statuses = new ReceiptStatus[receipts.size()];
+        for (int i = 0; i < receipts.size(); i++) {
+            Optional<Receipt> r = Receipt.decode(receipts.get(i));
+            if (r.isEmpty() || !r.get().tenant().equals(scope.tenant()) || !r.get().topic().equals(scope.topic())
+                    || !r.get().consumerGroup().equals(scope.consumerGroup())) {
+                statuses[i] = ReceiptStatus.INVALID;
+                continue;
+            }
+            Receipt receipt = r.get();
+            targets.add(new ConsumerStore.AckTarget(receipt.partitionKey(), receipt.offset(), receipt.leaseEpoch(),
+                    receipt.deliveryAttempt()));
+            targetIndex.add(i);
+        }
+        List<ConsumerStore.AckStatus> stored = store.ack(scope, targets);
+        int acked = 0;
+        for (int j = 0; j < stored.size(); j++) {
+            ReceiptStatus s = ReceiptStatus.valueOf(stored.get(j).name());
+            acked += s == ReceiptStatus.ACKED ? 1 : 0;
+            statuses[targetIndex.get(j)] = s;
+        }
+        metrics.acked(scope.tenant(), scope.topic(), acked);
+        if (acked > 0) {
+            // An ack can make a partition deliverable again for long polls waiting on it.
+            signals.signal(scope.tenant(), scope.topic());
+        }
+        List<ReceiptResult> out = new ArrayList<>(receipts.size());
+        for (int i = 0; i < receipts.size(); i++) {
+            out.add(new ReceiptResult(receipts.get(i), statuses[i]));
+        }
+        return out;
+    }
+}

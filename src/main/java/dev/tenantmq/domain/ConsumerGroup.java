@@ -1,0 +1,24 @@
+package dev.tenantmq.domain;
+
+/** An independent reader of a topic with its own offsets; an operational name, validated by {@link Identifiers#nameProblem}. */
+public record ConsumerGroup(String value) {
+    /** @throws InvalidRequestException (field {@code consumerGroup}) when the value breaks SPEC section 3 */
+    public ConsumerGroup {
+        Identifiers.require("consumerGroup", Identifiers.nameProblem(value));
+    }
+
+    /**
+     * Parses a value that arrived in the named request field.
+     *
+     * @throws InvalidRequestException naming {@code field} when invalid
+     */
+    public static ConsumerGroup parse(String field, String value) {
+        Identifiers.require(field, Identifiers.nameProblem(value));
+        return new ConsumerGroup(value);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

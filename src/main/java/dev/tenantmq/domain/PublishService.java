@@ -1,0 +1,115 @@
+package dev.tenantmq.domain;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.ops.QueueMetrics;
+import dev.tenantmq.store.MessageStore;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** Publish (SPEC section 4, "Publish"; RFC "Publish"). */
+@ApplicationScoped
+public class PublishService {
+    /** Metadata key the service stamps with the tenant (RFC "Publish": mirrors Message.Tenant). */
+    public static final String QUEUE_NAME = "queue_name";
+
+    private final MessageStore store;
+    private final ProcessIdentity identity;
+    private final MqConfig config;
+    private final FetchSignals signals;
+    private final QueueMetrics metrics;
+    private final ObjectMapper json;
+
+    PublishService(MessageStore store, ProcessIdentity identity, MqConfig config, FetchSignals signals,
+                   QueueMetrics metrics, ObjectMapper json) {
+        this.store = store;
+        this.identity = identity;
+        this.config = config;
+        this.signals = signals;
+        this.metrics = metrics;
+        this.json = json;
+    }
+
+    /**
+     * A message to publish, already validated at the edge.
+     *
+     * @param id caller-chosen id, or null to have the service generate one
+     * @param payloadJson the payload as JSON text (numbers exactly as the caller sent them)
+     * @param metadata caller metadata (string values), possibly empty
+     */
+    public record Outgoing(PartitionKey partitionKey, MessageId id, String payloadJson, Map<String, String> metadata) {}
+
+    /** Where one message ended up. */
+    public record Result(String id, String partitionKey, long offset, boolean duplicate) {}
+
+    /**
+     * Publishes a batch atomically: all messages or none. A message whose (partitionKey, id) is
+     * already stored comes back with {@code duplicate = true} and the stored offset; the stored
+     * message is unchanged.
+     *
+     * @return one result per message, in request order
+     * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
+     * @throws InvalidRequestException on an empty or oversized batch, or a conflicting
+     *     {@code metadata.queue_name} (400)
+     * @throws PayloadTooLargeException when a payload exceeds {@code mq.publish.max-payload-bytes} (413)
+     */
+    public List<Result> publish(Tenant tenant, Topic topic, List<Outgoing> messages) {
+        requireServed(identity, tenant);
+        int max = config.publish().maxBatchSize();
+        if (messages.isEmpty() || messages.size() > max) {
+            throw InvalidRequestException.of("messages", "must hold 1.." + max + " messages (got " + messages.size() + ")");
+        }
+        List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
+        for (int i = 0; i < messages.size(); i++) {
+            Outgoing m = messages.get(i);
+            int bytes = m.payloadJson().getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > config.publish().maxPayloadBytes()) {
+                throw new PayloadTooLargeException("messages[" + i + "].payload", bytes, config.publish().maxPayloadBytes());
+            }
+            String stamped = m.metadata().get(QUEUE_NAME);
+            if (stamped != null && !stamped.equals(tenant.value())) {
+                throw InvalidRequestException.of("messages[" + i + "].metadata." + QUEUE_NAME,
+                        "is stamped by the service with the tenant ('" + tenant.value() + "'); a different value is not allowed");
+            }
+            Map<String, String> metadata = new LinkedHashMap<>(m.metadata());
+            metadata.put(QUEUE_NAME, tenant.value());
+            String id = m.id() != null ? m.id().value() : UUID.randomUUID().toString();
+            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), toJson(metadata)));
+        }
+        List<MessageStore.Published> stored = store.publish(tenant.value(), topic.value(), rows);
+        List<Result> results = new ArrayList<>(rows.size());
+        int duplicates = 0;
+        for (int i = 0; i < rows.size(); i++) {
+            MessageStore.Published p = stored.get(i);
+            duplicates += p.duplicate() ? 1 : 0;
+            results.add(new Result(rows.get(i).id(), rows.get(i).partitionKey(), p.offset(), p.duplicate()));
+        }
+        metrics.published(tenant.value(), topic.value(), rows.size() - duplicates, duplicates);
+        if (duplicates < rows.size()) {
+            signals.signal(tenant.value(), topic.value());
+        }
+        return results;
+    }
+
+    private String toJson(Map<String, String> metadata) {
+        try {
+            return json.writeValueAsString(metadata);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialize string metadata", e);
+        }
+    }
+
+    /** @throws TenantNotServedException when this process does not serve {@code tenant} */
+    static void requireServed(ProcessIdentity identity, Tenant tenant) {
+        if (!identity.serves(tenant)) {
+            throw new TenantNotServedException(tenant);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.tenantmq.domain;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Base64;
+import java.util.Optional;
+
+/**
+ * The opaque token that names one delivery (SPEC section 4, "Ack, nack, extend"). It carries
+ * everything an ack needs, so any process of the service can handle it: the message identity
+ * (tenant, consumer group, topic, partition key, offset) and the fencing values (lease epoch and
+ * delivery attempt). Encoded as URL-safe base64 without padding of a versioned binary record.
+ */
+public record Receipt(String tenant, String consumerGroup, String topic, String partitionKey, long offset,
+                      long leaseEpoch, int deliveryAttempt) {
+    private static final byte VERSION = 1;
+
+    /** The token handed to clients. */
+    public String encode() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + partitionKey.length() * 3);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(VERSION);
+            out.writeUTF(tenant);
+            out.writeUTF(consumerGroup);
+            out.writeUTF(topic);
+            out.writeUTF(partitionKey);
+            out.writeLong(offset);
+            out.writeLong(leaseEpoch);
+            out.writeInt(deliveryAttempt);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.toByteArray());
+    }
+
+    /**
+     * Decodes a token. Returns empty when it is not one this service issued in this format
+     * (the caller reports {@code INVALID}); never throws.
+     */
+    public static Optional<Receipt> decode(String token) {
+        if (token == null || token.isEmpty() || token.length() > 8192) {
+            return Optional.empty();
+        }
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(Base64.getUrlDecoder().decode(token)))) {
+            if (in.readByte() != VERSION) {
+                return Optional.empty();
+            }
+            Receipt r = new Receipt(in.readUTF(), in.readUTF(), in.readUTF(), in.readUTF(), in.readLong(), in.readLong(),
+                    in.readInt());
+            if (in.read() != -1 || Identifiers.keyProblem(r.partitionKey) != null || r.offset <= 0 || r.deliveryAttempt < 1) {
+                return Optional.empty();
+            }
+            return Optional.of(r);
+        } catch (IOException | IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.tenantmq.domain;
+
+/** One process of a consumer group, holder of partition leases; an operational name, validated by {@link Identifiers#nameProblem}. */
+public record SubscriberName(String value) {
+    /** @throws InvalidRequestException (field {@code subscriberName}) when the value breaks SPEC section 3 */
+    public SubscriberName {
+        Identifiers.require("subscriberName", Identifiers.nameProblem(value));
+    }
+
+    /**
+     * Parses a value that arrived in the named request field.
+     *
+     * @throws InvalidRequestException naming {@code field} when invalid
+     */
+    public static SubscriberName parse(String field, String value) {
+        Identifiers.require(field, Identifiers.nameProblem(value));
+        return new SubscriberName(value);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

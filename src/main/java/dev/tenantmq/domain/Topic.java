@@ -1,0 +1,24 @@
+package dev.tenantmq.domain;
+
+/** A named stream inside a tenant; an operational name, validated by {@link Identifiers#nameProblem}. */
+public record Topic(String value) {
+    /** @throws InvalidRequestException (field {@code topic}) when the value breaks SPEC section 3 */
+    public Topic {
+        Identifiers.require("topic", Identifiers.nameProblem(value));
+    }
+
+    /**
+     * Parses a value that arrived in the named request field.
+     *
+     * @throws InvalidRequestException naming {@code field} when invalid
+     */
+    public static Topic parse(String field, String value) {
+        Identifiers.require(field, Identifiers.nameProblem(value));
+        return new Topic(value);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

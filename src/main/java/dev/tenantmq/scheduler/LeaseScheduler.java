@@ -1,0 +1,224 @@
+package dev.tenantmq.scheduler;
+
+import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.domain.FetchSignals;
+import dev.tenantmq.domain.InterestRegistry;
+import dev.tenantmq.ops.QueueMetrics;
+import dev.tenantmq.store.GroupScope;
+import dev.tenantmq.store.LeaseStore;
+import dev.tenantmq.store.MessageStore;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.ObservesAsync;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jboss.logging.Logger;
+
+/**
+ * The scheduler of SPEC section 5. Once per {@code mq.tick-interval}, for every (tenant,
+ * consumer group, topic) this process consumes: heartbeat upsert, tenant-scoped discovery,
+ * fair share (about ceil(P/S) partitions for S live subscribers), acquire free or expired
+ * leases, renew its own, release its surplus, then purge stale heartbeats. Expiry is judged by
+ * the database clock. A failing tick is logged once per failure streak, counted, and retried
+ * on the next tick; it never stops the scheduler or the other tenants.
+ */
+@ApplicationScoped
+public class LeaseScheduler {
+    private static final Logger LOG = Logger.getLogger(LeaseScheduler.class);
+
+    private final InterestRegistry interest;
+    private final LeaseStore leases;
+    private final MessageStore messages;
+    private final ProcessIdentity identity;
+    private final FetchSignals signals;
+    private final QueueMetrics metrics;
+    private final MqConfig config;
+    private final Clock clock;
+    private final Map<GroupScope, AtomicInteger> held = new ConcurrentHashMap<>();
+    private final Map<GroupScope, AtomicInteger> discovered = new ConcurrentHashMap<>();
+    private final Set<GroupScope> failing = ConcurrentHashMap.newKeySet();
+    /** (tenant, topic) pairs whose gauges are registered. */
+    private final Set<String> gauged = ConcurrentHashMap.newKeySet();
+    private volatile Instant lastTick;
+
+    LeaseScheduler(InterestRegistry interest, LeaseStore leases, MessageStore messages, ProcessIdentity identity,
+                   FetchSignals signals, QueueMetrics metrics, MqConfig config, Clock clock) {
+        this.interest = interest;
+        this.leases = leases;
+        this.messages = messages;
+        this.identity = identity;
+        this.signals = signals;
+        this.metrics = metrics;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    /** The periodic tick for every active triple. */
+    @Scheduled(every = "${mq.tick-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            identity = "mq-lease-tick")
+    void tick() {
+        for (GroupScope idle : interest.idle(config.interestTimeout())) {
+            leave(idle);
+        }
+        tickAll(interest.active(config.interestTimeout()));
+        lastTick = clock.instant();
+    }
+
+    /** A new triple gets its first tick at once, so its first long poll need not wait a whole interval. */
+    void onRegistered(@ObservesAsync InterestRegistry.Registered event) {
+        synchronized (this) {
+            tickAll(List.of(event.scope()));
+        }
+    }
+
+    /** When the last tick finished, or null before the first one. */
+    public Instant lastTick() {
+        return lastTick;
+    }
+
+    private synchronized void tickAll(List<GroupScope> scopes) {
+        // Discovery is one query per topic across the tenants that consume it.
+        Map<String, List<GroupScope>> byTopic = new LinkedHashMap<>();
+        for (GroupScope s : scopes) {
+            byTopic.computeIfAbsent(s.topic(), k -> new ArrayList<>()).add(s);
+        }
+        for (Map.Entry<String, List<GroupScope>> e : byTopic.entrySet()) {
+            String topic = e.getKey();
+            List<GroupScope> group = e.getValue();
+            Map<String, List<String>> partitionsByTenant;
+            try {
+                List<String> tenants = group.stream().map(GroupScope::tenant).distinct().sorted().toList();
+                partitionsByTenant = new HashMap<>();
+                for (MessageStore.DiscoveredPartition p : messages.discover(tenants, topic)) {
+                    partitionsByTenant.computeIfAbsent(p.tenant(), k -> new ArrayList<>()).add(p.partitionKey());
+                }
+            } catch (RuntimeException ex) {
+                group.forEach(s -> failed(s, ex));
+                continue;
+            }
+            for (GroupScope s : group) {
+                tickOne(s, partitionsByTenant.getOrDefault(s.tenant(), List.of()));
+            }
+        }
+    }
+
+    private void tickOne(GroupScope s, List<String> partitions) {
+        long started = System.nanoTime();
+        String me = identity.subscriberName().value();
+        try {
+            List<String> live = leases.heartbeat(s, me, micros(config.heartbeatTimeout()));
+            int subscribers = Math.max(1, live.size());
+            int share = (partitions.size() + subscribers - 1) / subscribers;
+
+            List<LeaseStore.Lease> all = leases.leases(s);
+            List<LeaseStore.Lease> mine = new ArrayList<>();
+            List<LeaseStore.Lease> takeable = new ArrayList<>();
+            Set<String> leased = new HashSet<>();
+            for (LeaseStore.Lease l : all) {
+                leased.add(l.partitionKey());
+                if (l.leasedBy().equals(me)) {
+                    mine.add(l);
+                } else if (l.expired()) {
+                    takeable.add(l);
+                }
+            }
+            long leaseMicros = micros(config.leaseDuration());
+            leases.renew(s, me, leaseMicros);
+            int count = mine.size();
+            if (count < share) {
+                List<String> fresh = new ArrayList<>();
+                for (String p : partitions) {
+                    if (!leased.contains(p) && fresh.size() < share - count) {
+                        fresh.add(p);
+                    }
+                }
+                List<LeaseStore.Lease> takeOver = takeable.subList(0, Math.min(takeable.size(), share - count - fresh.size()));
+                int won = leases.acquire(s, me, fresh, takeOver, leaseMicros);
+                count += won;
+                if (won > 0) {
+                    signals.signal(s.tenant(), s.topic());
+                }
+            } else if (count > share) {
+                count -= leases.release(s, me, mine.subList(0, count - share));
+            }
+            leases.purgeStaleHeartbeats(s, micros(config.heartbeatTimeout()));
+
+            gauge(held, s).set(count);
+            gauge(discovered, s).set(partitions.size());
+            if (failing.remove(s)) {
+                LOG.infof("scheduler tick for tenant=%s group=%s topic=%s recovered", s.tenant(), s.consumerGroup(), s.topic());
+            }
+        } catch (RuntimeException ex) {
+            failed(s, ex);
+        } finally {
+            metrics.tick(s.tenant(), s.topic(), Duration.ofNanos(System.nanoTime() - started));
+        }
+    }
+
+    private void failed(GroupScope s, RuntimeException ex) {
+        metrics.tickFailed(s.tenant(), s.topic());
+        if (failing.add(s)) {
+            // Logged once per failure streak; the next tick retries.
+            LOG.warnf("scheduler tick failed for tenant=%s group=%s topic=%s: %s", s.tenant(), s.consumerGroup(), s.topic(),
+                    ex.getMessage());
+        }
+    }
+
+    private AtomicInteger gauge(Map<GroupScope, AtomicInteger> map, GroupScope s) {
+        if (gauged.add(s.tenant() + '\u0000' + s.topic())) {
+            metrics.leaseGauges(s.tenant(), s.topic(), () -> sum(held, s), () -> sum(discovered, s));
+        }
+        return map.computeIfAbsent(s, k -> new AtomicInteger());
+    }
+
+    /** Gauges are tagged by tenant and topic only, so they sum over this process's consumer groups. */
+    private static int sum(Map<GroupScope, AtomicInteger> map, GroupScope like) {
+        int total = 0;
+        for (Map.Entry<GroupScope, AtomicInteger> e : map.entrySet()) {
+            if (e.getKey().tenant().equals(like.tenant()) && e.getKey().topic().equals(like.topic())) {
+                total += e.getValue().get();
+            }
+        }
+        return total;
+    }
+
+    private void leave(GroupScope s) {
+        if (!interest.drop(s, config.interestTimeout())) {
+            return;
+        }
+        try {
+            leases.leave(s, identity.subscriberName().value());
+            gauge(held, s).set(0);
+        } catch (RuntimeException ex) {
+            failed(s, ex);
+        }
+    }
+
+    /** On shutdown, hand every lease back at once instead of making others wait for expiry. */
+    void onStop(@Observes ShutdownEvent event) {
+        for (GroupScope s : interest.all()) {
+            try {
+                leases.leave(s, identity.subscriberName().value());
+            } catch (RuntimeException ex) {
+                LOG.debugf("could not release leases of %s on shutdown: %s", s, ex.getMessage());
+            }
+        }
+    }
+
+    private static long micros(Duration d) {
+        return d.toNanos() / 1_000;
+    }
+}

@@ -1,0 +1,152 @@
+package dev.tenantmq.store;
+
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs store work in short JDBC transactions. Deadlocks and lock-wait time-outs (InnoDB
+ * rolls the transaction back) are retried a few times with jitter; connection failures
+ * become {@link StoreUnavailableException}; everything else becomes {@link StoreException}.
+ */
+@ApplicationScoped
+public class Db {
+    private static final int MAX_ATTEMPTS = 8;
+    private static final int ER_LOCK_DEADLOCK = 1213;
+    private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
+    private static final int ER_DUP_ENTRY = 1062;
+
+    private final AgroalDataSource dataSource;
+
+    Db(AgroalDataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /** Work on one open transaction. */
+    @FunctionalInterface
+    public interface Work<T> {
+        /** Runs inside the transaction; may be called again after a retryable conflict. */
+        T run(Connection connection) throws SQLException;
+    }
+
+    /** Transaction isolation levels the store uses. */
+    public enum Isolation {
+        /** Each statement sees the latest committed rows; no gap locks. Used by consumers. */
+        READ_COMMITTED(Connection.TRANSACTION_READ_COMMITTED),
+        /** InnoDB default; locking reads also lock gaps. Used by publish, see MessageStore. */
+        REPEATABLE_READ(Connection.TRANSACTION_REPEATABLE_READ);
+
+        final int level;
+
+        Isolation(int level) {
+            this.level = level;
+        }
+    }
+
+    /**
+     * Runs {@code work} in a transaction and commits it, retrying the whole work on deadlock,
+     * lock-wait time-out, or a duplicate-key race (the work re-reads what it needs).
+     *
+     * @throws StoreUnavailableException when the database cannot be reached, or lock
+     *     conflicts outlast the retries
+     * @throws StoreException on any other database error
+     */
+    public <T> T inTransaction(Isolation isolation, Work<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = connect()) {
+                c.setTransactionIsolation(isolation.level);
+                c.setAutoCommit(false);
+                try {
+                    T result = work.run(c);
+                    c.commit();
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    rollbackQuietly(c);
+                    throw e;
+                }
+            } catch (SQLException e) {
+                if (isUnavailable(e)) {
+                    throw new StoreUnavailableException(e);
+                }
+                if (isRetryable(e)) {
+                    if (attempt < MAX_ATTEMPTS) {
+                        backoff(attempt);
+                        continue;
+                    }
+                    // Contention that outlasted the retries: the client should retry later (503).
+                    throw new StoreUnavailableException(e);
+                }
+                throw new StoreException("database error (" + e.getErrorCode() + "/" + e.getSQLState() + ")", e);
+            }
+        }
+    }
+
+    /** Runs read-only {@code work} on an auto-commit connection. Same error mapping. */
+    public <T> T read(Work<T> work) {
+        try (Connection c = connect()) {
+            return work.run(c);
+        } catch (SQLException e) {
+            if (isUnavailable(e)) {
+                throw new StoreUnavailableException(e);
+            }
+            throw new StoreException("database error (" + e.getErrorCode() + "/" + e.getSQLState() + ")", e);
+        }
+    }
+
+    private Connection connect() {
+        try {
+            return dataSource.getConnection();
+        } catch (SQLException e) {
+            // Pool acquisition time-out or refused connection: the database is unavailable.
+            throw new StoreUnavailableException(e);
+        }
+    }
+
+    /** Sets the parameters of {@code ps} to {@code values}, in order. */
+    public static void bind(PreparedStatement ps, Object... values) throws SQLException {
+        for (int i = 0; i < values.length; i++) {
+            ps.setObject(i + 1, values[i]);
+        }
+    }
+
+    /** {@code n} comma-separated placeholders for an IN list, e.g. {@code ?, ?, ?}. */
+    public static String placeholders(int n) {
+        return n == 0 ? "NULL" : "?" + ", ?".repeat(n - 1);
+    }
+
+    static boolean isUnavailable(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException) {
+                return true;
+            }
+            if (t instanceof SQLException s && s.getSQLState() != null && s.getSQLState().startsWith("08")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static boolean isRetryable(SQLException e) {
+        return e.getErrorCode() == ER_LOCK_DEADLOCK || e.getErrorCode() == ER_LOCK_WAIT_TIMEOUT
+                || e.getErrorCode() == ER_DUP_ENTRY || "40001".equals(e.getSQLState());
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // The connection is broken; the pool discards it and the server rolls back.
+        }
+    }
+
+    private static void backoff(int attempt) {
+        long maxMicros = Math.min(50_000L, 1_000L << attempt);
+        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(maxMicros / 2, maxMicros) * 1_000L);
+    }
+}

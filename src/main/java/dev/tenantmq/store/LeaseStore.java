@@ -1,0 +1,271 @@
+package dev.tenantmq.store;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * SQL of the scheduler: {@code queue_subscriber_heartbeats} and {@code queue_partition_leases}
+ * (SPEC section 5). Every statement is scoped to one (tenant, consumer_group, topic); expiry is
+ * always compared with {@code UTC_TIMESTAMP(6)}, the database clock, never a JVM clock.
+ */
+@ApplicationScoped
+public class LeaseStore {
+
+    static final String UPSERT_HEARTBEAT = """
+            INSERT INTO queue_subscriber_heartbeats
+              (tenant, consumer_group, topic, subscriber_name, started_at, last_seen_at)
+            VALUES (?, ?, ?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
+            ON DUPLICATE KEY UPDATE last_seen_at = UTC_TIMESTAMP(6)""";
+
+    /** Subscribers whose heartbeat is younger than ? microseconds. */
+    static final String SELECT_LIVE_SUBSCRIBERS = """
+            SELECT subscriber_name FROM queue_subscriber_heartbeats
+            WHERE tenant = ? AND consumer_group = ? AND topic = ?
+              AND last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+            ORDER BY subscriber_name""";
+
+    static final String SELECT_LEASES = """
+            SELECT partition_key, leased_by, epoch, expires_at <= UTC_TIMESTAMP(6)
+            FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group = ? AND topic = ?""";
+
+    /**
+     * Creates the lease of a partition nobody has leased yet, with epoch 1. When another
+     * subscriber inserted it first the no-op update leaves its row alone; the caller re-reads.
+     */
+    static final String INSERT_LEASE = """
+            INSERT INTO queue_partition_leases
+              (tenant, consumer_group, topic, partition_key, leased_by, epoch, expires_at, acquired_at, renewed_at)
+            VALUES (?, ?, ?, ?, ?, 1, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
+            ON DUPLICATE KEY UPDATE epoch = epoch""";
+
+    /**
+     * Takes over an expired (or released) lease: compare-and-set on the epoch read a moment
+     * ago, so of two subscribers racing for it exactly one changes the row. Bumps the epoch,
+     * which fences every receipt of the previous holder.
+     */
+    static final String TAKE_OVER_LEASE = """
+            UPDATE queue_partition_leases
+            SET leased_by = ?, epoch = epoch + 1, expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
+                acquired_at = UTC_TIMESTAMP(6), renewed_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
+              AND epoch = ? AND expires_at <= UTC_TIMESTAMP(6)""";
+
+    /**
+     * Renews every lease this subscriber holds in the triple. Fenced by holder: a takeover
+     * always changes leased_by, so a lease another subscriber took is never extended here.
+     */
+    static final String RENEW_LEASES = """
+            UPDATE queue_partition_leases
+            SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, renewed_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ?""";
+
+    /** Gives a lease up: it expires now, so any subscriber may take it over at once. */
+    static final String RELEASE_LEASE = """
+            UPDATE queue_partition_leases
+            SET expires_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
+              AND leased_by = ? AND epoch = ? AND expires_at > UTC_TIMESTAMP(6)""";
+
+    /** Releases all leases of one subscriber in the triple (shutdown, interest dropped). */
+    static final String RELEASE_ALL_LEASES = """
+            UPDATE queue_partition_leases
+            SET expires_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)""";
+
+    /** Starting point of a new partition for the group: nothing committed. */
+    static final String ENSURE_OFFSET_ROW = """
+            INSERT INTO queue_offsets (tenant, topic, partition_key, consumer_group, committed_offset, updated_at)
+            VALUES (?, ?, ?, ?, 0, UTC_TIMESTAMP(6))
+            ON DUPLICATE KEY UPDATE committed_offset = committed_offset""";
+
+    /** Heartbeats older than ? microseconds belong to dead subscribers. */
+    static final String PURGE_STALE_HEARTBEATS = """
+            DELETE FROM queue_subscriber_heartbeats
+            WHERE tenant = ? AND consumer_group = ? AND topic = ?
+              AND last_seen_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
+
+    static final String DELETE_HEARTBEAT = """
+            DELETE FROM queue_subscriber_heartbeats
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND subscriber_name = ?""";
+
+    private final Db db;
+
+    LeaseStore(Db db) {
+        this.db = db;
+    }
+
+
+    /** A lease row as read. {@code expired} is judged by the database clock. */
+    public record Lease(String partitionKey, String leasedBy, long epoch, boolean expired) {}
+
+    /**
+     * Upserts this subscriber's heartbeat and returns the live subscribers of the triple
+     * (heartbeat younger than {@code heartbeatTimeoutMicros}), this one included, sorted.
+     */
+    public List<String> heartbeat(GroupScope t, String subscriber, long heartbeatTimeoutMicros) {
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            try (PreparedStatement ps = c.prepareStatement(UPSERT_HEARTBEAT)) {
+                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
+                ps.executeUpdate();
+            }
+            List<String> live = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(SELECT_LIVE_SUBSCRIBERS)) {
+                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), heartbeatTimeoutMicros);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        live.add(rs.getString(1));
+                    }
+                }
+            }
+            return live;
+        });
+    }
+
+    /** All lease rows of the triple. */
+    public List<Lease> leases(GroupScope t) {
+        return db.read(c -> readLeases(c, t));
+    }
+
+    private static List<Lease> readLeases(Connection c, GroupScope t) throws SQLException {
+        List<Lease> leases = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(SELECT_LEASES)) {
+            Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    leases.add(new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getBoolean(4)));
+                }
+            }
+        }
+        return leases;
+    }
+
+    /**
+     * Renews this subscriber's leases in the triple.
+     *
+     * @return how many lease rows were renewed
+     */
+    public int renew(GroupScope t, String subscriber, long leaseMicros) {
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            try (PreparedStatement ps = c.prepareStatement(RENEW_LEASES)) {
+                Db.bind(ps, leaseMicros, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /**
+     * Acquires leases: inserts the never-leased partitions in {@code fresh}, takes over the
+     * expired leases in {@code expired} (by compare-and-set on their epoch), and makes sure
+     * every partition acquired has a committed-offset row.
+     *
+     * @return how many leases this subscriber won
+     */
+    public int acquire(GroupScope t, String subscriber, Collection<String> fresh, Collection<Lease> expired, long leaseMicros) {
+        if (fresh.isEmpty() && expired.isEmpty()) {
+            return 0;
+        }
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            List<String> candidates = new ArrayList<>(fresh);
+            if (!fresh.isEmpty()) {
+                try (PreparedStatement ps = c.prepareStatement(INSERT_LEASE)) {
+                    for (String key : fresh) {
+                        Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), key, subscriber, leaseMicros);
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+            }
+            int won = 0;
+            if (!expired.isEmpty()) {
+                try (PreparedStatement ps = c.prepareStatement(TAKE_OVER_LEASE)) {
+                    for (Lease l : expired) {
+                        Db.bind(ps, subscriber, leaseMicros, t.tenant(), t.consumerGroup(), t.topic(), l.partitionKey(),
+                                l.epoch());
+                        int n = ps.executeUpdate();
+                        if (n > 1) {
+                            throw new SQLException("lease takeover changed " + n + " rows");
+                        }
+                        if (n == 1) {
+                            won++;
+                            candidates.add(l.partitionKey());
+                        }
+                    }
+                }
+            }
+            if (!fresh.isEmpty()) {
+                // Inserts that lost a race left the other subscriber's row: count only ours.
+                java.util.Set<String> freshSet = new java.util.HashSet<>(fresh);
+                for (Lease l : readLeases(c, t)) {
+                    if (freshSet.contains(l.partitionKey()) && l.leasedBy().equals(subscriber) && l.epoch() == 1) {
+                        won++;
+                    }
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement(ENSURE_OFFSET_ROW)) {
+                for (String key : candidates) {
+                    Db.bind(ps, t.tenant(), t.topic(), key, t.consumerGroup());
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+            return won;
+        });
+    }
+
+    /**
+     * Releases the given leases of this subscriber (fenced by epoch).
+     *
+     * @return how many were released
+     */
+    public int release(GroupScope t, String subscriber, Collection<Lease> leases) {
+        if (leases.isEmpty()) {
+            return 0;
+        }
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            int released = 0;
+            try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE)) {
+                for (Lease l : leases) {
+                    Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), l.partitionKey(), subscriber, l.epoch());
+                    int n = ps.executeUpdate();
+                    if (n > 1) {
+                        throw new SQLException("lease release changed " + n + " rows");
+                    }
+                    released += n;
+                }
+            }
+            return released;
+        });
+    }
+
+    /** Purges heartbeats older than {@code heartbeatTimeoutMicros}. */
+    public int purgeStaleHeartbeats(GroupScope t, long heartbeatTimeoutMicros) {
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            try (PreparedStatement ps = c.prepareStatement(PURGE_STALE_HEARTBEATS)) {
+                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), heartbeatTimeoutMicros);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /** Leaves the triple: releases every lease this subscriber holds and deletes its heartbeat. */
+    public void leave(GroupScope t, String subscriber) {
+        db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            try (PreparedStatement ps = c.prepareStatement(RELEASE_ALL_LEASES)) {
+                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement(DELETE_HEARTBEAT)) {
+                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
+                ps.executeUpdate();
+            }
+            return null;
+        });
+    }
+}

@@ -1,0 +1,271 @@
+package dev.tenantmq.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * SQL of {@code queue_messages}: publishing and partition discovery. Every statement leads
+ * with {@code tenant}, so on Vitess it routes to the one shard that owns the tenant.
+ */
+@ApplicationScoped
+public class MessageStore {
+    private final Db db;
+
+    MessageStore(Db db) {
+        this.db = db;
+    }
+
+    /**
+     * Serializes publishers of one partition: a locking read of the partition's newest row.
+     * A second publisher of the same partition scans from the end of the partition, meets
+     * the first one's locked (or freshly inserted, uncommitted) row and waits until it commits.
+     * AUTO_INCREMENT allocates offsets before commit; without this lock a consumer could read
+     * offset 11, advance past it, and never see offset 10 committing later. With it, the
+     * offsets of a partition commit in offset order.
+     *
+     * <p>Run under READ COMMITTED this is a plain record lock: no gap locks, so concurrent
+     * publishers queue instead of deadlocking on insert intention. An empty partition has no
+     * row to lock; then the batch runs again under REPEATABLE READ, where the same statement
+     * locks the gap the first rows will go into (see {@link #publish}).
+     */
+    static final String LOCK_PARTITION_HEAD = """
+            SELECT `offset` FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ?
+            ORDER BY `offset` DESC
+            LIMIT 1
+            FOR UPDATE""";
+
+    /** Existing messages among (partition_key, id) pairs; %s is a list of {@code (?, ?)}. */
+    static final String SELECT_EXISTING_IDS = """
+            SELECT partition_key, id, `offset` FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND (partition_key, id) IN (%s)""";
+
+    static final String INSERT_MESSAGE = """
+            INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))""";
+
+    /**
+     * Tenant-scoped discovery (RFC "Subscriber discovery"): never an unscoped
+     * {@code WHERE topic = ?}; %s is the tenant IN list. The primary key makes this a
+     * loose index scan: cost follows the number of partitions, not of messages.
+     */
+    static final String DISCOVER_PARTITIONS = """
+            SELECT DISTINCT tenant, partition_key FROM queue_messages
+            WHERE tenant IN (%s) AND topic = ?
+            ORDER BY tenant, partition_key""";
+
+    /** A message to insert. */
+    public record NewMessage(String partitionKey, String id, String payloadJson, String metadataJson) {}
+
+    /** Where one published message ended up. */
+    public record Published(long offset, boolean duplicate) {}
+
+    /**
+     * Publishes a batch in one transaction: all or none (SPEC section 4, "Publish"). Locks
+     * each partition in sorted order, finds ids that are already stored, and inserts the
+     * rest in request order. A message whose (partitionKey, id) is stored already, or
+     * repeats an earlier one of the same batch, is a duplicate: it gets the stored offset
+     * and changes nothing.
+     *
+     * @return one result per message, in request order
+     * @throws StoreUnavailableException when the database is unreachable; nothing was written
+     */
+    public List<Published> publish(String tenant, String topic, List<NewMessage> messages) {
+        SortedSet<String> partitions = new TreeSet<>();
+        messages.forEach(m -> partitions.add(m.partitionKey()));
+        for (int round = 0; ; round++) {
+            // Usual case: every partition has a row to lock, READ COMMITTED, no gap locks.
+            List<Published> done = db.inTransaction(Db.Isolation.READ_COMMITTED,
+                    c -> publishLocked(c, tenant, topic, partitions, messages, false));
+            if (done != null) {
+                return done;
+            }
+            // A partition is new: its gap must be locked, which needs REPEATABLE READ. Two first
+            // publishers of it deadlock on insert; InnoDB rolls one back and Db retries it, and
+            // the retry finds the partition no longer empty and returns here for READ COMMITTED.
+            done = db.inTransaction(Db.Isolation.REPEATABLE_READ,
+                    c -> publishLocked(c, tenant, topic, partitions, messages, true));
+            if (done != null) {
+                return done;
+            }
+            if (round > 100) {
+                throw new StoreException("publish could not settle the partition locks", null);
+            }
+        }
+    }
+
+    /**
+     * The publish transaction body. With {@code gapLocks} false it gives up (returns null,
+     * having written nothing) when a partition is empty; with it true it gives up when none
+     * is, so each case runs under the isolation level whose locks it needs.
+     */
+    private static List<Published> publishLocked(Connection c, String tenant, String topic, SortedSet<String> partitions,
+                                                 List<NewMessage> messages, boolean gapLocks) throws SQLException {
+        boolean anyEmpty = lockPartitions(c, tenant, topic, partitions);
+        if (anyEmpty != gapLocks) {
+            return null;
+        }
+        List<String[]> keyAndIds = new ArrayList<>(messages.size());
+        for (NewMessage m : messages) {
+            keyAndIds.add(new String[] {m.partitionKey(), m.id()});
+        }
+        Map<String, Long> stored = existingIds(c, tenant, topic, keyAndIds);
+        Map<String, Integer> firstInBatch = new HashMap<>();
+        List<NewMessage> fresh = new ArrayList<>();
+        int[] freshIndex = new int[messages.size()];
+        for (int i = 0; i < messages.size(); i++) {
+            NewMessage m = messages.get(i);
+            String identity = identity(m.partitionKey(), m.id());
+            if (stored.containsKey(identity) || firstInBatch.containsKey(identity)) {
+                freshIndex[i] = -1;
+            } else {
+                firstInBatch.put(identity, i);
+                freshIndex[i] = fresh.size();
+                fresh.add(m);
+            }
+        }
+        long[] offsets = insert(c, tenant, topic, fresh);
+        List<Published> result = new ArrayList<>(messages.size());
+        for (int i = 0; i < messages.size(); i++) {
+            NewMessage m = messages.get(i);
+            if (freshIndex[i] >= 0) {
+                result.add(new Published(offsets[freshIndex[i]], false));
+            } else {
+                String identity = identity(m.partitionKey(), m.id());
+                Long offset = stored.get(identity);
+                result.add(new Published(offset != null ? offset : offsets[freshIndex[firstInBatch.get(identity)]], true));
+            }
+        }
+        return result;
+    }
+
+    /**
+     * Locks the newest row of each partition, in sorted order so two batches cannot deadlock
+     * on each other's partitions. See {@link #LOCK_PARTITION_HEAD}.
+     *
+     * @return true when at least one partition has no row yet
+     */
+    private static boolean lockPartitions(Connection c, String tenant, String topic, SortedSet<String> partitionKeys)
+            throws SQLException {
+        boolean anyEmpty = false;
+        try (PreparedStatement ps = c.prepareStatement(LOCK_PARTITION_HEAD)) {
+            for (String key : partitionKeys) {
+                Db.bind(ps, tenant, topic, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    anyEmpty |= !rs.next();
+                }
+            }
+        }
+        return anyEmpty;
+    }
+
+    /**
+     * Finds which (partitionKey, id) pairs are already stored.
+     *
+     * @return offset by {@code partitionKey + '\u0000' + id}
+     */
+    private static Map<String, Long> existingIds(Connection c, String tenant, String topic, List<String[]> keyAndIds)
+            throws SQLException {
+        Map<String, Long> found = new HashMap<>();
+        final int chunk = 500;
+        for (int from = 0; from < keyAndIds.size(); from += chunk) {
+            List<String[]> part = keyAndIds.subList(from, Math.min(keyAndIds.size(), from + chunk));
+            String sql = SELECT_EXISTING_IDS.formatted(String.join(", ", java.util.Collections.nCopies(part.size(), "(?, ?)")));
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int i = 1;
+                ps.setString(i++, tenant);
+                ps.setString(i++, topic);
+                for (String[] kv : part) {
+                    ps.setString(i++, kv[0]);
+                    ps.setString(i++, kv[1]);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.put(identity(rs.getString(1), rs.getString(2)), rs.getLong(3));
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    /** Key of {@link #existingIds}'s map. */
+    public static String identity(String partitionKey, String id) {
+        return partitionKey + '\u0000' + id;
+    }
+
+    /**
+     * Inserts messages in list order (one multi-row statement when the driver rewrites
+     * batches), so offsets increase in list order.
+     *
+     * @return the offset of each message, in list order
+     */
+    private static long[] insert(Connection c, String tenant, String topic, List<NewMessage> messages) throws SQLException {
+        long[] offsets = new long[messages.size()];
+        if (messages.isEmpty()) {
+            return offsets;
+        }
+        try (PreparedStatement ps = c.prepareStatement(INSERT_MESSAGE, Statement.RETURN_GENERATED_KEYS)) {
+            for (NewMessage m : messages) {
+                Db.bind(ps, tenant, topic, m.partitionKey(), m.id(), m.payloadJson(), m.metadataJson());
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            for (int n : counts) {
+                if (n != 1 && n != Statement.SUCCESS_NO_INFO) {
+                    throw new SQLException("insert of one message affected " + n + " rows");
+                }
+            }
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                int i = 0;
+                while (keys.next() && i < offsets.length) {
+                    offsets[i++] = keys.getLong(1);
+                }
+                if (i != offsets.length) {
+                    throw new SQLException("expected " + offsets.length + " generated offsets, got " + i);
+                }
+            }
+        }
+        return offsets;
+    }
+
+    /** A discovered partition. */
+    public record DiscoveredPartition(String tenant, String partitionKey) {}
+
+    /**
+     * Runs tenant-scoped discovery for one topic (see {@link #DISCOVER_PARTITIONS}).
+     *
+     * @param tenants served tenants to look in; never empty
+     * @throws StoreUnavailableException when a shard of these tenants is unreachable
+     */
+    public List<DiscoveredPartition> discover(List<String> tenants, String topic) {
+        return db.read(c -> discover(c, tenants, topic));
+    }
+
+    private static List<DiscoveredPartition> discover(Connection c, List<String> tenants, String topic) throws SQLException {
+        List<DiscoveredPartition> result = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(DISCOVER_PARTITIONS.formatted(Db.placeholders(tenants.size())))) {
+            int i = 1;
+            for (String t : tenants) {
+                ps.setString(i++, t);
+            }
+            ps.setString(i, topic);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    result.add(new DiscoveredPartition(rs.getString(1), rs.getString(2)));
+                }
+            }
+        }
+        return result;
+    }
+}

@@ -1,0 +1,152 @@
+package dev.tenantmq;
+
+import static dev.tenantmq.Api.ack;
+import static dev.tenantmq.Api.fetchOk;
+import static dev.tenantmq.Api.msg;
+import static dev.tenantmq.Api.publishOk;
+import static dev.tenantmq.Api.receipts;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Lease-fetch and ack in one process: order, committed offsets, visibility, fencing. */
+@QuarkusTest
+class FetchAckTest {
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+    private final String group = TestIds.group();
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Test
+    void each_partition_is_delivered_in_offset_order_with_attempt_one() {
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            batch.add(msg("p" + (i % 3), "m" + i, i));
+        }
+        publishOk(tenant, topic, batch);
+        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 100, 5, 30);
+        assertEquals(20, got.size());
+        Map<String, Long> last = new java.util.HashMap<>();
+        for (Map<String, Object> m : got) {
+            long offset = ((Number) m.get("offset")).longValue();
+            Long prev = last.put((String) m.get("partitionKey"), offset);
+            assertTrue(prev == null || prev < offset, "offset order within " + m.get("partitionKey"));
+            assertEquals(1, m.get("deliveryAttempt"));
+        }
+    }
+
+    @Test
+    void a_partition_with_unacked_messages_delivers_nothing_new() {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(1, first.size());
+        publishOk(tenant, topic, List.of(msg("p", "2", 2)));
+        assertEquals(0, fetchOk(tenant, topic, group, 10, 1, 30).size(), "m2 must wait for m1's ack");
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(first)));
+        List<Map<String, Object>> second = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("2"), second.stream().map(m -> m.get("id")).toList());
+    }
+
+    @Test
+    void ack_advances_the_committed_offset_over_the_contiguous_acked_prefix() throws Exception {
+        List<Long> offsets = publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2), msg("p", "3", 3)))
+                .getList("messages.offset", Long.class);
+        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<String> r = receipts(got);
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, List.of(r.get(1), r.get(2))));
+        assertEquals(0L, committedOffset("p"), "a hole at the first message keeps the offset");
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, List.of(r.get(0))));
+        assertEquals(offsets.get(2), committedOffset("p"));
+        assertEquals(0, deliveryRows("p"), "delivery state at or below the committed offset is pruned");
+        assertEquals(List.of("ALREADY_ACKED", "ALREADY_ACKED", "ALREADY_ACKED"), ack(tenant, topic, group, r));
+        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size());
+    }
+
+    @Test
+    void an_expired_delivery_is_redelivered_in_order_with_the_next_attempt() {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        assertEquals(2, first.size());
+        List<Map<String, Object>> again = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            again.addAll(fetchOk(tenant, topic, group, 10, 1, 30));
+            return !again.isEmpty();
+        });
+        assertEquals(List.of("1", "2"), again.stream().map(m -> m.get("id")).toList());
+        assertEquals(List.of(2, 2), again.stream().map(m -> m.get("deliveryAttempt")).toList());
+        assertEquals(List.of("STALE", "STALE"), ack(tenant, topic, group, receipts(first)),
+                "receipts of the expired delivery are stale");
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(again)));
+    }
+
+    @Test
+    void acked_messages_beyond_a_hole_are_not_redelivered() {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2), msg("p", "3", 3)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        ack(tenant, topic, group, List.of(receipts(first).get(1)));
+        List<Map<String, Object>> again = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            again.addAll(fetchOk(tenant, topic, group, 10, 1, 30));
+            return !again.isEmpty();
+        });
+        assertEquals(List.of("1", "3"), again.stream().map(m -> m.get("id")).toList());
+    }
+
+    @Test
+    void two_consumer_groups_each_receive_every_message() {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2)));
+        String other = TestIds.group();
+        List<Map<String, Object>> a = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Map<String, Object>> b = fetchOk(tenant, topic, other, 10, 5, 30);
+        assertEquals(2, a.size());
+        assertEquals(2, b.size());
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(a)));
+        assertEquals(List.of("INVALID", "INVALID"), ack(tenant, topic, other, receipts(a)),
+                "a receipt names its group: another group's receipts are not valid here");
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, other, receipts(b)));
+    }
+
+    private long committedOffset(String partitionKey) throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT committed_offset FROM queue_offsets
+                WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ?""")) {
+            ps.setString(1, tenant);
+            ps.setString(2, topic);
+            ps.setString(3, partitionKey);
+            ps.setString(4, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next(), "offset row exists");
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private int deliveryRows(String partitionKey) throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT COUNT(*) FROM queue_delivery_state
+                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?""")) {
+            ps.setString(1, tenant);
+            ps.setString(2, group);
+            ps.setString(3, topic);
+            ps.setString(4, partitionKey);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+}

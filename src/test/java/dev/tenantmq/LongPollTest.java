@@ -1,0 +1,80 @@
+package dev.tenantmq;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.net.URL;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An idle long poll holds no database connection and no platform thread (SPEC section 4).
+ * Many polls wait at once; while they wait, samples show (almost) no connection in use and no
+ * thread parked in the service's code, and a publish wakes a waiting poll before its time-out.
+ */
+@QuarkusTest
+class LongPollTest {
+    private static final int POLLS = 60;
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Test
+    void idle_long_polls_hold_no_connection_or_thread_and_wake_on_publish() {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        HttpJson http = new HttpJson(base.toString());
+        String fetch = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + "/fetch";
+        List<CompletableFuture<JsonNode>> polls = new ArrayList<>();
+        for (int i = 0; i < POLLS; i++) {
+            polls.add(http.postAsync(fetch, Map.of("maxMessages", 1, "waitSeconds", 20)));
+        }
+        // Let every poll reach its wait, then sample for two seconds.
+        await().pollDelay(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> true);
+        int maxConnections = 0;
+        int maxThreads = 0;
+        for (int sample = 0; sample < 40; sample++) {
+            assertTrue(polls.stream().noneMatch(CompletableFuture::isDone), "polls are still waiting");
+            maxConnections = Math.max(maxConnections, (int) dataSource.getMetrics().activeCount());
+            maxThreads = Math.max(maxThreads, threadsInServiceCode());
+            await().pollDelay(Duration.ofMillis(50)).until(() -> true);
+        }
+        // Each poll re-checks the database briefly every 200 ms (test profile), so a sample can
+        // catch a few in flight; a held connection or thread per poll would show ~60.
+        assertTrue(maxConnections <= 10, "connections in use while " + POLLS + " polls wait: " + maxConnections);
+        assertTrue(maxThreads <= 10, "threads in service code while " + POLLS + " polls wait: " + maxThreads);
+
+        Api.publishOk(tenant, topic, List.of(Api.msg("k", "wake", 1)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> polls.stream().anyMatch(CompletableFuture::isDone));
+        long withMessage = polls.stream().filter(CompletableFuture::isDone)
+                .filter(f -> f.join().get("messages").size() == 1).count();
+        assertEquals(1, withMessage, "exactly one poll receives the one message");
+    }
+
+    /** Threads whose stack is inside dev.tenantmq code right now (excluding this test's own). */
+    private static int threadsInServiceCode() {
+        ThreadInfo[] infos = ManagementFactory.getThreadMXBean().dumpAllThreads(false, false);
+        return (int) Arrays.stream(infos)
+                .filter(t -> t.getThreadId() != Thread.currentThread().getId())
+                .filter(t -> Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getClassName().startsWith("dev.tenantmq.")
+                        && !f.getClassName().startsWith("dev.tenantmq.LongPollTest")))
+                .count();
+    }
+}

@@ -1,0 +1,146 @@
+package dev.tenantmq;
+
+import static dev.tenantmq.Api.msg;
+import static dev.tenantmq.Api.publish;
+import static dev.tenantmq.Api.publishOk;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Publish as SPEC section 4 describes it: atomic batches, idempotent ids, stamping, limits. */
+@QuarkusTest
+class PublishTest {
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+
+    @Test
+    void publish_returns_offsets_in_request_order_increasing_per_partition() {
+        JsonPath r = publishOk(tenant, topic, List.of(msg("a", "1", 1), msg("b", "1", 2), msg("a", "2", 3)));
+        List<Long> offsets = r.getList("messages.offset", Long.class);
+        assertEquals(List.of("a", "b", "a"), r.getList("messages.partitionKey"));
+        assertEquals(List.of(false, false, false), r.getList("messages.duplicate"));
+        assertTrue(offsets.get(0) < offsets.get(2), "offsets of one partition follow request order: " + offsets);
+    }
+
+    @Test
+    void republishing_an_id_is_a_duplicate_with_the_stored_offset_and_changes_nothing() {
+        long first = publishOk(tenant, topic, List.of(msg("k", "evt-1", Map.of("v", 1)))).getLong("messages[0].offset");
+        JsonPath again = publishOk(tenant, topic, List.of(msg("k", "evt-1", Map.of("v", 2)), msg("k", "evt-2", 0)));
+        assertEquals(first, again.getLong("messages[0].offset"));
+        assertEquals(true, again.getBoolean("messages[0].duplicate"));
+        assertEquals(false, again.getBoolean("messages[1].duplicate"));
+        List<Map<String, Object>> got = Api.fetchOk(tenant, topic, TestIds.group(), 10, 5, 30);
+        assertEquals(2, got.size());
+        assertEquals(Map.of("v", 1), got.get(0).get("payload"), "the stored payload is unchanged");
+    }
+
+    @Test
+    void the_same_id_twice_in_one_batch_is_stored_once() {
+        JsonPath r = publishOk(tenant, topic, List.of(msg("k", "x", 1), msg("k", "x", 2)));
+        assertEquals(r.getLong("messages[0].offset"), r.getLong("messages[1].offset"));
+        assertEquals(List.of(false, true), r.getList("messages.duplicate"));
+    }
+
+    @Test
+    void a_missing_id_is_generated() {
+        JsonPath r = publishOk(tenant, topic, List.of(Map.of("partitionKey", "k", "payload", "p")));
+        String id = r.getString("messages[0].id");
+        assertTrue(id != null && !id.isEmpty());
+    }
+
+    @Test
+    void a_batch_with_one_bad_message_writes_nothing() {
+        publish(tenant, topic, Map.of("messages", List.of(msg("k", "ok-1", 1), msg("k ", "bad", 2))))
+                .then().statusCode(400)
+                .contentType("application/problem+json")
+                .body("errors.field", hasItem("messages[1].partitionKey"));
+        // ok-1 was not stored: publishing it now is not a duplicate.
+        JsonPath r = publishOk(tenant, topic, List.of(msg("k", "ok-1", 1)));
+        assertEquals(false, r.getBoolean("messages[0].duplicate"));
+    }
+
+    @Test
+    void payload_numbers_and_key_order_come_back_exactly() {
+        String body = """
+                {"messages":[{"partitionKey":"k","id":"n","payload":
+                {"z":123456789012345678901234567890.10,"a":1.2345678901234567890123e29,"m":-0.000000000000000000001,"i":18446744073709551617}}]}""";
+        given().contentType(ContentType.JSON).body(body).post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(201);
+        String raw = given().contentType(ContentType.JSON).body(Map.of("waitSeconds", 5))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/fetch", tenant, topic, TestIds.group())
+                .then().statusCode(200).extract().asString();
+        assertTrue(raw.contains("{\"z\":123456789012345678901234567890.10,\"a\":1.2345678901234567890123E+29,"
+                + "\"m\":-1E-21,\"i\":18446744073709551617}"), raw);
+    }
+
+    @Test
+    void queue_name_is_stamped_with_the_tenant() {
+        publishOk(tenant, topic, List.of(Map.of("partitionKey", "k", "payload", 1, "metadata", Map.of("a", "b"))));
+        Map<String, Object> m = Api.fetchOk(tenant, topic, TestIds.group(), 1, 5, 30).get(0);
+        assertEquals(Map.of("a", "b", "queue_name", tenant), m.get("metadata"));
+    }
+
+    @Test
+    void a_conflicting_queue_name_is_rejected() {
+        publish(tenant, topic, Map.of("messages", List.of(Map.of("partitionKey", "k", "payload", 1,
+                "metadata", Map.of("queue_name", "someone-else")))))
+                .then().statusCode(400).body("errors[0].field", equalTo("messages[0].metadata.queue_name"));
+    }
+
+    @Test
+    void a_payload_over_the_limit_gets_413_and_nothing_is_stored() {
+        String big = "x".repeat(1024 * 1024); // plus quotes: over 1 MiB of JSON text
+        publish(tenant, topic, Map.of("messages", List.of(msg("k", "small", 1), msg("k", "big", big))))
+                .then().statusCode(413).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("messages[1].payload"));
+        assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "small", 1))).getBoolean("messages[0].duplicate"));
+    }
+
+    @Test
+    void more_than_the_batch_limit_is_rejected() {
+        List<Map<String, Object>> many = new ArrayList<>();
+        for (int i = 0; i < 1001; i++) {
+            many.add(msg("k", "m" + i, i));
+        }
+        publish(tenant, topic, Map.of("messages", many)).then().statusCode(400).body("errors[0].field", equalTo("messages"));
+        publish(tenant, topic, Map.of("messages", List.of())).then().statusCode(400);
+    }
+
+    @Test
+    void a_tenant_not_in_mq_tenants_gets_403() {
+        publish("not-served", topic, Map.of("messages", List.of(msg("k", "1", 1))))
+                .then().statusCode(403).contentType("application/problem+json").body("status", equalTo(403));
+        Api.fetch("not-served", topic, "g", Map.of()).then().statusCode(403);
+    }
+
+    @Test
+    void four_byte_and_special_keys_round_trip_byte_exactly() {
+        String key = "dir/file %2F?#&=+ \uD83D\uDE00 \u00e9\u0301 end";
+        String id = "\uD83D\uDC4D id with spaces";
+        publishOk(tenant, topic, List.of(msg(key, id, 1)));
+        Map<String, Object> m = Api.fetchOk(tenant, topic, TestIds.group(), 1, 5, 30).get(0);
+        assertEquals(key, m.get("partitionKey"));
+        assertEquals(id, m.get("id"));
+        // 255 code points of a 4-byte character is the longest key.
+        String longest = "\uD83D\uDE00".repeat(255);
+        publishOk(tenant, topic, List.of(msg(longest, longest, 1)));
+        publish(tenant, topic, Map.of("messages", List.of(msg(longest + "a", "x", 1))))
+                .then().statusCode(400).body("errors[0].field", equalTo("messages[0].partitionKey"));
+    }
+
+    @Test
+    void keys_differing_only_by_case_are_different_partitions() {
+        JsonPath r = publishOk(tenant, topic, List.of(msg("Key", "1", 1), msg("key", "1", 2)));
+        assertEquals(List.of(false, false), r.getList("messages.duplicate"));
+    }
+}

@@ -1,0 +1,100 @@
+package dev.tenantmq;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.not;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** Bad input gets 400 problem+json naming the field and the rule; never a 500. */
+@QuarkusTest
+class ValidationTest {
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-starts-with-dash", "has space", "has/slash", "emoji\uD83D\uDE00", "tab\tname"})
+    void bad_topic_names_get_400_naming_topic(String bad) {
+        given().contentType(ContentType.JSON).body(Map.of("messages", List.of(Map.of("partitionKey", "k", "payload", 1))))
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, bad)
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("errors.field", hasItem("topic"))
+                .body("type", containsString("invalid-request"));
+    }
+
+    @Test
+    void a_topic_without_room_for_the_dlq_suffix_is_rejected() {
+        given().contentType(ContentType.JSON).body(Map.of("messages", List.of(Map.of("partitionKey", "k", "payload", 1))))
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, "t".repeat(252))
+                .then().statusCode(400).body("errors[0].field", equalTo("topic"))
+                .body("errors[0].message", containsString(".dlq"));
+    }
+
+    @Test
+    void bad_keys_name_each_field() {
+        String body = """
+                {"messages":[{"partitionKey":"","payload":1},{"partitionKey":"k","id":"a\\u0000b","payload":1},
+                {"partitionKey":"\\ud800","payload":1},{"partitionKey":"k","payload":1,"metadata":{"n":1}},
+                {"partitionKey":"k"}]}""";
+        given().contentType(ContentType.JSON).body(body).post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400)
+                .body("errors.field", equalTo(List.of("messages[0].partitionKey", "messages[1].id",
+                        "messages[2].partitionKey", "messages[3].metadata.n", "messages[4].payload")));
+    }
+
+    @Test
+    void unknown_fields_and_wrong_types_are_400_not_500() {
+        given().contentType(ContentType.JSON).body("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1,\"bogus\":2}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("messages[0].bogus"));
+        given().contentType(ContentType.JSON).body("{\"messages\":\"nope\"}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).body("errors[0].field", equalTo("messages"));
+        given().contentType(ContentType.JSON).body("{not json")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).body("status", equalTo(400));
+    }
+
+    @Test
+    void fetch_ranges_are_checked() {
+        given().contentType(ContentType.JSON).body(Map.of("maxMessages", 0, "waitSeconds", 31, "visibilitySeconds", 0))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/fetch", tenant, topic, "g")
+                .then().statusCode(400)
+                .body("errors.field", equalTo(List.of("maxMessages", "waitSeconds", "visibilitySeconds")));
+    }
+
+    @Test
+    void wrong_media_type_is_415_and_unknown_path_is_404_as_problem_json() {
+        given().contentType(ContentType.TEXT).body("x").post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(415).contentType("application/problem+json");
+        given().get("/no/such/path").then().statusCode(404);
+    }
+
+    @Test
+    void error_bodies_carry_no_stack_trace_or_class_name() {
+        given().contentType(ContentType.JSON).body("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1,\"x\":{}}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400)
+                .body(not(containsString("Exception")))
+                .body(not(containsString("dev.tenantmq")));
+    }
+
+    @Test
+    void ack_needs_receipts_and_reports_garbage_as_invalid() {
+        given().contentType(ContentType.JSON).body(Map.of("receipts", List.of()))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/ack", tenant, topic, "g")
+                .then().statusCode(400).body("errors[0].field", equalTo("receipts"));
+        given().contentType(ContentType.JSON).body(Map.of("receipts", List.of("garbage", "AAAA")))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/ack", tenant, topic, "g")
+                .then().statusCode(200).body("results.status", equalTo(List.of("INVALID", "INVALID")));
+    }
+}
