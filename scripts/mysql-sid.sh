@@ -47,7 +47,7 @@ CHROOT="${MQ_MYSQL_CHROOT:-/var/cache/tenant-mq/mysql-sid}"
 host_mirror() {
     { grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'
       grep -hE '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '{print $2}'
-    } | grep -v -- '-security' | grep -E '/debian/?$' | head -n 1
+    } | grep -v -- '-security' | grep -E '/debian/?$' | head -n 1 || true
 }
 MIRROR="${MQ_DEBIAN_MIRROR:-$(host_mirror)}"
 START_TIMEOUT="${MQ_MYSQL_START_TIMEOUT:-60}"
