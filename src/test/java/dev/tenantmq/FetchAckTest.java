@@ -107,6 +107,51 @@ class FetchAckTest {
     }
 
     @Test
+    void extend_pushes_the_redelivery_back() {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        assertEquals(List.of("EXTENDED"), extend(receipts(first), 30));
+        // Without the extend it would be redelivered after 1 s.
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+                .until(() -> fetchOk(tenant, topic, group, 10, 0, 30).isEmpty());
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(first)));
+    }
+
+    @Test
+    void extend_of_a_stale_or_acked_receipt_changes_nothing() {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        List<Map<String, Object>> again = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            again.addAll(fetchOk(tenant, topic, group, 10, 1, 1));
+            return !again.isEmpty();
+        });
+        assertEquals(List.of("STALE"), extend(receipts(first), 60), "an older delivery cannot hide the current one");
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
+        assertEquals(List.of("ALREADY_ACKED"), extend(receipts(again), 60));
+        assertEquals(List.of("INVALID"), extend(List.of("nonsense"), 60));
+    }
+
+    @Test
+    void extend_requires_a_visibility_in_range() {
+        io.restassured.RestAssured.given().contentType(io.restassured.http.ContentType.JSON)
+                .body(Map.of("receipts", List.of("x"), "visibilitySeconds", 0))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/extend", tenant, topic, group)
+                .then().statusCode(400).body("errors[0].field", org.hamcrest.Matchers.equalTo("visibilitySeconds"));
+        io.restassured.RestAssured.given().contentType(io.restassured.http.ContentType.JSON)
+                .body(Map.of("receipts", List.of("x")))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/extend", tenant, topic, group)
+                .then().statusCode(400).body("errors[0].field", org.hamcrest.Matchers.equalTo("visibilitySeconds"));
+    }
+
+    private List<String> extend(List<String> receipts, int visibilitySeconds) {
+        return io.restassured.RestAssured.given().contentType(io.restassured.http.ContentType.JSON)
+                .body(Map.of("receipts", receipts, "visibilitySeconds", visibilitySeconds))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/extend", tenant, topic, group)
+                .then().statusCode(200).extract().jsonPath().getList("results.status");
+    }
+
+    @Test
     void two_consumer_groups_each_receive_every_message() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2)));
         String other = TestIds.group();

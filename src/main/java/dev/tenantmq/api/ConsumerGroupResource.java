@@ -1,5 +1,6 @@
 package dev.tenantmq.api;
 
+import dev.tenantmq.api.dto.ExtendRequest;
 import dev.tenantmq.api.dto.FetchRequest;
 import dev.tenantmq.api.dto.FetchResponse;
 import dev.tenantmq.api.dto.ReceiptsRequest;
@@ -13,7 +14,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
-/** Lease-fetch and ack for one consumer group of a topic (SPEC section 4). */
+/** Lease-fetch, ack and extend for one consumer group of a topic (SPEC section 4). */
 @Path("/tenants/{tenant}/topics/{topic}/consumer-groups/{consumerGroup}")
 @Consumes(MediaType.APPLICATION_JSON)
 @Produces(MediaType.APPLICATION_JSON)
@@ -49,6 +50,20 @@ public class ConsumerGroupResource {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
         var receipts = validator.receipts(body == null ? null : body.receipts());
         return new ReceiptsResponse(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts).stream()
+                .map(r -> new ReceiptsResponse.Result(r.receipt(), r.status().name()))
+                .toList());
+    }
+
+    /** Pushes back the redelivery of in-flight deliveries; one result per receipt, in request order. */
+    @POST
+    @Path("/extend")
+    public ReceiptsResponse extend(@PathParam("tenant") String tenant, @PathParam("topic") String topic,
+                                   @PathParam("consumerGroup") String consumerGroup, ExtendRequest body) {
+        RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
+        var receipts = validator.receipts(body == null ? null : body.receipts());
+        var visibility = validator.visibility(body == null ? null : body.visibilitySeconds());
+        return new ReceiptsResponse(consumer.extend(path.tenant(), path.topic(), path.consumerGroup(), receipts, visibility)
+                .stream()
                 .map(r -> new ReceiptsResponse.Result(r.receipt(), r.status().name()))
                 .toList());
     }

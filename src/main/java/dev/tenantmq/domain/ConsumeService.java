@@ -119,8 +119,8 @@ public class ConsumeService {
         return out;
     }
 
-    /** Status of one receipt in an ack, nack or extend response. */
-    public enum ReceiptStatus { ACKED, ALREADY_ACKED, STALE, INVALID }
+    /** Status of one receipt in an ack or extend response (SPEC section 4). */
+    public enum ReceiptStatus { ACKED, EXTENDED, ALREADY_ACKED, STALE, INVALID }
 
     /** Outcome of one receipt. */
     public record ReceiptResult(String receipt, ReceiptStatus status) {}
@@ -136,6 +136,38 @@ public class ConsumeService {
      * @throws InvalidRequestException when the list is empty or longer than the batch limit (400)
      */
     public List<ReceiptResult> ack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts) {
+        List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.ACKED,
+                (scope, targets) -> store.ack(scope, targets));
+        long acked = out.stream().filter(r -> r.status() == ReceiptStatus.ACKED).count();
+        metrics.acked(tenant.value(), topic.value(), (int) acked);
+        if (acked > 0) {
+            // An ack can make a partition deliverable again for long polls waiting on it.
+            signals.signal(tenant.value(), topic.value());
+        }
+        return out;
+    }
+
+    /**
+     * Extends the visibility timeout of in-flight deliveries to {@code visibility} from now, so
+     * they are not redelivered meanwhile (SQS ChangeMessageVisibility). Each receipt is
+     * EXTENDED, ALREADY_ACKED, STALE or INVALID, as for {@link #ack}.
+     *
+     * @param visibility new visibility timeout, 1 s..12 h, counted from now by the database clock
+     * @return one result per receipt, in request order
+     * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
+     * @throws InvalidRequestException when the list is empty or longer than the batch limit (400)
+     */
+    public List<ReceiptResult> extend(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
+                                      Duration visibility) {
+        long micros = visibility.toNanos() / 1_000;
+        return settle(tenant, topic, group, receipts, ReceiptStatus.EXTENDED,
+                (scope, targets) -> store.extend(scope, targets, micros));
+    }
+
+    private List<ReceiptResult> settle(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
+                                       ReceiptStatus done,
+                                       java.util.function.BiFunction<GroupScope, List<ConsumerStore.AckTarget>,
+                                               List<ConsumerStore.SettleStatus>> action) {
         PublishService.requireServed(identity, tenant);
         int max = config.fetch().maxMessages();
         if (receipts.isEmpty() || receipts.size() > max) {
@@ -157,17 +189,13 @@ public class ConsumeService {
                     receipt.deliveryAttempt()));
             targetIndex.add(i);
         }
-        List<ConsumerStore.AckStatus> stored = store.ack(scope, targets);
-        int acked = 0;
+        List<ConsumerStore.SettleStatus> stored = action.apply(scope, targets);
         for (int j = 0; j < stored.size(); j++) {
-            ReceiptStatus s = ReceiptStatus.valueOf(stored.get(j).name());
-            acked += s == ReceiptStatus.ACKED ? 1 : 0;
-            statuses[targetIndex.get(j)] = s;
-        }
-        metrics.acked(scope.tenant(), scope.topic(), acked);
-        if (acked > 0) {
-            // An ack can make a partition deliverable again for long polls waiting on it.
-            signals.signal(scope.tenant(), scope.topic());
+            statuses[targetIndex.get(j)] = switch (stored.get(j)) {
+                case DONE -> done;
+                case ALREADY_ACKED -> ReceiptStatus.ALREADY_ACKED;
+                case STALE -> ReceiptStatus.STALE;
+            };
         }
         List<ReceiptResult> out = new ArrayList<>(receipts.size());
         for (int i = 0; i < receipts.size(); i++) {

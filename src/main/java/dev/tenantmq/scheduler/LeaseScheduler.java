@@ -30,8 +30,9 @@ import org.jboss.logging.Logger;
 /**
  * The scheduler of SPEC section 5. Once per {@code mq.tick-interval}, for every (tenant,
  * consumer group, topic) this process consumes: heartbeat upsert, tenant-scoped discovery,
- * fair share (about ceil(P/S) partitions for S live subscribers), acquire free or expired
- * leases, renew its own, release its surplus, then purge stale heartbeats. Expiry is judged by
+ * fair share (floor or ceil of P/S of the P partitions with work, for S live subscribers), acquire
+ * free or expired leases, renew its own, release its surplus (partitions with nothing in flight
+ * first), orphan sweep, idle-lease release, and purge of stale heartbeats. Expiry is judged by
  * the database clock. A failing tick is logged once per failure streak, counted, and retried
  * on the next tick; it never stops the scheduler or the other tenants.
  */
@@ -115,32 +116,42 @@ public class LeaseScheduler {
         }
     }
 
-    private void tickOne(GroupScope s, List<String> partitions) {
+    private void tickOne(GroupScope s, List<String> discoveredKeys) {
         long started = System.nanoTime();
         String me = identity.subscriberName().value();
         try {
-            List<String> live = leases.heartbeat(s, me, micros(config.heartbeatTimeout()));
-            int subscribers = Math.max(1, live.size());
-            int share = (partitions.size() + subscribers - 1) / subscribers;
+            // 1. Heartbeat; the live subscribers of the triple include this one.
+            List<String> live = new ArrayList<>(leases.heartbeat(s, me, micros(config.heartbeatTimeout())));
+            if (!live.contains(me)) {
+                live.add(me);
+            }
+            // 2-3. Fair share over the partitions with work: idle ones are left unleased.
+            Set<String> idle = leases.idlePartitions(s, micros(config.idleLeaseTimeout()));
+            Set<String> active = new java.util.LinkedHashSet<>(discoveredKeys);
+            active.removeAll(idle);
+            int share = fairShare(active.size(), live, me);
 
             List<LeaseStore.Lease> all = leases.leases(s);
-            List<LeaseStore.Lease> mine = new ArrayList<>();
+            List<LeaseStore.Lease> mineActive = new ArrayList<>();
+            List<LeaseStore.Lease> mineIdle = new ArrayList<>();
             List<LeaseStore.Lease> takeable = new ArrayList<>();
             Set<String> leased = new HashSet<>();
             for (LeaseStore.Lease l : all) {
                 leased.add(l.partitionKey());
                 if (l.leasedBy().equals(me)) {
-                    mine.add(l);
-                } else if (l.expired()) {
+                    (active.contains(l.partitionKey()) ? mineActive : mineIdle).add(l);
+                } else if (l.expired() && active.contains(l.partitionKey())) {
                     takeable.add(l);
                 }
             }
+            // 4. Renew own leases, then acquire up to the share or release the surplus.
             long leaseMicros = micros(config.leaseDuration());
             leases.renew(s, me, leaseMicros);
-            int count = mine.size();
+            int count = mineActive.size();
+            Set<String> busy = null;
             if (count < share) {
                 List<String> fresh = new ArrayList<>();
-                for (String p : partitions) {
+                for (String p : active) {
                     if (!leased.contains(p) && fresh.size() < share - count) {
                         fresh.add(p);
                     }
@@ -152,12 +163,21 @@ public class LeaseScheduler {
                     signals.signal(s.tenant(), s.topic());
                 }
             } else if (count > share) {
-                count -= leases.release(s, me, mine.subList(0, count - share));
+                busy = leases.busyPartitions(s);
+                count -= leases.release(s, me, surplus(mineActive, count - share, busy));
             }
+            // 5. Orphan sweep: leases of holders with no live heartbeat end now.
+            leases.sweepOrphans(s, live);
+            // 6. Idle-lease release (and leases of partitions that no longer exist).
+            if (!mineIdle.isEmpty()) {
+                Set<String> inFlight = busy != null ? busy : leases.busyPartitions(s);
+                leases.release(s, me, mineIdle.stream().filter(l -> !inFlight.contains(l.partitionKey())).toList());
+            }
+            // 7. Purge stale heartbeats.
             leases.purgeStaleHeartbeats(s, micros(config.heartbeatTimeout()));
 
             gauge(held, s).set(count);
-            gauge(discovered, s).set(partitions.size());
+            gauge(discovered, s).set(discoveredKeys.size());
             if (failing.remove(s)) {
                 LOG.infof("scheduler tick for tenant=%s group=%s topic=%s recovered", s.tenant(), s.consumerGroup(), s.topic());
             }
@@ -166,6 +186,29 @@ public class LeaseScheduler {
         } finally {
             metrics.tick(s.tenant(), s.topic(), Duration.ofNanos(System.nanoTime() - started));
         }
+    }
+
+    /**
+     * This subscriber's fair share of {@code partitions} among the {@code live} subscribers:
+     * floor(P/S), plus one for the first P mod S subscribers in name order, so the shares add
+     * up to P exactly (30 over 4 is 8/8/7/7) and every subscriber computes the same split.
+     */
+    static int fairShare(int partitions, List<String> live, String me) {
+        List<String> sorted = live.stream().sorted().toList();
+        int rank = sorted.indexOf(me);
+        int base = partitions / sorted.size();
+        return base + (rank < partitions % sorted.size() ? 1 : 0);
+    }
+
+    /**
+     * Picks {@code n} leases to give up: partitions with nothing in flight first, so a
+     * rebalance rarely causes redeliveries; busy ones only when there are not enough others.
+     */
+    static List<LeaseStore.Lease> surplus(List<LeaseStore.Lease> mine, int n, Set<String> busy) {
+        List<LeaseStore.Lease> ordered = new ArrayList<>(mine);
+        ordered.sort(java.util.Comparator.comparing((LeaseStore.Lease l) -> busy.contains(l.partitionKey()))
+                .thenComparing(LeaseStore.Lease::partitionKey, java.util.Comparator.reverseOrder()));
+        return ordered.subList(0, Math.min(n, ordered.size()));
     }
 
     private void failed(GroupScope s, RuntimeException ex) {

@@ -119,8 +119,15 @@ public class ConsumerStore {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
               AND state = 'INFLIGHT' AND lease_epoch = ? AND delivery_attempt = ?""";
 
+    /** Extend (change visibility), fenced like ack: pushes the redelivery time back. */
+    static final String EXTEND_DELIVERY = """
+            UPDATE queue_delivery_state
+            SET visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
+              AND state = 'INFLIGHT' AND lease_epoch = ? AND delivery_attempt = ?""";
+
     static final String SELECT_DELIVERY_STATE = """
-            SELECT state FROM queue_delivery_state
+            SELECT state, lease_epoch, delivery_attempt FROM queue_delivery_state
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?""";
 
     /**
@@ -266,21 +273,42 @@ public class ConsumerStore {
         });
     }
 
-    /** Outcome of one ack. */
-    public enum AckStatus { ACKED, ALREADY_ACKED, STALE }
+    /** Outcome of one receipt: the action happened, the message was acked before, or the receipt is stale. */
+    public enum SettleStatus { DONE, ALREADY_ACKED, STALE }
 
     /** What one receipt names. */
     public record AckTarget(String partitionKey, long offset, long leaseEpoch, int deliveryAttempt) {}
 
     /**
      * Acknowledges deliveries and advances each partition's committed offset over its
-     * contiguous acked prefix, in one transaction. An ack whose lease epoch is not the
-     * partition's current one, or whose delivery attempt is not the current delivery, changes
-     * nothing and reports {@link AckStatus#STALE}.
+     * contiguous acked prefix, in one transaction.
      *
      * @return one status per target, in the given order
      */
-    public List<AckStatus> ack(GroupScope s, List<AckTarget> targets) {
+    public List<SettleStatus> ack(GroupScope s, List<AckTarget> targets) {
+        return settle(s, targets, ACK_DELIVERY, 0, true);
+    }
+
+    /**
+     * Makes in-flight deliveries invisible for {@code visibilityMicros} more microseconds from
+     * now (the database clock), so they are not redelivered meanwhile.
+     *
+     * @return one status per target, in the given order
+     */
+    public List<SettleStatus> extend(GroupScope s, List<AckTarget> targets, long visibilityMicros) {
+        return settle(s, targets, EXTEND_DELIVERY, visibilityMicros, false);
+    }
+
+    /**
+     * Applies one fenced update per receipt. A receipt whose lease epoch is not the partition's
+     * current one, or whose delivery attempt is not the current delivery, changes nothing and
+     * reports {@link SettleStatus#STALE} (or {@link SettleStatus#ALREADY_ACKED} when the message
+     * is acknowledged).
+     *
+     * @param visibilityMicros leading parameter of {@code updateSql}, or 0 when it has none
+     */
+    private List<SettleStatus> settle(GroupScope s, List<AckTarget> targets, String updateSql, long visibilityMicros,
+                                      boolean advance) {
         if (targets.isEmpty()) {
             return List.of();
         }
@@ -288,23 +316,30 @@ public class ConsumerStore {
             Set<String> keys = new TreeSet<>();
             targets.forEach(t -> keys.add(t.partitionKey()));
             Map<String, Long> epochs = lockedEpochs(c, LOCK_LEASES, s, new ArrayList<>(keys), null);
-            AckStatus[] result = new AckStatus[targets.size()];
+            SettleStatus[] result = new SettleStatus[targets.size()];
             Set<String> changed = new TreeSet<>();
-            try (PreparedStatement ps = c.prepareStatement(ACK_DELIVERY)) {
+            try (PreparedStatement ps = c.prepareStatement(updateSql)) {
                 for (int i = 0; i < targets.size(); i++) {
                     AckTarget t = targets.get(i);
                     Long current = epochs.get(t.partitionKey());
                     if (current == null || current != t.leaseEpoch()) {
-                        continue; // classified below
+                        continue; // the lease moved on: classified below
                     }
-                    Db.bind(ps, s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset(), t.leaseEpoch(),
-                            t.deliveryAttempt());
+                    Object[] where = {s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset(), t.leaseEpoch(),
+                            t.deliveryAttempt()};
+                    if (visibilityMicros > 0) {
+                        Object[] withVisibility = new Object[where.length + 1];
+                        withVisibility[0] = visibilityMicros;
+                        System.arraycopy(where, 0, withVisibility, 1, where.length);
+                        where = withVisibility;
+                    }
+                    Db.bind(ps, where);
                     int n = ps.executeUpdate();
                     if (n > 1) {
-                        throw new SQLException("ack matched " + n + " delivery rows");
+                        throw new SQLException("fenced update matched " + n + " delivery rows");
                     }
                     if (n == 1) {
-                        result[i] = AckStatus.ACKED;
+                        result[i] = SettleStatus.DONE;
                         changed.add(t.partitionKey());
                     }
                 }
@@ -316,16 +351,32 @@ public class ConsumerStore {
                         continue;
                     }
                     AckTarget t = targets.get(i);
+                    Long current = epochs.get(t.partitionKey());
+                    if (current == null || current != t.leaseEpoch()) {
+                        // Another lease owns the partition now: whatever happened since, this
+                        // receipt's delivery is not current (SPEC: STALE, nothing changed).
+                        result[i] = SettleStatus.STALE;
+                        continue;
+                    }
                     Db.bind(ps, s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset());
                     try (ResultSet rs = ps.executeQuery()) {
-                        String state = rs.next() ? rs.getString(1) : null;
-                        Long c0 = committed.get(t.partitionKey());
-                        boolean done = ACKED.equals(state) || (state == null && c0 != null && t.offset() <= c0);
-                        result[i] = done ? AckStatus.ALREADY_ACKED : AckStatus.STALE;
+                        boolean acked;
+                        if (rs.next()) {
+                            // Acked by this very delivery, not by a later redelivery of it.
+                            acked = ACKED.equals(rs.getString(1)) && rs.getLong(2) == t.leaseEpoch()
+                                    && rs.getInt(3) == t.deliveryAttempt();
+                        } else {
+                            // Pruned: at or below the committed offset means acknowledged.
+                            Long c0 = committed.get(t.partitionKey());
+                            acked = c0 != null && t.offset() <= c0;
+                        }
+                        result[i] = acked ? SettleStatus.ALREADY_ACKED : SettleStatus.STALE;
                     }
                 }
             }
-            advanceCommitted(c, s, changed, committed);
+            if (advance) {
+                advanceCommitted(c, s, changed, committed);
+            }
             return List.of(result);
         });
     }

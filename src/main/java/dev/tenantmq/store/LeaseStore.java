@@ -79,6 +79,34 @@ public class LeaseStore {
             SET expires_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)""";
 
+    /**
+     * Orphan sweep: ends the leases of holders without a live heartbeat (%s lists the live
+     * subscribers), so the partitions can be taken over without waiting for lease expiry.
+     */
+    static final String SWEEP_ORPHAN_LEASES = """
+            UPDATE queue_partition_leases
+            SET expires_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ?
+              AND expires_at > UTC_TIMESTAMP(6) AND leased_by NOT IN (%s)""";
+
+    /**
+     * Partitions idle for the group: everything committed (nothing above the committed offset,
+     * so nothing in flight either) and no commit for ? microseconds.
+     */
+    static final String SELECT_IDLE_PARTITIONS = """
+            SELECT o.partition_key FROM queue_offsets o
+            WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ?
+              AND o.updated_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+              AND NOT EXISTS (
+                  SELECT 1 FROM queue_messages m
+                  WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                    AND m.`offset` > o.committed_offset)""";
+
+    /** Partitions of the triple with a delivery in flight. */
+    static final String SELECT_BUSY_PARTITIONS = """
+            SELECT DISTINCT partition_key FROM queue_delivery_state
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND state = 'INFLIGHT'""";
+
     /** Starting point of a new partition for the group: nothing committed. */
     static final String ENSURE_OFFSET_ROW = """
             INSERT INTO queue_offsets (tenant, topic, partition_key, consumer_group, committed_offset, updated_at)
@@ -241,6 +269,58 @@ public class LeaseStore {
                 }
             }
             return released;
+        });
+    }
+
+    /**
+     * Ends the leases of holders not in {@code live} (their heartbeat is stale).
+     *
+     * @return how many leases were swept
+     */
+    public int sweepOrphans(GroupScope t, List<String> live) {
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            try (PreparedStatement ps = c.prepareStatement(SWEEP_ORPHAN_LEASES.formatted(Db.placeholders(live.size())))) {
+                int i = 1;
+                ps.setString(i++, t.tenant());
+                ps.setString(i++, t.consumerGroup());
+                ps.setString(i++, t.topic());
+                for (String name : live) {
+                    ps.setString(i++, name);
+                }
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /** Partitions with nothing pending for the group and no commit for {@code idleMicros}. */
+    public java.util.Set<String> idlePartitions(GroupScope t, long idleMicros) {
+        return db.read(c -> {
+            java.util.Set<String> keys = new java.util.HashSet<>();
+            try (PreparedStatement ps = c.prepareStatement(SELECT_IDLE_PARTITIONS)) {
+                Db.bind(ps, t.tenant(), t.topic(), t.consumerGroup(), idleMicros);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        keys.add(rs.getString(1));
+                    }
+                }
+            }
+            return keys;
+        });
+    }
+
+    /** Partitions of the triple with a delivery in flight (their leases are released last). */
+    public java.util.Set<String> busyPartitions(GroupScope t) {
+        return db.read(c -> {
+            java.util.Set<String> keys = new java.util.HashSet<>();
+            try (PreparedStatement ps = c.prepareStatement(SELECT_BUSY_PARTITIONS)) {
+                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        keys.add(rs.getString(1));
+                    }
+                }
+            }
+            return keys;
         });
     }
 

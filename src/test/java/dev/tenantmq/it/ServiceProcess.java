@@ -1,0 +1,143 @@
+package dev.tenantmq.it;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * One real service process: the packaged jar ({@code target/quarkus-app/quarkus-run.jar}) on
+ * its own port with its own {@code MQ_SUBSCRIBER_NAME}, sharing the test database. Logs go to
+ * {@code target/it-logs/<name>.log}.
+ */
+public final class ServiceProcess implements AutoCloseable {
+    /** Scheduler timing for the multi-process tests, short so that failover is quick to see. */
+    public static final Duration TICK = Duration.ofSeconds(1);
+    public static final Duration LEASE = Duration.ofSeconds(6);
+    public static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(3);
+
+    private final String name;
+    private final int port;
+    private final Process process;
+
+    private ServiceProcess(String name, int port, Process process) {
+        this.name = name;
+        this.port = port;
+        this.process = process;
+    }
+
+    /** Starts a process and waits until {@code /q/health/ready} answers 200. */
+    public static ServiceProcess start(String name, Database db, String tenants) throws IOException {
+        Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException("run the package phase first: " + jar + " is missing");
+        }
+        int port = freePort();
+        Path logs = Files.createDirectories(Path.of("target", "it-logs"));
+        ProcessBuilder pb = new ProcessBuilder(javaBinary(), "-Xmx192m", "-XX:+UseSerialGC", "-jar", jar.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(logs.resolve(name + ".log").toFile());
+        Map<String, String> env = pb.environment();
+        env.put("MQ_TENANTS", tenants);
+        env.put("MQ_SUBSCRIBER_NAME", name);
+        env.put("MQ_TICK_INTERVAL", TICK.toMillis() + "ms");
+        env.put("MQ_LEASE_DURATION", LEASE.toMillis() + "ms");
+        env.put("MQ_HEARTBEAT_TIMEOUT", HEARTBEAT_TIMEOUT.toMillis() + "ms");
+        env.put("MQ_FETCH_RECHECK_INTERVAL", "200ms");
+        env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", db.url());
+        env.put("QUARKUS_DATASOURCE_USERNAME", db.user());
+        env.put("QUARKUS_DATASOURCE_PASSWORD", db.password());
+        env.put("QUARKUS_DATASOURCE_JDBC_MAX_SIZE", "8");
+        ServiceProcess p = new ServiceProcess(name, port, pb.start());
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
+            if (!p.process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + p.process.exitValue() + "; see target/it-logs/" + name + ".log");
+            }
+            return p.ready();
+        });
+        return p;
+    }
+
+    /** Base URL, e.g. {@code http://localhost:41234}. */
+    public String baseUrl() {
+        return "http://localhost:" + port;
+    }
+
+    /** The subscriber name. */
+    public String name() {
+        return name;
+    }
+
+    /** Operating-system process id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** {@code kill -9}: the process dies without releasing anything. */
+    public void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    /** {@code kill -STOP}: the process freezes (no ticks, no heartbeats) until {@link #resume}. */
+    public void freeze() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** {@code kill -CONT}. */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String sig) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + sig + " " + pid() + " failed");
+        }
+    }
+
+    private boolean ready() {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create(baseUrl() + "/q/health/ready").toURL().openConnection();
+            c.setConnectTimeout(1000);
+            c.setReadTimeout(2000);
+            return c.getResponseCode() == 200;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor();
+            }
+        }
+    }
+
+    private static String javaBinary() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + "@" + port + " (pid " + pid() + ")";
+    }
+
+}
