@@ -49,6 +49,13 @@ class StartupConfigTest {
     }
 
     @Test
+    void a_tick_not_shorter_than_the_heartbeat_timeout_refuses_start() {
+        Exception e = assertThrows(IllegalStateException.class, () -> identity(Map.of("mq.tenants", "a",
+                "mq.tick-interval", "10s", "mq.heartbeat-timeout", "10s")));
+        assertTrue(e.getMessage().startsWith("mq.tick-interval"), e.getMessage());
+    }
+
+    @Test
     void tenants_are_trimmed_and_served_in_order() throws Exception {
         ProcessIdentity id = identity(Map.of("mq.tenants", "a, b ,c", "mq.subscriber-name", "pod-1"));
         assertEquals(List.of("a", "b", "c"), id.tenantNames());

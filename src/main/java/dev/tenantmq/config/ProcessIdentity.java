@@ -14,7 +14,8 @@ import java.util.Set;
 
 /**
  * What this process is: the tenants it serves ({@code MQ_TENANTS}, parsed once at start-up)
- * and its subscriber name. Start-up fails with a clear message when either is invalid
+ * and its subscriber name. Start-up fails with a clear message when either is invalid, or when
+ * the scheduler timings cannot work
  * (SPEC section 6, RFC "Subscriber discovery": consumers reject an empty list).
  */
 @Startup
@@ -55,6 +56,13 @@ public class ProcessIdentity {
             throw new IllegalStateException("MQ_SUBSCRIBER_NAME (mq.subscriber-name) '" + name + "' " + problem);
         }
         this.subscriberName = new SubscriberName(name);
+        // A lease or heartbeat shorter than a tick would expire between two renewals.
+        if (config.tickInterval().compareTo(config.heartbeatTimeout()) >= 0
+                || config.tickInterval().compareTo(config.leaseDuration()) >= 0) {
+            throw new IllegalStateException("mq.tick-interval (" + config.tickInterval() + ") must be shorter than"
+                    + " mq.heartbeat-timeout (" + config.heartbeatTimeout() + ") and mq.lease-duration ("
+                    + config.leaseDuration() + ")");
+        }
     }
 
     private static String hostName() {
