@@ -70,17 +70,41 @@ class PublishTest {
     }
 
     @Test
-    void payload_numbers_and_key_order_come_back_exactly() {
-        String body = """
-                {"messages":[{"partitionKey":"k","id":"n","payload":
-                {"z":123456789012345678901234567890.10,"a":1.2345678901234567890123e29,"m":-0.000000000000000000001,"i":18446744073709551617}}]}""";
-        given().contentType(ContentType.JSON).body(body).post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
-                .then().statusCode(201);
+    void payload_numbers_and_key_order_come_back_exactly_as_sent() {
+        String payload = "{\"z\":123456789012345678901234567890.10,\"a\":1.2345678901234567890123e29,"
+                + "\"m\":-0.000000000000000000001,\"i\":18446744073709551617,\"neg0\":-0,\"f0\":-0.0,"
+                + "\"huge\":1e400,\"one\":1.0,\"s\":\"\\u00e9\\ud83d\\ude00\",\"n\":null,\"b\":[true,false,{}]}";
+        given().contentType(ContentType.JSON).body("{\"messages\":[{\"partitionKey\":\"k\",\"id\":\"n\",\"payload\":"
+                        + payload + "}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic).then().statusCode(201);
         String raw = given().contentType(ContentType.JSON).body(Map.of("waitSeconds", 5))
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/fetch", tenant, topic, TestIds.group())
                 .then().statusCode(200).extract().asString();
-        assertTrue(raw.contains("{\"z\":123456789012345678901234567890.10,\"a\":1.2345678901234567890123E+29,"
-                + "\"m\":-1E-21,\"i\":18446744073709551617}"), raw);
+        String expected = "{\"z\":123456789012345678901234567890.10,\"a\":1.2345678901234567890123e29,"
+                + "\"m\":-0.000000000000000000001,\"i\":18446744073709551617,\"neg0\":-0,\"f0\":-0.0,"
+                + "\"huge\":1e400,\"one\":1.0,\"s\":\"\u00e9\uD83D\uDE00\",\"n\":null,\"b\":[true,false,{}]}";
+        assertTrue(raw.contains("\"payload\":" + expected), raw);
+    }
+
+    @Test
+    void strings_with_lone_surrogates_are_rejected_not_stored_as_question_marks() {
+        given().contentType(ContentType.JSON)
+                .body("{\"messages\":[{\"partitionKey\":\"k\",\"id\":\"s\",\"payload\":{\"a\":\"x\\ud800y\"}}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).body("errors[0].field", equalTo("messages[0].payload"));
+        given().contentType(ContentType.JSON)
+                .body("{\"messages\":[{\"partitionKey\":\"k\",\"id\":\"s\",\"payload\":1,\"metadata\":{\"m\":\"\\udc00\"}}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).body("errors[0].field", equalTo("messages[0].metadata.m"));
+        assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "s", 1))).getBoolean("messages[0].duplicate"));
+    }
+
+    @Test
+    void metadata_over_the_limit_is_a_400_not_a_500() {
+        publish(tenant, topic, Map.of("messages", List.of(Map.of("partitionKey", "k", "id", "big-meta", "payload", 1,
+                "metadata", Map.of("k", "v".repeat(70_000))))))
+                .then().statusCode(400).body("errors[0].field", equalTo("messages[0].metadata"));
+        assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "big-meta", 1))).getBoolean("messages[0].duplicate"));
     }
 
     @Test

@@ -65,6 +65,30 @@ class ValidationTest {
     }
 
     @Test
+    void values_of_the_wrong_json_type_are_rejected_not_coerced() {
+        given().contentType(ContentType.JSON).body("{\"messages\":[{\"partitionKey\":42,\"payload\":1}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).body("errors[0].field", equalTo("messages[0].partitionKey"));
+        given().contentType(ContentType.JSON).body("{\"maxMessages\":\"10\"}")
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/fetch", tenant, topic, "g")
+                .then().statusCode(400).body("errors[0].field", equalTo("maxMessages"));
+        given().contentType(ContentType.JSON).body("{\"maxMessages\":1.5}")
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/fetch", tenant, topic, "g")
+                .then().statusCode(400).body("errors[0].field", equalTo("maxMessages"));
+        given().contentType(ContentType.JSON).body("{\"messages\":[{\"partitionKey\":\"a\",\"partitionKey\":\"b\",\"payload\":1}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).body("status", equalTo(400));
+    }
+
+    @Test
+    void http_metrics_never_tag_a_raw_tenant_or_topic_path() {
+        String secret = "secret-" + java.util.UUID.randomUUID();
+        given().contentType(ContentType.TEXT).body("x").post("/tenants/{t}/topics/{topic}/messages", tenant, secret)
+                .then().statusCode(415);
+        given().get("/q/metrics").then().statusCode(200).body(not(containsString(secret)));
+    }
+
+    @Test
     void fetch_ranges_are_checked() {
         given().contentType(ContentType.JSON).body(Map.of("maxMessages", 0, "waitSeconds", 31, "visibilitySeconds", 0))
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/fetch", tenant, topic, "g")

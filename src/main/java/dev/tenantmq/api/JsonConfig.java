@@ -1,6 +1,10 @@
 package dev.tenantmq.api;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import io.quarkus.jackson.ObjectMapperCustomizer;
@@ -9,8 +13,9 @@ import jakarta.inject.Singleton;
 /**
  * JSON settings that keep payloads exact (SPEC section 4: "returned numerically exact"):
  * decimals parse as BigDecimal with their scale, big integers as BigInteger, so
- * {@code 123456789012345678901234567890.10} is stored and returned unchanged. Unknown
- * request fields are rejected (400) rather than silently ignored.
+ * {@code 123456789012345678901234567890.10} is stored and returned unchanged (payloads
+ * themselves are copied as text, see {@link RawJson}). Unknown fields, duplicate keys and
+ * values of the wrong JSON type are rejected (400) rather than silently ignored or coerced.
  */
 @Singleton
 public class JsonConfig implements ObjectMapperCustomizer {
@@ -20,5 +25,14 @@ public class JsonConfig implements ObjectMapperCustomizer {
         mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         mapper.configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
+        // {"partitionKey": 42} or {"maxMessages": "10"} is a client mistake, not a value to guess.
+        mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+        mapper.coercionConfigFor(LogicalType.Textual)
+                .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Integer)
+                .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
     }
 }

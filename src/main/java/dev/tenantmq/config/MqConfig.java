@@ -82,6 +82,14 @@ public interface MqConfig {
         /** Largest payload of one message, in bytes of its UTF-8 JSON text. Default 1 MiB. */
         @WithDefault("1048576")
         int maxPayloadBytes();
+
+        /**
+         * Largest metadata of one message, in bytes of its UTF-8 JSON text with
+         * {@code queue_name} stamped. Default 16 KiB; at most 61440 (the column holds 64 KiB,
+         * and dead-lettering adds keys).
+         */
+        @WithDefault("16384")
+        int maxMetadataBytes();
     }
 
     /** Fetch defaults and limits. */

@@ -56,6 +56,10 @@ public class ProcessIdentity {
             throw new IllegalStateException("MQ_SUBSCRIBER_NAME (mq.subscriber-name) '" + name + "' " + problem);
         }
         this.subscriberName = new SubscriberName(name);
+        if (config.publish().maxMetadataBytes() < 64 || config.publish().maxMetadataBytes() > 61_440) {
+            throw new IllegalStateException("mq.publish.max-metadata-bytes must be between 64 and 61440 (the metadata"
+                    + " column holds 64 KiB), got " + config.publish().maxMetadataBytes());
+        }
         // A lease or heartbeat shorter than a tick would expire between two renewals.
         if (config.tickInterval().compareTo(config.heartbeatTimeout()) >= 0
                 || config.tickInterval().compareTo(config.leaseDuration()) >= 0) {

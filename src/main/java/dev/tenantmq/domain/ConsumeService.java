@@ -80,16 +80,48 @@ public class ConsumeService {
         long seen = signals.generation(scope.tenant(), scope.topic());
         return Uni.createFrom().item(() -> fetchOnce(scope, f))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
-                .flatMap(found -> {
-                    Duration remaining = Duration.between(clock.instant(), deadline);
-                    if (!found.isEmpty() || remaining.isNegative() || remaining.isZero()) {
-                        return Uni.createFrom().item(found);
-                    }
-                    Duration pause = remaining.compareTo(config.fetch().recheckInterval()) < 0
-                            ? remaining : config.fetch().recheckInterval();
-                    return signals.await(scope.tenant(), scope.topic(), seen, pause)
-                            .flatMap(ignored -> attempt(scope, f, deadline));
-                });
+                .flatMap(found -> found.isEmpty() ? waitThenRetry(scope, f, deadline, seen) : Uni.createFrom().item(found));
+    }
+
+    /**
+     * Waits for a signal or the re-check interval, then looks again. A signal (publish, ack,
+     * new leases in this process) always looks again. A timer re-check is single-flight per
+     * (tenant, group, topic): it looks only when no other waiter of the triple is looking and
+     * the last look found nothing more than half an interval ago, so many idle long polls cost
+     * about one query per interval, not one each.
+     */
+    private Uni<List<Delivered>> waitThenRetry(GroupScope scope, Fetch f, Instant deadline, long seen) {
+        Duration remaining = Duration.between(clock.instant(), deadline);
+        if (remaining.isNegative() || remaining.isZero()) {
+            return Uni.createFrom().item(List.of());
+        }
+        Duration recheck = config.fetch().recheckInterval();
+        Duration pause = remaining.compareTo(recheck) < 0 ? remaining : recheck;
+        return signals.await(scope.tenant(), scope.topic(), seen, pause).flatMap(ignored -> {
+            long now = signals.generation(scope.tenant(), scope.topic());
+            boolean signalled = now != seen;
+            if (!signalled && !claimRecheck(scope, recheck)) {
+                return waitThenRetry(scope, f, deadline, now); // another waiter looked, or is looking
+            }
+            return attempt(scope, f, deadline);
+        });
+    }
+
+    /** Timer re-checks of a triple: when the last one started, and whether one is running. */
+    private final Map<GroupScope, Instant> lastRecheck = new ConcurrentHashMap<>();
+
+    private boolean claimRecheck(GroupScope scope, Duration interval) {
+        Instant now = clock.instant();
+        Instant cutoff = now.minus(interval.dividedBy(2));
+        boolean[] claimed = {false};
+        lastRecheck.compute(scope, (k, last) -> {
+            if (last == null || last.isBefore(cutoff)) {
+                claimed[0] = true;
+                return now;
+            }
+            return last;
+        });
+        return claimed[0];
     }
 
     /** One look for messages: ready partitions first (no locks), then lease them in one transaction. */

@@ -7,16 +7,6 @@ public record ConsumerGroup(String value) {
         Identifiers.require("consumerGroup", Identifiers.nameProblem(value));
     }
 
-    /**
-     * Parses a value that arrived in the named request field.
-     *
-     * @throws InvalidRequestException naming {@code field} when invalid
-     */
-    public static ConsumerGroup parse(String field, String value) {
-        Identifiers.require(field, Identifiers.nameProblem(value));
-        return new ConsumerGroup(value);
-    }
-
     @Override
     public String toString() {
         return value;

@@ -72,6 +72,22 @@ public final class Identifiers {
         return null;
     }
 
+    /** True when {@code s} has no lone surrogate, so it encodes to UTF-8 (and utf8mb4) exactly. */
+    public static boolean isWellFormed(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) {
+                    return false;
+                }
+                i++;
+            } else if (Character.isLowSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Throws {@link InvalidRequestException} naming {@code field} when {@code problem} is not null. */
     static void require(String field, String problem) {
         if (problem != null) {

@@ -7,16 +7,6 @@ public record MessageId(String value) {
         Identifiers.require("id", Identifiers.keyProblem(value));
     }
 
-    /**
-     * Parses a value that arrived in the named request field.
-     *
-     * @throws InvalidRequestException naming {@code field} when invalid
-     */
-    public static MessageId parse(String field, String value) {
-        Identifiers.require(field, Identifiers.keyProblem(value));
-        return new MessageId(value);
-    }
-
     @Override
     public String toString() {
         return value;

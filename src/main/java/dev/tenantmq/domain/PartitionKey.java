@@ -7,16 +7,6 @@ public record PartitionKey(String value) {
         Identifiers.require("partitionKey", Identifiers.keyProblem(value));
     }
 
-    /**
-     * Parses a value that arrived in the named request field.
-     *
-     * @throws InvalidRequestException naming {@code field} when invalid
-     */
-    public static PartitionKey parse(String field, String value) {
-        Identifiers.require(field, Identifiers.keyProblem(value));
-        return new PartitionKey(value);
-    }
-
     @Override
     public String toString() {
         return value;

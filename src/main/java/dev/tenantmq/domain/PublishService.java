@@ -56,8 +56,8 @@ public class PublishService {
      *
      * @return one result per message, in request order
      * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
-     * @throws InvalidRequestException on an empty or oversized batch, or a conflicting
-     *     {@code metadata.queue_name} (400)
+     * @throws InvalidRequestException on an empty or oversized batch, a conflicting
+     *     {@code metadata.queue_name}, or metadata over {@code mq.publish.max-metadata-bytes} (400)
      * @throws PayloadTooLargeException when a payload exceeds {@code mq.publish.max-payload-bytes} (413)
      */
     public List<Result> publish(Tenant tenant, Topic topic, List<Outgoing> messages) {
@@ -81,7 +81,13 @@ public class PublishService {
             Map<String, String> metadata = new LinkedHashMap<>(m.metadata());
             metadata.put(QUEUE_NAME, tenant.value());
             String id = m.id() != null ? m.id().value() : UUID.randomUUID().toString();
-            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), toJson(metadata)));
+            String metadataJson = toJson(metadata);
+            int metadataBytes = metadataJson.getBytes(StandardCharsets.UTF_8).length;
+            if (metadataBytes > config.publish().maxMetadataBytes()) {
+                throw InvalidRequestException.of("messages[" + i + "].metadata", "must be at most "
+                        + config.publish().maxMetadataBytes() + " bytes of JSON (got " + metadataBytes + ")");
+            }
+            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson));
         }
         List<MessageStore.Published> stored = store.publish(tenant.value(), topic.value(), rows);
         List<Result> results = new ArrayList<>(rows.size());

@@ -7,16 +7,6 @@ public record SubscriberName(String value) {
         Identifiers.require("subscriberName", Identifiers.nameProblem(value));
     }
 
-    /**
-     * Parses a value that arrived in the named request field.
-     *
-     * @throws InvalidRequestException naming {@code field} when invalid
-     */
-    public static SubscriberName parse(String field, String value) {
-        Identifiers.require(field, Identifiers.nameProblem(value));
-        return new SubscriberName(value);
-    }
-
     @Override
     public String toString() {
         return value;

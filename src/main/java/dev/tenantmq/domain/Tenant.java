@@ -7,16 +7,6 @@ public record Tenant(String value) {
         Identifiers.require("tenant", Identifiers.nameProblem(value));
     }
 
-    /**
-     * Parses a value that arrived in the named request field.
-     *
-     * @throws InvalidRequestException naming {@code field} when invalid
-     */
-    public static Tenant parse(String field, String value) {
-        Identifiers.require(field, Identifiers.nameProblem(value));
-        return new Tenant(value);
-    }
-
     @Override
     public String toString() {
         return value;

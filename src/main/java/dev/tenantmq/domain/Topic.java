@@ -7,16 +7,6 @@ public record Topic(String value) {
         Identifiers.require("topic", Identifiers.nameProblem(value));
     }
 
-    /**
-     * Parses a value that arrived in the named request field.
-     *
-     * @throws InvalidRequestException naming {@code field} when invalid
-     */
-    public static Topic parse(String field, String value) {
-        Identifiers.require(field, Identifiers.nameProblem(value));
-        return new Topic(value);
-    }
-
     @Override
     public String toString() {
         return value;

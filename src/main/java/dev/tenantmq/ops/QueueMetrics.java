@@ -31,6 +31,9 @@ public class QueueMetrics {
 
     /** Messages handed to consumers ({@code mq.messages.delivered}), of which redeliveries. */
     public void delivered(String tenant, String topic, int delivered, int redelivered) {
+        if (delivered == 0) {
+            return;
+        }
         registry.counter("mq.messages.delivered", "tenant", tenant, "topic", topic).increment(delivered);
         if (redelivered > 0) {
             registry.counter("mq.messages.redelivered", "tenant", tenant, "topic", topic).increment(redelivered);
@@ -39,6 +42,9 @@ public class QueueMetrics {
 
     /** Acks that acknowledged a delivery ({@code mq.messages.acked}). */
     public void acked(String tenant, String topic, int acked) {
+        if (acked == 0) {
+            return; // no series for requests that acknowledged nothing (e.g. all receipts INVALID)
+        }
         registry.counter("mq.messages.acked", "tenant", tenant, "topic", topic).increment(acked);
     }
 

@@ -250,15 +250,31 @@ public class LeaseScheduler {
         }
     }
 
-    /** On shutdown, hand every lease back at once instead of making others wait for expiry. */
+    /** Longest time shutdown spends handing leases back; the rest simply expire. */
+    private static final Duration SHUTDOWN_BUDGET = Duration.ofSeconds(5);
+
+    /**
+     * On shutdown, hand leases back at once instead of making others wait for expiry, within
+     * {@link #SHUTDOWN_BUDGET} so an unreachable database cannot hold the process up (the
+     * leases left then expire after {@code mq.lease-duration}).
+     */
     void onStop(@Observes ShutdownEvent event) {
-        for (GroupScope s : interest.all()) {
+        long deadline = System.nanoTime() + SHUTDOWN_BUDGET.toNanos();
+        int released = 0;
+        List<GroupScope> scopes = interest.all();
+        for (GroupScope s : scopes) {
+            if (System.nanoTime() > deadline) {
+                break;
+            }
             try {
                 leases.leave(s, identity.subscriberName().value());
+                released++;
             } catch (RuntimeException ex) {
-                LOG.debugf("could not release leases of %s on shutdown: %s", s, ex.getMessage());
+                LOG.warnf("could not release leases of %s on shutdown (they expire instead): %s", s, ex.getMessage());
+                break; // the database is likely gone: do not wait once per triple
             }
         }
+        LOG.infof("released the leases of %d of %d consumer groups on shutdown", released, scopes.size());
     }
 
     private static long micros(Duration d) {

@@ -1,6 +1,7 @@
 package dev.tenantmq.api.dto;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tenantmq.api.RawJson;
 import java.util.List;
 
 /** Body of {@code POST /tenants/{tenant}/topics/{topic}/messages}. */
@@ -10,8 +11,8 @@ public record PublishRequest(List<Message> messages) {
      *
      * @param partitionKey ordering unit; required
      * @param id caller-chosen id that makes publish idempotent; optional
-     * @param payload any JSON value, returned numerically exact
+     * @param payload any JSON value (null included), kept as the client's JSON text
      * @param metadata string-to-string map; {@code queue_name} is stamped by the service
      */
-    public record Message(String partitionKey, String id, JsonNode payload, JsonNode metadata) {}
+    public record Message(String partitionKey, String id, RawJson payload, JsonNode metadata) {}
 }
