@@ -177,18 +177,8 @@ public class ConsumerStore {
      * after {@code cursor} in key order and wrapping around. Read-only, no locks.
      */
     public List<String> readyPartitions(GroupScope s, String subscriber, String cursor, int maxPartitions) {
-        return db.read(c -> {
-            List<String> keys = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(SELECT_READY_PARTITIONS)) {
-                Db.bind(ps, s.tenant(), s.consumerGroup(), s.topic(), subscriber, cursor, maxPartitions);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        keys.add(rs.getString(1));
-                    }
-                }
-            }
-            return keys;
-        });
+        return db.read(c -> Db.column(c, SELECT_READY_PARTITIONS, s.tenant(), s.consumerGroup(), s.topic(), subscriber,
+                cursor, maxPartitions));
     }
 
     /**

@@ -4,9 +4,12 @@ import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 
@@ -113,6 +116,20 @@ public class Db {
         for (int i = 0; i < values.length; i++) {
             ps.setObject(i + 1, values[i]);
         }
+    }
+
+    /** Runs a query and returns its first column as strings, in row order. */
+    public static List<String> column(Connection c, String sql, Object... params) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, params);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return out;
     }
 
     /** {@code n} comma-separated placeholders for an IN list, e.g. {@code ?, ?, ?}. */

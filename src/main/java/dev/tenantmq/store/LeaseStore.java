@@ -143,16 +143,7 @@ public class LeaseStore {
                 Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
                 ps.executeUpdate();
             }
-            List<String> live = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(SELECT_LIVE_SUBSCRIBERS)) {
-                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), heartbeatTimeoutMicros);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        live.add(rs.getString(1));
-                    }
-                }
-            }
-            return live;
+            return Db.column(c, SELECT_LIVE_SUBSCRIBERS, t.tenant(), t.consumerGroup(), t.topic(), heartbeatTimeoutMicros);
         });
     }
 
@@ -294,34 +285,14 @@ public class LeaseStore {
 
     /** Partitions with nothing pending for the group and no commit for {@code idleMicros}. */
     public java.util.Set<String> idlePartitions(GroupScope t, long idleMicros) {
-        return db.read(c -> {
-            java.util.Set<String> keys = new java.util.HashSet<>();
-            try (PreparedStatement ps = c.prepareStatement(SELECT_IDLE_PARTITIONS)) {
-                Db.bind(ps, t.tenant(), t.topic(), t.consumerGroup(), idleMicros);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        keys.add(rs.getString(1));
-                    }
-                }
-            }
-            return keys;
-        });
+        return new java.util.HashSet<>(db.read(c -> Db.column(c, SELECT_IDLE_PARTITIONS, t.tenant(), t.topic(),
+                t.consumerGroup(), idleMicros)));
     }
 
     /** Partitions of the triple with a delivery in flight (their leases are released last). */
     public java.util.Set<String> busyPartitions(GroupScope t) {
-        return db.read(c -> {
-            java.util.Set<String> keys = new java.util.HashSet<>();
-            try (PreparedStatement ps = c.prepareStatement(SELECT_BUSY_PARTITIONS)) {
-                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        keys.add(rs.getString(1));
-                    }
-                }
-            }
-            return keys;
-        });
+        return new java.util.HashSet<>(db.read(c -> Db.column(c, SELECT_BUSY_PARTITIONS, t.tenant(), t.consumerGroup(),
+                t.topic())));
     }
 
     /** Purges heartbeats older than {@code heartbeatTimeoutMicros}. */
