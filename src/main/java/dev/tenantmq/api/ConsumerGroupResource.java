@@ -49,9 +49,7 @@ public class ConsumerGroupResource {
                                 @PathParam("consumerGroup") String consumerGroup, ReceiptsRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
         var receipts = validator.receipts(body == null ? null : body.receipts());
-        return new ReceiptsResponse(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts).stream()
-                .map(r -> new ReceiptsResponse.Result(r.receipt(), r.status().name()))
-                .toList());
+        return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts));
     }
 
     /** Pushes back the redelivery of in-flight deliveries; one result per receipt, in request order. */
@@ -62,8 +60,11 @@ public class ConsumerGroupResource {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
         var receipts = validator.receipts(body == null ? null : body.receipts());
         var visibility = validator.visibility(body == null ? null : body.visibilitySeconds());
-        return new ReceiptsResponse(consumer.extend(path.tenant(), path.topic(), path.consumerGroup(), receipts, visibility)
-                .stream()
+        return results(consumer.extend(path.tenant(), path.topic(), path.consumerGroup(), receipts, visibility));
+    }
+
+    private static ReceiptsResponse results(java.util.List<ConsumeService.ReceiptResult> results) {
+        return new ReceiptsResponse(results.stream()
                 .map(r -> new ReceiptsResponse.Result(r.receipt(), r.status().name()))
                 .toList());
     }

@@ -85,10 +85,10 @@ public class ConsumeService {
 
     /**
      * Waits for a signal or the re-check interval, then looks again. A signal (publish, ack,
-     * new leases in this process) always looks again. A timer re-check is single-flight per
-     * (tenant, group, topic): it looks only when no other waiter of the triple is looking and
-     * the last look found nothing more than half an interval ago, so many idle long polls cost
-     * about one query per interval, not one each.
+     * new leases in this process) always looks again. A timer re-check is rate-limited per
+     * (tenant, group, topic): a waiter looks only when no other waiter of the triple claimed a
+     * look in the last half interval, so many idle long polls cost about one query per interval,
+     * not one each.
      */
     private Uni<List<Delivered>> waitThenRetry(GroupScope scope, Fetch f, Instant deadline, long seen) {
         Duration remaining = Duration.between(clock.instant(), deadline);
@@ -107,7 +107,7 @@ public class ConsumeService {
         });
     }
 
-    /** Timer re-checks of a triple: when the last one started, and whether one is running. */
+    /** When the last timer re-check of each triple was claimed. */
     private final Map<GroupScope, Instant> lastRecheck = new ConcurrentHashMap<>();
 
     private boolean claimRecheck(GroupScope scope, Duration interval) {

@@ -276,7 +276,7 @@ public class ConsumerStore {
      * @return one status per target, in the given order
      */
     public List<SettleStatus> ack(GroupScope s, List<AckTarget> targets) {
-        return settle(s, targets, ACK_DELIVERY, 0, true);
+        return settle(s, targets, ACK_DELIVERY, new Object[0], true);
     }
 
     /**
@@ -286,7 +286,7 @@ public class ConsumerStore {
      * @return one status per target, in the given order
      */
     public List<SettleStatus> extend(GroupScope s, List<AckTarget> targets, long visibilityMicros) {
-        return settle(s, targets, EXTEND_DELIVERY, visibilityMicros, false);
+        return settle(s, targets, EXTEND_DELIVERY, new Object[] {visibilityMicros}, false);
     }
 
     /**
@@ -295,9 +295,9 @@ public class ConsumerStore {
      * reports {@link SettleStatus#STALE} (or {@link SettleStatus#ALREADY_ACKED} when the message
      * is acknowledged).
      *
-     * @param visibilityMicros leading parameter of {@code updateSql}, or 0 when it has none
+     * @param leading parameters of {@code updateSql} before its WHERE clause (its SET values)
      */
-    private List<SettleStatus> settle(GroupScope s, List<AckTarget> targets, String updateSql, long visibilityMicros,
+    private List<SettleStatus> settle(GroupScope s, List<AckTarget> targets, String updateSql, Object[] leading,
                                       boolean advance) {
         if (targets.isEmpty()) {
             return List.of();
@@ -317,13 +317,9 @@ public class ConsumerStore {
                     }
                     Object[] where = {s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset(), t.leaseEpoch(),
                             t.deliveryAttempt()};
-                    if (visibilityMicros > 0) {
-                        Object[] withVisibility = new Object[where.length + 1];
-                        withVisibility[0] = visibilityMicros;
-                        System.arraycopy(where, 0, withVisibility, 1, where.length);
-                        where = withVisibility;
-                    }
-                    Db.bind(ps, where);
+                    Object[] params = java.util.Arrays.copyOf(leading, leading.length + where.length);
+                    System.arraycopy(where, 0, params, leading.length, where.length);
+                    Db.bind(ps, params);
                     int n = ps.executeUpdate();
                     if (n > 1) {
                         throw new SQLException("fenced update matched " + n + " delivery rows");
