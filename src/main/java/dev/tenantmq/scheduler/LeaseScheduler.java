@@ -10,6 +10,7 @@ import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.MessageStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.ObservesAsync;
@@ -34,7 +35,8 @@ import org.jboss.logging.Logger;
  * free or expired leases, renew its own, release its surplus (partitions with nothing in flight
  * first), orphan sweep, idle-lease release, and purge of stale heartbeats. Expiry is judged by
  * the database clock. A failing tick is logged once per failure streak, counted, and retried
- * on the next tick; it never stops the scheduler or the other tenants.
+ * on the next tick; it never stops the scheduler, and each tenant's lease work runs apart so a
+ * slow or failing tenant does not hold up the others.
  */
 @ApplicationScoped
 public class LeaseScheduler {
@@ -51,6 +53,8 @@ public class LeaseScheduler {
     private final Map<GroupScope, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Map<GroupScope, AtomicInteger> discovered = new ConcurrentHashMap<>();
     private final Set<GroupScope> failing = ConcurrentHashMap.newKeySet();
+    /** Tenants whose lease work of an earlier tick is still running. */
+    private final Set<String> tenantsInTick = ConcurrentHashMap.newKeySet();
     /** (tenant, topic) pairs whose gauges are registered. */
     private final Set<String> gauged = ConcurrentHashMap.newKeySet();
     private volatile Instant lastTick;
@@ -80,9 +84,7 @@ public class LeaseScheduler {
 
     /** A new triple gets its first tick at once, so its first long poll need not wait a whole interval. */
     void onRegistered(@ObservesAsync InterestRegistry.Registered event) {
-        synchronized (this) {
-            tickAll(List.of(event.scope()));
-        }
+        tickAll(List.of(event.scope()));
     }
 
     /** When the last tick finished, or null before the first one. */
@@ -90,19 +92,25 @@ public class LeaseScheduler {
         return lastTick;
     }
 
-    private synchronized void tickAll(List<GroupScope> scopes) {
-        // Discovery is one query per topic across the tenants that consume it.
+    /**
+     * Discovery runs here, one tenant-scoped query per topic (RFC "Subscriber discovery"); a
+     * failing shard fails it for the tenants listed, and its statement time-out keeps a hung
+     * shard from stalling the scheduler. The lease work then runs as one task per tenant, so a
+     * slow tenant never delays another: while a tenant's previous task is still running, its
+     * work for this tick is skipped (the next tick retries), not queued.
+     */
+    private void tickAll(List<GroupScope> scopes) {
         Map<String, List<GroupScope>> byTopic = new LinkedHashMap<>();
         for (GroupScope s : scopes) {
             byTopic.computeIfAbsent(s.topic(), k -> new ArrayList<>()).add(s);
         }
+        Map<String, Map<GroupScope, List<String>>> workByTenant = new LinkedHashMap<>();
         for (Map.Entry<String, List<GroupScope>> e : byTopic.entrySet()) {
             String topic = e.getKey();
             List<GroupScope> group = e.getValue();
-            Map<String, List<String>> partitionsByTenant;
+            Map<String, List<String>> partitionsByTenant = new HashMap<>();
             try {
                 List<String> tenants = group.stream().map(GroupScope::tenant).distinct().sorted().toList();
-                partitionsByTenant = new HashMap<>();
                 for (MessageStore.DiscoveredPartition p : messages.discover(tenants, topic)) {
                     partitionsByTenant.computeIfAbsent(p.tenant(), k -> new ArrayList<>()).add(p.partitionKey());
                 }
@@ -111,7 +119,26 @@ public class LeaseScheduler {
                 continue;
             }
             for (GroupScope s : group) {
-                tickOne(s, partitionsByTenant.getOrDefault(s.tenant(), List.of()));
+                workByTenant.computeIfAbsent(s.tenant(), k -> new LinkedHashMap<>())
+                        .put(s, partitionsByTenant.getOrDefault(s.tenant(), List.of()));
+            }
+        }
+        for (Map.Entry<String, Map<GroupScope, List<String>>> e : workByTenant.entrySet()) {
+            String tenant = e.getKey();
+            if (!tenantsInTick.add(tenant)) {
+                LOG.debugf("tenant %s is still busy with an earlier tick; skipping it this time", tenant);
+                continue;
+            }
+            try {
+                Infrastructure.getDefaultWorkerPool().execute(() -> {
+                    try {
+                        e.getValue().forEach(this::tickOne);
+                    } finally {
+                        tenantsInTick.remove(tenant);
+                    }
+                });
+            } catch (RuntimeException rejected) {
+                tenantsInTick.remove(tenant); // pool shutting down
             }
         }
     }

@@ -64,6 +64,9 @@ public class MessageStore {
             WHERE tenant IN (%s) AND topic = ?
             ORDER BY tenant, partition_key""";
 
+    /** A hung shard fails discovery after this long instead of stalling the scheduler. */
+    static final int DISCOVERY_TIMEOUT_SECONDS = 5;
+
     /** A message to insert. */
     public record NewMessage(String partitionKey, String id, String payloadJson, String metadataJson) {}
 
@@ -255,6 +258,7 @@ public class MessageStore {
     private static List<DiscoveredPartition> discover(Connection c, List<String> tenants, String topic) throws SQLException {
         List<DiscoveredPartition> result = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(DISCOVER_PARTITIONS.formatted(Db.placeholders(tenants.size())))) {
+            ps.setQueryTimeout(DISCOVERY_TIMEOUT_SECONDS);
             int i = 1;
             for (String t : tenants) {
                 ps.setString(i++, t);
