@@ -59,7 +59,10 @@ public interface MqConfig {
     @WithDefault("5m")
     Duration idleLeaseTimeout();
 
-    /** Failed deliveries after which a message is dead-lettered. Default 5. */
+    /**
+     * Failed delivery attempts after which a message is dead-lettered for the consumer group
+     * (a nack, a visibility expiry or a lost lease each count as one). Default 5.
+     */
     @WithDefault("5")
     int maxDeliveries();
 
@@ -69,6 +72,15 @@ public interface MqConfig {
 
     /** Publish limits. */
     Publish publish();
+
+    /** Redelivery delay of a nack without {@code delaySeconds}. */
+    Nack nack();
+
+    /** Retention: deleting consumed and expired messages. */
+    Retention retention();
+
+    /** The admin API ({@code /admin/...}). */
+    Admin admin();
 
     /** Fetch defaults and limits. */
     Fetch fetch();
@@ -104,5 +116,54 @@ public interface MqConfig {
          */
         @WithDefault("500ms")
         Duration recheckInterval();
+    }
+
+    /**
+     * Exponential backoff of a nack that names no delay: the message becomes visible again
+     * after {@code min(cap, base * 2^(deliveryAttempt - 1))}.
+     */
+    interface Nack {
+        /** Delay after the first failed attempt. Default 1 s. */
+        @WithDefault("1s")
+        Duration backoffBase();
+
+        /** Longest delay. Default 5 minutes. */
+        @WithDefault("5m")
+        Duration backoffCap();
+    }
+
+    /**
+     * Retention policy. Each run deletes, per (tenant, topic) of the served tenants, the
+     * messages every consumer group of the topic has committed, and the messages older than
+     * {@link #maxAge()} whether consumed or not, together with their delivery state. A message
+     * whose dead letter still exists in {@code <topic><suffix>} is kept. Deletes go in
+     * primary-key order, {@link #batchSize()} rows per short transaction.
+     */
+    interface Retention {
+        /** Whether this process runs retention. Default true. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Time between retention runs. Default 1 minute. */
+        @WithDefault("1m")
+        Duration interval();
+
+        /** Age (by {@code created_at}) after which any message is deleted, acknowledged or not. Default 7 days. */
+        @WithDefault("7d")
+        Duration maxAge();
+
+        /** Most rows one delete statement removes. Default 500. */
+        @WithDefault("500")
+        int batchSize();
+    }
+
+    /** Admin API access. */
+    interface Admin {
+        /**
+         * Bearer token that grants the admin role ({@code MQ_ADMIN_TOKEN}); at least 16
+         * characters. Without one, every admin endpoint answers 403. Publishing and consuming
+         * never need or grant it.
+         */
+        Optional<String> token();
     }
 }

@@ -48,6 +48,35 @@ public class QueueMetrics {
         registry.counter("mq.messages.acked", "tenant", tenant, "topic", topic).increment(acked);
     }
 
+    /** Nacks that scheduled a redelivery ({@code mq.messages.nacked}). */
+    public void nacked(String tenant, String topic, int nacked) {
+        count("mq.messages.nacked", tenant, topic, nacked);
+    }
+
+    /**
+     * Messages a consumer group dead-lettered ({@code mq.messages.dead_lettered}), tagged by the
+     * original topic.
+     */
+    public void deadLettered(String tenant, String topic, int deadLettered) {
+        count("mq.messages.dead_lettered", tenant, topic, deadLettered);
+    }
+
+    /** Dead letters handed back by the admin requeue ({@code mq.messages.requeued}), tagged by the original topic. */
+    public void requeued(String tenant, String topic, int requeued) {
+        count("mq.messages.requeued", tenant, topic, requeued);
+    }
+
+    /** Messages deleted by retention ({@code mq.retention.deleted}). */
+    public void retentionDeleted(String tenant, String topic, long deleted) {
+        count("mq.retention.deleted", tenant, topic, deleted);
+    }
+
+    private void count(String name, String tenant, String topic, long n) {
+        if (n > 0) {
+            registry.counter(name, "tenant", tenant, "topic", topic).increment(n);
+        }
+    }
+
     /** Duration of one scheduler tick for one triple ({@code mq.scheduler.tick.duration}). */
     public void tick(String tenant, String topic, Duration took) {
         Timer.builder("mq.scheduler.tick.duration").tags("tenant", tenant, "topic", topic).register(registry).record(took);
