@@ -49,6 +49,22 @@ public final class Api {
                 .then().statusCode(200).extract().jsonPath().getList("results.status");
     }
 
+    /** Nacks receipts (delaySeconds null means backoff) and returns the statuses in order; asserts 200. */
+    public static List<String> nack(String tenant, String topic, String group, List<String> receipts, Integer delaySeconds,
+                                    String reason) {
+        Map<String, Object> body = new java.util.HashMap<>();
+        body.put("receipts", receipts);
+        if (delaySeconds != null) {
+            body.put("delaySeconds", delaySeconds);
+        }
+        if (reason != null) {
+            body.put("reason", reason);
+        }
+        return given().contentType(ContentType.JSON).body(body)
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/nack", tenant, topic, group)
+                .then().statusCode(200).extract().jsonPath().getList("results.status");
+    }
+
     /** Receipts of fetched messages. */
     public static List<String> receipts(List<Map<String, Object>> messages) {
         List<String> out = new ArrayList<>();

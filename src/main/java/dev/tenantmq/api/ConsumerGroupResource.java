@@ -3,6 +3,7 @@ package dev.tenantmq.api;
 import dev.tenantmq.api.dto.ExtendRequest;
 import dev.tenantmq.api.dto.FetchRequest;
 import dev.tenantmq.api.dto.FetchResponse;
+import dev.tenantmq.api.dto.NackRequest;
 import dev.tenantmq.api.dto.ReceiptsRequest;
 import dev.tenantmq.api.dto.ReceiptsResponse;
 import dev.tenantmq.domain.ConsumeService;
@@ -14,7 +15,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
-/** Lease-fetch, ack and extend for one consumer group of a topic (SPEC section 4). */
+/** Lease-fetch, ack, nack and extend for one consumer group of a topic (SPEC section 4). */
 @Path("/tenants/{tenant}/topics/{topic}/consumer-groups/{consumerGroup}")
 @Consumes(MediaType.APPLICATION_JSON)
 @Produces(MediaType.APPLICATION_JSON)
@@ -61,6 +62,22 @@ public class ConsumerGroupResource {
         var receipts = validator.receipts(body == null ? null : body.receipts());
         var visibility = validator.visibility(body == null ? null : body.visibilitySeconds());
         return results(consumer.extend(path.tenant(), path.topic(), path.consumerGroup(), receipts, visibility));
+    }
+
+    /**
+     * Negative acknowledgement: the deliveries failed. Each message is redelivered after
+     * {@code delaySeconds} (or exponential backoff), or dead-lettered once it has failed
+     * {@code mq.max-deliveries} times; one result per receipt, in request order.
+     */
+    @POST
+    @Path("/nack")
+    public ReceiptsResponse nack(@PathParam("tenant") String tenant, @PathParam("topic") String topic,
+                                 @PathParam("consumerGroup") String consumerGroup, NackRequest body) {
+        RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
+        var receipts = validator.receipts(body == null ? null : body.receipts());
+        var options = validator.nack(body == null ? null : body.delaySeconds(), body == null ? null : body.reason());
+        return results(consumer.nack(path.tenant(), path.topic(), path.consumerGroup(), receipts, options.delay(),
+                options.reason()));
     }
 
     private static ReceiptsResponse results(java.util.List<ConsumeService.ReceiptResult> results) {

@@ -132,8 +132,10 @@ public class ConsumeService {
         if (ready.isEmpty()) {
             return List.of();
         }
-        List<ConsumerStore.Delivery> leased = store.lease(scope, subscriber, ready, f.maxMessages(),
-                f.visibility().toNanos() / 1_000);
+        ConsumerStore.LeaseResult result = store.lease(scope, subscriber, ready, f.maxMessages(),
+                f.visibility().toNanos() / 1_000, deadLetterPolicy(scope));
+        deadLettered(scope, result.deadLettered());
+        List<ConsumerStore.Delivery> leased = result.deliveries();
         if (leased.isEmpty()) {
             return List.of();
         }
@@ -143,7 +145,7 @@ public class ConsumeService {
         for (ConsumerStore.Delivery d : leased) {
             redelivered += d.deliveryAttempt() > 1 ? 1 : 0;
             String receipt = new Receipt(scope.tenant(), scope.consumerGroup(), scope.topic(), d.partitionKey(), d.offset(),
-                    d.leaseEpoch(), d.deliveryAttempt()).encode();
+                    d.leaseEpoch(), d.delivery()).encode();
             out.add(new Delivered(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(), d.createdAt(),
                     d.deliveryAttempt(), receipt));
         }
@@ -151,8 +153,21 @@ public class ConsumeService {
         return out;
     }
 
-    /** Status of one receipt in an ack or extend response (SPEC section 4). */
-    public enum ReceiptStatus { ACKED, EXTENDED, ALREADY_ACKED, STALE, INVALID }
+    private ConsumerStore.DeadLetterPolicy deadLetterPolicy(GroupScope scope) {
+        return new ConsumerStore.DeadLetterPolicy(config.maxDeliveries(), scope.topic() + config.dlqSuffix());
+    }
+
+    /** Counts dead letters and wakes long polls of the dead-letter topic; the original partition moved on too. */
+    private void deadLettered(GroupScope scope, int n) {
+        if (n > 0) {
+            metrics.deadLettered(scope.tenant(), scope.topic(), n);
+            signals.signal(scope.tenant(), scope.topic() + config.dlqSuffix());
+            signals.signal(scope.tenant(), scope.topic());
+        }
+    }
+
+    /** Status of one receipt in an ack, nack or extend response (SPEC section 4). */
+    public enum ReceiptStatus { ACKED, NACKED, EXTENDED, ALREADY_ACKED, STALE, INVALID }
 
     /** Outcome of one receipt. */
     public record ReceiptResult(String receipt, ReceiptStatus status) {}
@@ -196,6 +211,51 @@ public class ConsumeService {
                 (scope, targets) -> store.extend(scope, targets, micros));
     }
 
+    /**
+     * Negative acknowledgement (SPEC "Ack, nack, extend"): each current delivery failed an
+     * attempt. Below {@code mq.max-deliveries} attempts the message is delivered again after
+     * {@code delay}, or after {@link #backoff} of its attempt when there is none; the later
+     * in-flight messages of its partition follow it again with their attempts unchanged. At
+     * {@code mq.max-deliveries} it is dead-lettered with {@code reason} to
+     * {@code <topic><mq.dlq-suffix>}. Each receipt is NACKED, ALREADY_ACKED, STALE or INVALID.
+     *
+     * @param delay redelivery delay (0..12 h); empty for exponential backoff
+     * @param reason why processing failed; recorded as {@code dead_letter_reason}
+     * @return one result per receipt, in request order
+     * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
+     * @throws InvalidRequestException when the list is empty or longer than the batch limit (400)
+     */
+    public List<ReceiptResult> nack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
+                                    Optional<Duration> delay, String reason) {
+        int[] dead = {0};
+        List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.NACKED, (scope, targets) -> {
+            ConsumerStore.NackResult r = store.nack(scope, targets, deadLetterPolicy(scope),
+                    attempt -> delay.orElseGet(() -> backoff(attempt)).toNanos() / 1_000, reason);
+            dead[0] = r.deadLettered();
+            return r.statuses();
+        });
+        GroupScope scope = new GroupScope(tenant.value(), group.value(), topic.value());
+        long nacked = out.stream().filter(r -> r.status() == ReceiptStatus.NACKED).count();
+        metrics.nacked(tenant.value(), topic.value(), (int) nacked - dead[0]);
+        deadLettered(scope, dead[0]);
+        if (nacked > dead[0] && delay.map(Duration::isZero).orElse(false)) {
+            signals.signal(tenant.value(), topic.value()); // redeliverable at once
+        }
+        return out;
+    }
+
+    /**
+     * Redelivery delay after failed attempt {@code attempt} when a nack names none:
+     * {@code min(cap, base * 2^(attempt - 1))} (SPEC: exponential backoff, configurable base and cap).
+     */
+    public Duration backoff(int attempt) {
+        Duration base = config.nack().backoffBase();
+        Duration cap = config.nack().backoffCap();
+        int shift = Math.min(Math.max(attempt - 1, 0), 30);
+        Duration d = base.multipliedBy(1L << shift);
+        return d.compareTo(cap) > 0 ? cap : d;
+    }
+
     private List<ReceiptResult> settle(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
                                        ReceiptStatus done,
                                        java.util.function.BiFunction<GroupScope, List<ConsumerStore.AckTarget>,
@@ -218,7 +278,7 @@ public class ConsumeService {
             }
             Receipt receipt = r.get();
             targets.add(new ConsumerStore.AckTarget(receipt.partitionKey(), receipt.offset(), receipt.leaseEpoch(),
-                    receipt.deliveryAttempt()));
+                    receipt.delivery()));
             targetIndex.add(i);
         }
         List<ConsumerStore.SettleStatus> stored = action.apply(scope, targets);

@@ -12,12 +12,15 @@ import java.util.Optional;
 /**
  * The opaque token that names one delivery (SPEC section 4, "Ack, nack, extend"). It carries
  * everything an ack needs, so any process of the service can handle it: the message identity
- * (tenant, consumer group, topic, partition key, offset) and the fencing values (lease epoch and
- * delivery attempt). Encoded as URL-safe base64 without padding of a versioned binary record.
+ * (tenant, consumer group, topic, partition key, offset) and the fencing values: the lease epoch
+ * and the delivery number ({@code queue_delivery_state.delivery_count}, which grows with every
+ * hand-out of the message, unlike {@code deliveryAttempt}, which a handed-back message keeps).
+ * Encoded as URL-safe base64 without padding of a versioned binary record. Version 2 replaced
+ * version 1, which carried the attempt; version 1 receipts are INVALID.
  */
 public record Receipt(String tenant, String consumerGroup, String topic, String partitionKey, long offset,
-                      long leaseEpoch, int deliveryAttempt) {
-    private static final byte VERSION = 1;
+                      long leaseEpoch, int delivery) {
+    private static final byte VERSION = 2;
 
     /** The token handed to clients. */
     public String encode() {
@@ -30,7 +33,7 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
             out.writeUTF(partitionKey);
             out.writeLong(offset);
             out.writeLong(leaseEpoch);
-            out.writeInt(deliveryAttempt);
+            out.writeInt(delivery);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -51,7 +54,7 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
             }
             Receipt r = new Receipt(in.readUTF(), in.readUTF(), in.readUTF(), in.readUTF(), in.readLong(), in.readLong(),
                     in.readInt());
-            if (in.read() != -1 || Identifiers.keyProblem(r.partitionKey) != null || r.offset <= 0 || r.deliveryAttempt < 1) {
+            if (in.read() != -1 || Identifiers.keyProblem(r.partitionKey) != null || r.offset <= 0 || r.delivery < 1) {
                 return Optional.empty();
             }
             return Optional.of(r);

@@ -242,6 +242,79 @@ public class MessageStore {
         return offsets;
     }
 
+    /**
+     * The message of a partition with a given id, locked: a dead letter already written by
+     * another consumer group is merged into, not written twice (SPEC "Dead letters").
+     */
+    static final String LOCK_MESSAGE_BY_ID = """
+            SELECT `offset`, metadata FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?
+            FOR UPDATE""";
+
+    static final String UPDATE_METADATA = """
+            UPDATE queue_messages SET metadata = ?
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
+
+    /**
+     * Thrown by {@link #appendDeadLetter} inside a READ COMMITTED transaction when the
+     * dead-letter partition is empty: its gap can only be locked under REPEATABLE READ, so the
+     * caller rolls back and runs the whole transaction again with {@code gapLocks} true.
+     */
+    public static final class GapLockNeeded extends RuntimeException {
+        GapLockNeeded() {
+            super("dead-letter partition is empty; REPEATABLE READ needed", null, false, false);
+        }
+    }
+
+    /**
+     * One dead letter (SPEC "Dead letters"): the original message, where it came from, and why.
+     *
+     * @param deliveryAttempts failed delivery attempts of the message in {@code consumerGroup}
+     */
+    public record DeadLetter(String tenant, String dlqTopic, String partitionKey, String id, String payloadJson,
+                             String metadataJson, String originalTopic, long originalOffset, String consumerGroup,
+                             String reason, int deliveryAttempts) {}
+
+    /**
+     * Writes a dead letter inside the caller's transaction, with the same tenant, partition key
+     * and id as the original. When the dead-letter topic already holds that id (another group
+     * dead-lettered the same message) its metadata gains this group in {@code consumer_group}
+     * and nothing else changes, so several groups never fail on the unique key. A new row takes
+     * the partition head lock of {@link #publish} so that dead-letter offsets, like published
+     * ones, commit in offset order.
+     *
+     * @param gapLocks whether the transaction runs under REPEATABLE READ
+     * @return the offset of the dead letter in the dead-letter topic
+     * @throws GapLockNeeded when the partition is empty and {@code gapLocks} is false
+     */
+    public static long appendDeadLetter(Connection c, DeadLetter d, boolean gapLocks) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(LOCK_MESSAGE_BY_ID)) {
+            Db.bind(ps, d.tenant(), d.dlqTopic(), d.partitionKey(), d.id());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    long offset = rs.getLong(1);
+                    String merged = DeadLetterMetadata.addGroup(rs.getString(2), d.consumerGroup());
+                    try (PreparedStatement up = c.prepareStatement(UPDATE_METADATA)) {
+                        Db.bind(up, merged, d.tenant(), d.dlqTopic(), d.partitionKey(), offset);
+                        int n = up.executeUpdate();
+                        if (n != 1) {
+                            throw new SQLException("dead-letter metadata update changed " + n + " rows, expected 1");
+                        }
+                    }
+                    return offset;
+                }
+            }
+        }
+        boolean empty = lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())));
+        if (empty && !gapLocks) {
+            throw new GapLockNeeded();
+        }
+        String metadata = DeadLetterMetadata.of(d.metadataJson(), d.originalTopic(), d.originalOffset(), d.consumerGroup(),
+                d.reason(), d.deliveryAttempts());
+        return insert(c, d.tenant(), d.dlqTopic(),
+                List.of(new NewMessage(d.partitionKey(), d.id(), d.payloadJson(), metadata)))[0];
+    }
+
     /** A discovered partition. */
     public record DiscoveredPartition(String tenant, String partitionKey) {}
 

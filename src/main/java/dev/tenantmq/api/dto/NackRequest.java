@@ -1,0 +1,14 @@
+package dev.tenantmq.api.dto;
+
+import java.util.List;
+
+/**
+ * Body of nack: the receipts of deliveries that failed.
+ *
+ * @param receipts 1..1000 receipts
+ * @param delaySeconds redelivery delay in seconds, 0..43200; absent means exponential backoff
+ *     ({@code mq.nack.backoff-base} doubling per attempt up to {@code mq.nack.backoff-cap})
+ * @param reason why processing failed, at most 1024 characters; becomes
+ *     {@code dead_letter_reason} when the nack dead-letters the message
+ */
+public record NackRequest(List<String> receipts, Integer delaySeconds, String reason) {}

@@ -1,0 +1,199 @@
+package dev.tenantmq;
+
+import static dev.tenantmq.Api.ack;
+import static dev.tenantmq.Api.fetchOk;
+import static dev.tenantmq.Api.msg;
+import static dev.tenantmq.Api.nack;
+import static dev.tenantmq.Api.publishOk;
+import static dev.tenantmq.Api.receipts;
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import io.restassured.http.ContentType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Nack, attempts and dead letters (SPEC "Ack, nack, extend" and "Dead letters"), with the
+ * test profile's defaults: mq.max-deliveries 5, mq.dlq-suffix .dlq.
+ */
+@QuarkusTest
+class NackDeadLetterTest {
+    private static final int MAX_DELIVERIES = 5;
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+    private final String dlq = topic + ".dlq";
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Test
+    void poison_message_is_dead_lettered_after_max_deliveries_and_the_two_after_it_keep_attempt_one() {
+        String group = TestIds.group();
+        List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "poison", 0), msg("k", "a", 1), msg("k", "b", 2)))
+                .getList("messages.offset", Long.class);
+        List<Map<String, Object>> got = List.of();
+        for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
+            got = fetchOk(tenant, topic, group, 10, 5, 30);
+            assertEquals(List.of("poison", "a", "b"), ids(got), "attempt " + attempt);
+            assertEquals(List.of(attempt, 1, 1), attempts(got),
+                    "the poison message's failures never use up the attempts of the messages after it");
+            assertEquals(List.of("NACKED"), nack(tenant, topic, group, List.of(receipt(got, 0)), 0, "cannot parse"));
+        }
+        // The fifth nack dead-lettered it: a and b, delivered with it, are now the partition's head.
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, List.of(receipt(got, 1), receipt(got, 2))));
+        assertEquals(offsets.get(2), committedOffset(group), "dead-lettered and acked: the offset passes all three");
+        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size(), "the poison message is not delivered again");
+
+        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        assertEquals(List.of("poison"), ids(dead));
+        @SuppressWarnings("unchecked")
+        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        assertEquals(topic, metadata.get("original_topic"));
+        assertEquals(String.valueOf(offsets.get(0)), metadata.get("original_offset"));
+        assertEquals(group, metadata.get("consumer_group"));
+        assertEquals("cannot parse", metadata.get("dead_letter_reason"));
+        assertEquals(String.valueOf(MAX_DELIVERIES), metadata.get("delivery_attempts"));
+        assertEquals(tenant, metadata.get("queue_name"));
+        assertEquals("k", dead.get(0).get("partitionKey"));
+        assertEquals(0, dead.get(0).get("payload"));
+    }
+
+    @Test
+    void messages_handed_back_after_a_nack_follow_the_nacked_one_and_their_old_receipts_are_stale() {
+        String group = TestIds.group();
+        publishOk(tenant, topic, List.of(msg("k", "1", 1), msg("k", "2", 2), msg("k", "3", 3)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("NACKED"), nack(tenant, topic, group, List.of(receipt(first, 1)), 0, null));
+        // 1 is still in flight; 2 was nacked and 3 handed back behind it.
+        assertEquals(List.of("ACKED", "STALE"), ack(tenant, topic, group, List.of(receipt(first, 0), receipt(first, 2))));
+        List<Map<String, Object>> second = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("2", "3"), ids(second));
+        assertEquals(List.of(2, 1), attempts(second));
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(second)));
+    }
+
+    @Test
+    void visibility_expiry_counts_as_a_failed_attempt_until_the_message_is_dead_lettered() {
+        String group = TestIds.group();
+        publishOk(tenant, topic, List.of(msg("k", "slow", 1), msg("k", "next", 2)));
+        List<Integer> seen = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 2, 1);
+            if (!got.isEmpty() && "slow".equals(got.get(0).get("id"))) {
+                seen.add((Integer) got.get(0).get("deliveryAttempt"));
+                return false;
+            }
+            if (!got.isEmpty()) {
+                assertEquals("next", got.get(0).get("id"));
+                assertEquals(1, got.get(0).get("deliveryAttempt"));
+                return true;
+            }
+            return false;
+        });
+        assertEquals(List.of(1, 2, 3, 4, 5), seen);
+        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        @SuppressWarnings("unchecked")
+        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        assertEquals("visibility timeout expired", metadata.get("dead_letter_reason"));
+    }
+
+    @Test
+    void a_group_that_dead_letters_a_message_does_not_take_it_from_another_group() {
+        String a = TestIds.group();
+        String b = TestIds.group();
+        List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "m", "payload"))).getList("messages.offset", Long.class);
+        poison(a, "m", 1);
+        List<Map<String, Object>> inB = fetchOk(tenant, topic, b, 10, 5, 30);
+        assertEquals(List.of("m"), ids(inB));
+        assertEquals(List.of(1), attempts(inB));
+        assertEquals(List.of("NACKED"), nack(tenant, topic, b, receipts(inB), 0, "boom"));
+        poison(b, "m", 2);
+
+        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        assertEquals(1, dead.size(), "the dead-letter topic holds the message once");
+        @SuppressWarnings("unchecked")
+        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        assertEquals(a + "," + b, metadata.get("consumer_group"));
+        assertEquals(String.valueOf(offsets.get(0)), metadata.get("original_offset"));
+    }
+
+    @Test
+    void nack_without_delay_waits_for_the_backoff() {
+        String group = TestIds.group();
+        publishOk(tenant, topic, List.of(msg("k", "m", 1)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(first), null, null));
+        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size(), "backoff base is 1 s");
+        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of(2), attempts(again));
+        assertEquals(List.of("STALE"), nack(tenant, topic, group, receipts(first), 0, null), "old delivery");
+    }
+
+    @Test
+    void nack_with_bad_delay_or_reason_is_rejected_naming_the_field() {
+        String group = TestIds.group();
+        given().contentType(ContentType.JSON).body(Map.of("receipts", List.of("x"), "delaySeconds", -1))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/nack", tenant, topic, group)
+                .then().statusCode(400).body("errors.field", hasItem("delaySeconds"));
+        given().contentType(ContentType.JSON).body(Map.of("receipts", List.of("x"), "reason", "r".repeat(1025)))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/nack", tenant, topic, group)
+                .then().statusCode(400).body("errors.field", hasItem("reason"));
+        given().contentType(ContentType.JSON).body(Map.of("receipts", List.of("not-a-receipt")))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/nack", tenant, topic, group)
+                .then().statusCode(200).body("results[0].status", equalTo("INVALID"));
+    }
+
+    /** Fetches and nacks message {@code id} of partition k in {@code group} until it is dead-lettered. */
+    private void poison(String group, String id, int fromAttempt) {
+        for (int attempt = fromAttempt; attempt <= MAX_DELIVERIES; attempt++) {
+            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+            assertEquals(List.of(id), ids(got));
+            assertEquals(List.of(attempt), attempts(got));
+            assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "boom"));
+        }
+        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size());
+    }
+
+    private long committedOffset(String group) {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT committed_offset FROM queue_offsets"
+                     + " WHERE tenant = ? AND topic = ? AND partition_key = 'k' AND consumer_group = ?")) {
+            ps.setString(1, tenant);
+            ps.setString(2, topic);
+            ps.setString(3, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next(), "offsets row of " + group);
+                return rs.getLong(1);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static String receipt(List<Map<String, Object>> got, int i) {
+        return (String) got.get(i).get("receipt");
+    }
+
+    private static List<Object> ids(List<Map<String, Object>> got) {
+        return got.stream().map(m -> m.get("id")).toList();
+    }
+
+    private static List<Object> attempts(List<Map<String, Object>> got) {
+        assertTrue(got.stream().allMatch(m -> m.get("deliveryAttempt") instanceof Integer));
+        return got.stream().map(m -> m.get("deliveryAttempt")).toList();
+    }
+}
