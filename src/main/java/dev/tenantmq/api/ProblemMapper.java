@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.tenantmq.api.dto.Problem;
+import dev.tenantmq.domain.ConflictException;
 import dev.tenantmq.domain.InvalidRequestException;
+import dev.tenantmq.domain.NotFoundException;
 import dev.tenantmq.domain.PayloadTooLargeException;
 import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.store.StoreUnavailableException;
@@ -38,6 +40,16 @@ public class ProblemMapper {
     @ServerExceptionMapper
     Response notServed(TenantNotServedException e) {
         return problem(403, "tenant-not-served", "Tenant not served", e.getMessage(), null);
+    }
+
+    @ServerExceptionMapper
+    Response notFound(NotFoundException e) {
+        return problem(404, "not-found", "Not found", e.getMessage(), null);
+    }
+
+    @ServerExceptionMapper
+    Response conflict(ConflictException e) {
+        return problem(409, "conflict", "Conflict", e.getMessage(), null);
     }
 
     @ServerExceptionMapper
@@ -120,7 +132,7 @@ public class ProblemMapper {
         return sb.isEmpty() ? "body" : sb.toString();
     }
 
-    private static Response problem(int status, String slug, String title, String detail, List<Problem.FieldError> errors) {
+    static Response problem(int status, String slug, String title, String detail, List<Problem.FieldError> errors) {
         return Response.status(status)
                 .type(PROBLEM_JSON)
                 .entity(new Problem(TYPE + slug, title, status, detail, errors))

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenantmq.api.dto.FetchRequest;
 import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.domain.AdminService;
 import dev.tenantmq.domain.ConsumerGroup;
 import dev.tenantmq.domain.ConsumeService;
 import dev.tenantmq.domain.FieldError;
@@ -200,6 +201,127 @@ public class RequestValidator {
         errors.throwIfAny();
         return new NackOptions(java.util.Optional.ofNullable(delaySeconds).map(Duration::ofSeconds),
                 reason == null || reason.isBlank() ? "nacked" : reason);
+    }
+
+    /** Default and largest {@code limit} of an admin listing. */
+    public static final int DEFAULT_ADMIN_LIMIT = 1000;
+    public static final int MAX_ADMIN_LIMIT = 10_000;
+
+    /** A validated admin listing request: its tenant scope and row limit. */
+    public record Listing(AdminService.Scope scope, int limit) {}
+
+    /**
+     * Validates the scope of an admin listing (SPEC "Admin"; RFC "Operational tooling"): exactly
+     * one of {@code tenant} or {@code allTenants=true}; neither or both is 400, never a silent
+     * scatter. {@code limit} is 1..10000 rows, default 1000. The tenant need not be served.
+     *
+     * @throws InvalidRequestException naming {@code tenant}, {@code allTenants} or {@code limit}
+     */
+    public Listing listing(String tenant, String allTenants, String limit) {
+        Errors errors = new Errors();
+        Boolean all = null;
+        if (allTenants != null) {
+            if (allTenants.equals("true") || allTenants.equals("false")) {
+                all = Boolean.valueOf(allTenants);
+            } else {
+                errors.add("allTenants", "must be true or false (got '" + allTenants + "')");
+            }
+        }
+        boolean wantsAll = Boolean.TRUE.equals(all);
+        if (tenant != null && wantsAll) {
+            errors.add("tenant", "must not be given together with allTenants=true: ask for one tenant or for all");
+        } else if (tenant == null && !wantsAll) {
+            errors.add("tenant", "is required unless allTenants=true (listings never scatter silently)");
+        } else if (tenant != null) {
+            checkName(errors, "tenant", tenant);
+        }
+        int rows = intParam(errors, "limit", limit, DEFAULT_ADMIN_LIMIT, 1, MAX_ADMIN_LIMIT);
+        errors.throwIfAny();
+        return new Listing(new AdminService.Scope(wantsAll ? java.util.Optional.empty()
+                : java.util.Optional.of(new Tenant(tenant))), rows);
+    }
+
+    /**
+     * Validates the optional {@code state} filter of the lease listing.
+     *
+     * @return true for {@code active}, false for {@code stale}, null when absent
+     * @throws InvalidRequestException naming {@code state}
+     */
+    public Boolean leaseState(String state) {
+        if (state == null) {
+            return null;
+        }
+        return switch (state) {
+            case "active" -> true;
+            case "stale" -> false;
+            default -> throw InvalidRequestException.of("state", "must be active or stale (got '" + state + "')");
+        };
+    }
+
+    /**
+     * Validates an optional topic filter (a name of up to 255 characters; dead-letter topics included).
+     *
+     * @throws InvalidRequestException naming {@code field}
+     */
+    public Topic optionalTopic(String topic) {
+        if (topic == null) {
+            return null;
+        }
+        Errors errors = new Errors();
+        checkName(errors, "topic", topic);
+        errors.throwIfAny();
+        return new Topic(topic);
+    }
+
+    /** @throws InvalidRequestException naming {@code consumerGroup} */
+    public ConsumerGroup optionalGroup(String group) {
+        if (group == null) {
+            return null;
+        }
+        Errors errors = new Errors();
+        checkName(errors, "consumerGroup", group);
+        errors.throwIfAny();
+        return new ConsumerGroup(group);
+    }
+
+    /**
+     * Validates the complete identity of one message, given as query parameters (so keys with
+     * {@code /}, {@code %}, {@code ?}, {@code #}, spaces or emoji work): all four are required.
+     * The topic may be a dead-letter topic (up to 255 characters).
+     *
+     * @throws InvalidRequestException naming each missing or bad parameter
+     */
+    public AdminService.MessageIdentity messageIdentity(String tenant, String topic, String partitionKey, String id) {
+        Errors errors = new Errors();
+        checkName(errors, "tenant", tenant);
+        checkName(errors, "topic", topic);
+        String keyProblem = Identifiers.keyProblem(partitionKey);
+        if (keyProblem != null) {
+            errors.add("partitionKey", keyProblem);
+        }
+        String idProblem = Identifiers.keyProblem(id);
+        if (idProblem != null) {
+            errors.add("id", idProblem);
+        }
+        errors.throwIfAny();
+        return new AdminService.MessageIdentity(new Tenant(tenant), new Topic(topic), new PartitionKey(partitionKey),
+                new MessageId(id));
+    }
+
+    private static int intParam(Errors errors, String field, String value, int defaultValue, int min, int max) {
+        if (value == null) {
+            return defaultValue;
+        }
+        try {
+            int v = Integer.parseInt(value);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        errors.add(field, "must be an integer between " + min + " and " + max + " (got '" + value + "')");
+        return defaultValue;
     }
 
     private void checkTopic(Errors errors, String topic) {

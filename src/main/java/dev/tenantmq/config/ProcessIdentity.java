@@ -60,6 +60,16 @@ public class ProcessIdentity {
             throw new IllegalStateException("mq.publish.max-metadata-bytes must be between 64 and 61440 (the metadata"
                     + " column holds 64 KiB), got " + config.publish().maxMetadataBytes());
         }
+        if (config.admin().token().map(t -> t.length() < 16).orElse(false)) {
+            throw new IllegalStateException("MQ_ADMIN_TOKEN (mq.admin.token) must be at least 16 characters");
+        }
+        if (config.maxDeliveries() < 1) {
+            throw new IllegalStateException("mq.max-deliveries must be at least 1, got " + config.maxDeliveries());
+        }
+        if (config.retention().batchSize() < 1 || config.retention().batchSize() > 10_000) {
+            throw new IllegalStateException("mq.retention.batch-size must be between 1 and 10000, got "
+                    + config.retention().batchSize());
+        }
         // A lease or heartbeat shorter than a tick would expire between two renewals.
         if (config.tickInterval().compareTo(config.heartbeatTimeout()) >= 0
                 || config.tickInterval().compareTo(config.leaseDuration()) >= 0) {

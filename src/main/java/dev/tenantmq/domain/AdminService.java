@@ -1,0 +1,138 @@
+package dev.tenantmq.domain;
+
+import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.ops.QueueMetrics;
+import dev.tenantmq.store.AdminStore;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Operational tooling (SPEC section 4, "Admin"; RFC "Operational tooling"). Listings are scoped
+ * to one tenant, or to all tenants only when the caller asked for that explicitly; they are
+ * not limited to MQ_TENANTS. Inspect, delete and requeue name one message by its complete
+ * identity. Callers are authorized by the API layer (admin role).
+ */
+@ApplicationScoped
+public class AdminService {
+    private final AdminStore store;
+    private final FetchSignals signals;
+    private final QueueMetrics metrics;
+    private final MqConfig config;
+
+    AdminService(AdminStore store, FetchSignals signals, QueueMetrics metrics, MqConfig config) {
+        this.store = store;
+        this.signals = signals;
+        this.metrics = metrics;
+        this.config = config;
+    }
+
+    /**
+     * Which tenants a listing covers: one, or all (explicit fleet-wide read).
+     *
+     * @param tenant the tenant, or empty for all tenants
+     */
+    public record Scope(Optional<Tenant> tenant) {
+        Optional<String> value() {
+            return tenant.map(Tenant::value);
+        }
+    }
+
+    /** The complete identity of one message (RFC: tenant, topic, partition_key, id). */
+    public record MessageIdentity(Tenant tenant, Topic topic, PartitionKey partitionKey, MessageId id) {}
+
+    /** Rows of a listing; {@code truncated} when there were more than the limit. */
+    public record Page<T>(List<T> rows, boolean truncated) {
+        static <T> Page<T> of(List<T> rows, int limit) {
+            return rows.size() > limit ? new Page<>(rows.subList(0, limit), true) : new Page<>(rows, false);
+        }
+    }
+
+    /** Topics with partition and message counts, at most {@code limit} rows. */
+    public Page<AdminStore.TopicRow> topics(Scope scope, int limit) {
+        return Page.of(store.topics(scope.value(), limit + 1), limit);
+    }
+
+    /**
+     * Committed offset and lag (messages above the committed offset) per partition and group.
+     *
+     * @param topic only this topic, or null
+     * @param group only this group, or null
+     */
+    public Page<AdminStore.OffsetRow> offsets(Scope scope, Topic topic, ConsumerGroup group, int limit) {
+        return Page.of(store.offsets(scope.value(), topic == null ? null : topic.value(),
+                group == null ? null : group.value(), limit + 1), limit);
+    }
+
+    /**
+     * Partition leases. Active: unexpired and held by a subscriber whose heartbeat is younger
+     * than {@code mq.heartbeat-timeout}; stale: the rest.
+     *
+     * @param active true for active only, false for stale only, null for both
+     */
+    public Page<AdminStore.LeaseRow> leases(Scope scope, Boolean active, int limit) {
+        return Page.of(store.leases(scope.value(), active, micros(config.heartbeatTimeout()), limit + 1), limit);
+    }
+
+    /** Subscriber heartbeats, live when younger than {@code mq.heartbeat-timeout}. */
+    public Page<AdminStore.SubscriberRow> subscribers(Scope scope, int limit) {
+        return Page.of(store.subscribers(scope.value(), micros(config.heartbeatTimeout()), limit + 1), limit);
+    }
+
+    /**
+     * One message with each consumer group's state of it.
+     *
+     * @throws NotFoundException when there is no such message (404)
+     */
+    public AdminStore.StoredMessage message(MessageIdentity m) {
+        return store.message(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value())
+                .orElseThrow(() -> notFound(m));
+    }
+
+    /**
+     * Deletes one message and every group's delivery state of it. A group that had it in flight
+     * gets STALE or a no-op for its receipt; later messages flow.
+     *
+     * @return the offset the message had
+     * @throws NotFoundException when there is no such message (404)
+     */
+    public long delete(MessageIdentity m) {
+        long offset = store.delete(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value())
+                .orElseThrow(() -> notFound(m));
+        signals.signal(m.tenant().value(), m.topic().value()); // a partition held back by it may flow now
+        return offset;
+    }
+
+    /**
+     * Requeues one dead letter (SPEC "Dead letters"): the groups that dead-lettered the original
+     * receive it again with attempt 1 before any later message of its partition, and the dead
+     * letter leaves {@code m.topic()}.
+     *
+     * @param m identity of the dead letter; its topic is the dead-letter topic
+     * @throws NotFoundException when there is no such message (404)
+     * @throws ConflictException when it is not a requeueable dead letter (409); nothing changed
+     */
+    public AdminStore.Requeue.Done requeue(MessageIdentity m) {
+        AdminStore.Requeue r = store.requeue(m.tenant().value(), m.topic().value(), config.dlqSuffix(),
+                m.partitionKey().value(), m.id().value());
+        if (r instanceof AdminStore.Requeue.NotFound) {
+            throw notFound(m);
+        }
+        if (r instanceof AdminStore.Requeue.Refused refused) {
+            throw new ConflictException(refused.why());
+        }
+        AdminStore.Requeue.Done done = (AdminStore.Requeue.Done) r;
+        metrics.requeued(m.tenant().value(), done.originalTopic(), done.consumerGroups().size());
+        signals.signal(m.tenant().value(), done.originalTopic());
+        return done;
+    }
+
+    private static NotFoundException notFound(MessageIdentity m) {
+        return new NotFoundException("no message with id '" + m.id().value() + "' in partition '" + m.partitionKey().value()
+                + "' of topic '" + m.topic().value() + "' of tenant '" + m.tenant().value() + "'");
+    }
+
+    private static long micros(java.time.Duration d) {
+        return d.toNanos() / 1_000;
+    }
+}

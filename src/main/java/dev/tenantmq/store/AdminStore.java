@@ -1,0 +1,426 @@
+package dev.tenantmq.store;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * SQL of the admin API (SPEC section 4, "Admin"; RFC "Operational tooling"). Listings take a
+ * tenant scope: one tenant ({@code tenant = ?}, one shard) or, only when the caller asked for
+ * all tenants, none. The all-tenants variants are the RFC's explicit fleet-wide reads: on
+ * Vitess they scatter to every shard, by design. Inspect, delete and requeue name one message
+ * by its complete identity (tenant, topic, partition_key, id).
+ */
+@ApplicationScoped
+public class AdminStore {
+    /** Replaces {@code %s} in the listing templates below: one tenant. */
+    private static final String ONE_TENANT = "tenant = ?";
+    /** Replaces {@code %s}: every tenant (explicit fleet-wide read; scatters on Vitess). */
+    private static final String ALL_TENANTS = "TRUE";
+
+    /** Topics with partition and message counts. %s is the tenant predicate. */
+    private static final String TOPICS = """
+            SELECT tenant, topic, COUNT(DISTINCT partition_key), COUNT(*)
+            FROM queue_messages
+            WHERE %s
+            GROUP BY tenant, topic
+            ORDER BY tenant, topic
+            LIMIT ?""";
+    static final String LIST_TOPICS = TOPICS.formatted(ONE_TENANT);
+    static final String LIST_TOPICS_ALL_TENANTS = TOPICS.formatted(ALL_TENANTS);
+
+    /**
+     * Committed offset per (partition, group), with the partition's newest offset and the lag:
+     * the messages above the committed offset. Optional topic and group filters (null = any).
+     */
+    private static final String OFFSETS = """
+            SELECT o.tenant, o.topic, o.partition_key, o.consumer_group, o.committed_offset,
+                   (SELECT MAX(m.`offset`) FROM queue_messages m
+                    WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key),
+                   (SELECT COUNT(*) FROM queue_messages m
+                    WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                      AND m.`offset` > o.committed_offset)
+            FROM queue_offsets o
+            WHERE %s AND (? IS NULL OR o.topic = ?) AND (? IS NULL OR o.consumer_group = ?)
+            ORDER BY o.tenant, o.topic, o.partition_key, o.consumer_group
+            LIMIT ?""";
+    static final String LIST_OFFSETS = OFFSETS.formatted("o." + ONE_TENANT);
+    static final String LIST_OFFSETS_ALL_TENANTS = OFFSETS.formatted(ALL_TENANTS);
+
+    /**
+     * Leases. Active: not expired and held by a subscriber with a live heartbeat (younger than
+     * the heartbeat timeout, in microseconds); anything else is stale (what the orphan sweep or
+     * expiry frees). Optional state filter: null any, true active, false stale.
+     */
+    private static final String LEASES = """
+            SELECT * FROM (
+              SELECT l.tenant, l.consumer_group, l.topic, l.partition_key, l.leased_by, l.epoch,
+                     l.expires_at, l.acquired_at, l.renewed_at,
+                     (l.expires_at > UTC_TIMESTAMP(6) AND EXISTS (
+                        SELECT 1 FROM queue_subscriber_heartbeats h
+                        WHERE h.tenant = l.tenant AND h.consumer_group = l.consumer_group AND h.topic = l.topic
+                          AND h.subscriber_name = l.leased_by
+                          AND h.last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)) AS active
+              FROM queue_partition_leases l
+              WHERE %s) x
+            WHERE (? IS NULL OR x.active = ?)
+            ORDER BY x.tenant, x.consumer_group, x.topic, x.partition_key
+            LIMIT ?""";
+    static final String LIST_LEASES = LEASES.formatted("l." + ONE_TENANT);
+    static final String LIST_LEASES_ALL_TENANTS = LEASES.formatted(ALL_TENANTS);
+
+    /** Subscriber heartbeats; live when younger than the heartbeat timeout (microseconds). */
+    private static final String SUBSCRIBERS = """
+            SELECT tenant, consumer_group, topic, subscriber_name, started_at, last_seen_at,
+                   last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+            FROM queue_subscriber_heartbeats
+            WHERE %s
+            ORDER BY tenant, consumer_group, topic, subscriber_name
+            LIMIT ?""";
+    static final String LIST_SUBSCRIBERS = SUBSCRIBERS.formatted(ONE_TENANT);
+    static final String LIST_SUBSCRIBERS_ALL_TENANTS = SUBSCRIBERS.formatted(ALL_TENANTS);
+
+    static final String SELECT_MESSAGE_BY_ID = """
+            SELECT `offset`, payload, metadata, created_at FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?""";
+
+    /** Locks one message by its identity (delete, requeue): concurrent admin calls on it queue. */
+    static final String LOCK_MESSAGE_BY_ID = """
+            SELECT `offset`, metadata FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?
+            FOR UPDATE""";
+
+    static final String SELECT_MESSAGE_ID_AT = """
+            SELECT id FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
+
+    /** Each group that has consumed the partition, with its state of one message (offset is the first ?). */
+    static final String SELECT_GROUP_STATES = """
+            SELECT o.consumer_group, o.committed_offset, d.state, d.delivery_attempt, d.visible_at
+            FROM queue_offsets o
+            LEFT JOIN queue_delivery_state d
+              ON d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
+             AND d.partition_key = o.partition_key AND d.message_offset = ?
+            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key = ?
+            ORDER BY o.consumer_group""";
+
+    static final String SELECT_PARTITION_GROUPS = """
+            SELECT consumer_group FROM queue_offsets
+            WHERE tenant = ? AND topic = ? AND partition_key = ?
+            ORDER BY consumer_group""";
+
+    /**
+     * Locks the lease rows of one partition for the given groups (%s is the IN list), so no
+     * fetch or ack of the partition runs while its delivery state changes here. Same lock
+     * order as {@link ConsumerStore}: lease rows first, in primary-key order.
+     */
+    static final String LOCK_PARTITION_LEASES = """
+            SELECT consumer_group FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group IN (%s) AND topic = ? AND partition_key = ?
+            ORDER BY consumer_group
+            FOR UPDATE""";
+
+    static final String DELETE_DELIVERY_STATES = """
+            DELETE FROM queue_delivery_state
+            WHERE tenant = ? AND consumer_group IN (%s) AND topic = ? AND partition_key = ? AND message_offset = ?""";
+
+    static final String DELETE_MESSAGE = """
+            DELETE FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
+
+    /**
+     * Requeue of one group's dead letter: the message is handed back (PENDING, attempt 1,
+     * visible now). It may lie at or below the committed offset; fetch delivers such messages
+     * before anything above it.
+     */
+    static final String REQUEUE_DELIVERY = """
+            UPDATE queue_delivery_state
+            SET state = 'PENDING', delivery_attempt = 1, visible_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
+              AND state = 'DEAD'""";
+
+    private final Db db;
+
+    AdminStore(Db db) {
+        this.db = db;
+    }
+
+    /** A topic of a tenant. */
+    public record TopicRow(String tenant, String topic, long partitions, long messages) {}
+
+    /** Committed offset and lag of one group in one partition; {@code latestOffset} 0 when the partition is empty. */
+    public record OffsetRow(String tenant, String topic, String partitionKey, String consumerGroup, long committedOffset,
+                            long latestOffset, long lag) {}
+
+    /** A partition lease; times are the database's UTC. */
+    public record LeaseRow(String tenant, String consumerGroup, String topic, String partitionKey, String leasedBy,
+                           long epoch, Instant expiresAt, Instant acquiredAt, Instant renewedAt, boolean active) {}
+
+    /** A subscriber heartbeat. */
+    public record SubscriberRow(String tenant, String consumerGroup, String topic, String subscriberName,
+                                Instant startedAt, Instant lastSeenAt, boolean live) {}
+
+    /**
+     * Topics with partition and message counts.
+     *
+     * @param tenant one tenant, or empty for all tenants (fleet-wide: scatters on Vitess)
+     * @param limit most rows
+     */
+    public List<TopicRow> topics(Optional<String> tenant, int limit) {
+        return db.read(c -> list(c, tenant.isPresent() ? LIST_TOPICS : LIST_TOPICS_ALL_TENANTS, tenantFirst(tenant, limit),
+                rs -> new TopicRow(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4))));
+    }
+
+    /**
+     * Committed offsets and lag per (partition, consumer group).
+     *
+     * @param topic only this topic, or null
+     * @param consumerGroup only this group, or null
+     */
+    public List<OffsetRow> offsets(Optional<String> tenant, String topic, String consumerGroup, int limit) {
+        List<Object> p = new ArrayList<>();
+        tenant.ifPresent(p::add);
+        p.addAll(java.util.Arrays.asList(topic, topic, consumerGroup, consumerGroup, limit));
+        return db.read(c -> list(c, tenant.isPresent() ? LIST_OFFSETS : LIST_OFFSETS_ALL_TENANTS, p.toArray(),
+                rs -> new OffsetRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
+                        rs.getLong(6), rs.getLong(7))));
+    }
+
+    /**
+     * Partition leases.
+     *
+     * @param active true only active leases, false only stale ones, null both
+     * @param heartbeatTimeoutMicros a heartbeat older than this (microseconds) is dead
+     */
+    public List<LeaseRow> leases(Optional<String> tenant, Boolean active, long heartbeatTimeoutMicros, int limit) {
+        List<Object> p = new ArrayList<>();
+        p.add(heartbeatTimeoutMicros);
+        tenant.ifPresent(p::add);
+        p.addAll(java.util.Arrays.asList(active, active, limit));
+        return db.read(c -> list(c, tenant.isPresent() ? LIST_LEASES : LIST_LEASES_ALL_TENANTS, p.toArray(),
+                rs -> new LeaseRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                        rs.getLong(6), instant(rs, 7), instant(rs, 8), instant(rs, 9), rs.getBoolean(10))));
+    }
+
+    /** Subscriber heartbeats; {@code heartbeatTimeoutMicros} decides which are live. */
+    public List<SubscriberRow> subscribers(Optional<String> tenant, long heartbeatTimeoutMicros, int limit) {
+        List<Object> p = new ArrayList<>();
+        p.add(heartbeatTimeoutMicros);
+        tenant.ifPresent(p::add);
+        p.add(limit);
+        return db.read(c -> list(c, tenant.isPresent() ? LIST_SUBSCRIBERS : LIST_SUBSCRIBERS_ALL_TENANTS, p.toArray(),
+                rs -> new SubscriberRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), instant(rs, 5),
+                        instant(rs, 6), rs.getBoolean(7))));
+    }
+
+    /** One consumer group's view of a message. {@code state} null: not delivered to the group since its offset. */
+    public record GroupState(String consumerGroup, long committedOffset, String state, Integer deliveryAttempt,
+                             Instant visibleAt) {}
+
+    /** A stored message with every group's state of it. */
+    public record StoredMessage(long offset, String payloadJson, String metadataJson, Instant createdAt,
+                                List<GroupState> groups) {}
+
+    /** Reads one message by its complete identity; empty when there is none. */
+    public Optional<StoredMessage> message(String tenant, String topic, String partitionKey, String id) {
+        return db.read(c -> {
+            long offset;
+            String payload;
+            String metadata;
+            Instant created;
+            try (PreparedStatement ps = c.prepareStatement(SELECT_MESSAGE_BY_ID)) {
+                Db.bind(ps, tenant, topic, partitionKey, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.empty();
+                    }
+                    offset = rs.getLong(1);
+                    payload = rs.getString(2);
+                    metadata = rs.getString(3);
+                    created = instant(rs, 4);
+                }
+            }
+            List<GroupState> groups = list(c, SELECT_GROUP_STATES, new Object[] {offset, tenant, topic, partitionKey},
+                    rs -> new GroupState(rs.getString(1), rs.getLong(2), rs.getString(3),
+                            rs.getObject(4) == null ? null : rs.getInt(4), instant(rs, 5)));
+            return Optional.of(new StoredMessage(offset, payload, metadata, created, groups));
+        });
+    }
+
+    /**
+     * Deletes one message by its complete identity, with every group's delivery state of it,
+     * in one transaction.
+     *
+     * @return the offset it had, or empty when there was none
+     */
+    public Optional<Long> delete(String tenant, String topic, String partitionKey, String id) {
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            List<String> groups = Db.column(c, SELECT_PARTITION_GROUPS, tenant, topic, partitionKey);
+            lockLeases(c, tenant, topic, partitionKey, groups);
+            Optional<long[]> found = lockMessage(c, tenant, topic, partitionKey, id, null);
+            if (found.isEmpty()) {
+                return Optional.empty();
+            }
+            deleteMessage(c, tenant, topic, partitionKey, found.get()[0], groups);
+            return Optional.of(found.get()[0]);
+        });
+    }
+
+    /** Outcome of {@link #requeue}. */
+    public sealed interface Requeue {
+        /** Handed back to these groups; the dead letter is deleted. */
+        record Done(String originalTopic, long originalOffset, List<String> consumerGroups) implements Requeue {}
+
+        /** No message with that identity in the topic. */
+        record NotFound() implements Requeue {}
+
+        /** The message cannot be requeued (nothing changed); {@code why} says what is wrong. */
+        record Refused(String why) implements Requeue {}
+    }
+
+    /**
+     * Requeues one dead letter (SPEC "Dead letters"): each group its metadata names that holds
+     * the original message as DEAD gets it back (PENDING, attempt 1, before any later message
+     * of the partition), and the dead letter leaves the dead-letter topic. One transaction.
+     *
+     * @param dlqTopic the dead-letter topic, {@code <originalTopic><suffix>}
+     * @param suffix the dead-letter suffix
+     */
+    public Requeue requeue(String tenant, String dlqTopic, String suffix, String partitionKey, String id) {
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            String[] metadata = new String[1];
+            Optional<long[]> found = lockMessage(c, tenant, dlqTopic, partitionKey, id, metadata);
+            if (found.isEmpty()) {
+                return new Requeue.NotFound();
+            }
+            Map<String, String> m = DeadLetterMetadata.parse(metadata[0]);
+            String originalTopic = m.get(DeadLetterMetadata.ORIGINAL_TOPIC);
+            if (!dlqTopic.endsWith(suffix) || originalTopic == null || !(originalTopic + suffix).equals(dlqTopic)) {
+                return new Requeue.Refused("the message is not a dead letter of topic '"
+                        + dlqTopic.substring(0, Math.max(0, dlqTopic.length() - suffix.length())) + "' (metadata "
+                        + DeadLetterMetadata.ORIGINAL_TOPIC + " is " + (originalTopic == null ? "absent" : "'" + originalTopic + "'")
+                        + ")");
+            }
+            long originalOffset;
+            try {
+                originalOffset = Long.parseLong(m.getOrDefault(DeadLetterMetadata.ORIGINAL_OFFSET, ""));
+            } catch (NumberFormatException e) {
+                return new Requeue.Refused("metadata " + DeadLetterMetadata.ORIGINAL_OFFSET + " is not an offset");
+            }
+            List<String> originalId = Db.column(c, SELECT_MESSAGE_ID_AT, tenant, originalTopic, partitionKey, originalOffset);
+            if (originalId.isEmpty() || !originalId.get(0).equals(id)) {
+                return new Requeue.Refused("the original message (offset " + originalOffset + " of topic '" + originalTopic
+                        + "') no longer exists");
+            }
+            // No lease row locks: fetch never writes a DEAD row, and each update below is
+            // conditioned on state DEAD, so it races with nothing.
+            List<String> groups = new ArrayList<>(new java.util.TreeSet<>(DeadLetterMetadata.groups(m)));
+            List<String> requeued = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(REQUEUE_DELIVERY)) {
+                for (String g : groups) {
+                    Db.bind(ps, tenant, g, originalTopic, partitionKey, originalOffset);
+                    int n = ps.executeUpdate();
+                    if (n > 1) {
+                        throw new SQLException("requeue changed " + n + " delivery rows");
+                    }
+                    if (n == 1) {
+                        requeued.add(g);
+                    }
+                }
+            }
+            if (requeued.isEmpty()) {
+                return new Requeue.Refused("no consumer group named in its metadata (" + groups
+                        + ") holds the original message as dead-lettered");
+            }
+            List<String> dlqGroups = Db.column(c, SELECT_PARTITION_GROUPS, tenant, dlqTopic, partitionKey);
+            deleteMessage(c, tenant, dlqTopic, partitionKey, found.get()[0], dlqGroups);
+            return new Requeue.Done(originalTopic, originalOffset, requeued);
+        });
+    }
+
+    private static Optional<long[]> lockMessage(Connection c, String tenant, String topic, String partitionKey, String id,
+                                                String[] metadataOut) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(LOCK_MESSAGE_BY_ID)) {
+            Db.bind(ps, tenant, topic, partitionKey, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                if (metadataOut != null) {
+                    metadataOut[0] = rs.getString(2);
+                }
+                return Optional.of(new long[] {rs.getLong(1)});
+            }
+        }
+    }
+
+    private static void lockLeases(Connection c, String tenant, String topic, String partitionKey, List<String> groups)
+            throws SQLException {
+        if (groups.isEmpty()) {
+            return;
+        }
+        List<Object> p = new ArrayList<>();
+        p.add(tenant);
+        p.addAll(groups);
+        p.add(topic);
+        p.add(partitionKey);
+        Db.column(c, LOCK_PARTITION_LEASES.formatted(Db.placeholders(groups.size())), p.toArray());
+    }
+
+    private static void deleteMessage(Connection c, String tenant, String topic, String partitionKey, long offset,
+                                      List<String> groups) throws SQLException {
+        if (!groups.isEmpty()) {
+            List<Object> p = new ArrayList<>();
+            p.add(tenant);
+            p.addAll(groups);
+            p.addAll(List.of(topic, partitionKey, offset));
+            try (PreparedStatement ps = c.prepareStatement(DELETE_DELIVERY_STATES.formatted(Db.placeholders(groups.size())))) {
+                Db.bind(ps, p.toArray());
+                ps.executeUpdate(); // zero or one row per group
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(DELETE_MESSAGE)) {
+            Db.bind(ps, tenant, topic, partitionKey, offset);
+            int n = ps.executeUpdate();
+            if (n != 1) {
+                throw new SQLException("delete of a locked message changed " + n + " rows, expected 1");
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface RowMapper<T> {
+        T map(ResultSet rs) throws SQLException;
+    }
+
+    private static <T> List<T> list(Connection c, String sql, Object[] params, RowMapper<T> mapper) throws SQLException {
+        List<T> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            Db.bind(ps, params);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(mapper.map(rs));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Object[] tenantFirst(Optional<String> tenant, int limit) {
+        return tenant.<Object[]>map(t -> new Object[] {t, limit}).orElseGet(() -> new Object[] {limit});
+    }
+
+    private static Instant instant(ResultSet rs, int column) throws SQLException {
+        LocalDateTime t = rs.getObject(column, LocalDateTime.class);
+        return t == null ? null : t.toInstant(ZoneOffset.UTC);
+    }
+}

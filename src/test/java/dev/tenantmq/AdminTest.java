@@ -1,0 +1,222 @@
+package dev.tenantmq;
+
+import static dev.tenantmq.Api.ack;
+import static dev.tenantmq.Api.fetchOk;
+import static dev.tenantmq.Api.msg;
+import static dev.tenantmq.Api.nack;
+import static dev.tenantmq.Api.publishOk;
+import static dev.tenantmq.Api.receipts;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The admin API (SPEC section 4, "Admin" and "Dead letters"): scope rule, auth, inspect, delete, requeue. */
+@QuarkusTest
+class AdminTest {
+    /** The test profile's mq.admin.token. */
+    static final String TOKEN = "test-admin-token-0123456789";
+    private static final List<String> LISTINGS = List.of("/admin/topics", "/admin/offsets", "/admin/leases",
+            "/admin/subscribers");
+    private static final int MAX_DELIVERIES = 5;
+
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+
+    private static RequestSpecification admin() {
+        return given().header("Authorization", "Bearer " + TOKEN);
+    }
+
+    @Test
+    void every_listing_needs_exactly_one_of_tenant_or_all_tenants() {
+        for (String path : LISTINGS) {
+            admin().get(path).then().statusCode(400).contentType("application/problem+json")
+                    .body("errors.field", hasItem("tenant"));
+            admin().queryParam("tenant", tenant).queryParam("allTenants", "true").get(path).then().statusCode(400)
+                    .body("errors.field", hasItem("tenant"));
+            admin().queryParam("allTenants", "false").get(path).then().statusCode(400).body("errors.field", hasItem("tenant"));
+            admin().queryParam("allTenants", "yes").get(path).then().statusCode(400)
+                    .body("errors.field", hasItem("allTenants"));
+            admin().queryParam("tenant", "bad tenant").get(path).then().statusCode(400).body("errors.field", hasItem("tenant"));
+            admin().queryParam("tenant", tenant).queryParam("limit", "0").get(path).then().statusCode(400)
+                    .body("errors.field", hasItem("limit"));
+            admin().queryParam("tenant", tenant).get(path).then().statusCode(200);
+            admin().queryParam("allTenants", "true").get(path).then().statusCode(200);
+        }
+    }
+
+    @Test
+    void listings_of_one_tenant_never_show_another_tenant() {
+        String other = tenant.equals("it-00") ? "it-01" : "it-00";
+        String group = TestIds.group();
+        publishOk(tenant, topic, List.of(msg("k1", "1", 1), msg("k2", "2", 2)));
+        publishOk(other, topic, List.of(msg("k1", "1", 1)));
+        fetchOk(tenant, topic, group, 10, 5, 30);
+        fetchOk(other, topic, group, 10, 5, 30);
+
+        JsonPath topics = listing("/admin/topics", tenant);
+        assertTrue(topics.getList("topics.tenant", String.class).stream().allMatch(tenant::equals));
+        assertEquals(List.of(2), topics.getList("topics.findAll { it.topic == '" + topic + "' }.partitions"));
+        assertEquals(List.of(2), topics.getList("topics.findAll { it.topic == '" + topic + "' }.messages"));
+        for (String path : LISTINGS) {
+            JsonPath page = listing(path, tenant);
+            String list = path.substring("/admin/".length());
+            assertTrue(page.getList(list + ".tenant", String.class).stream().allMatch(tenant::equals), path);
+        }
+        JsonPath all = admin().queryParam("allTenants", "true").queryParam("limit", "10000").get("/admin/offsets")
+                .then().statusCode(200).extract().jsonPath();
+        List<String> tenants = all.getList("offsets.findAll { it.topic == '" + topic + "' }.tenant", String.class);
+        assertTrue(tenants.contains(tenant) && tenants.contains(other), "allTenants=true lists both: " + tenants);
+    }
+
+    @Test
+    void offsets_leases_and_subscribers_show_the_group_at_work() {
+        String group = TestIds.group();
+        publishOk(tenant, topic, List.of(msg("k", "1", 1), msg("k", "2", 2), msg("k", "3", 3)));
+        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 5, 30);
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
+
+        JsonPath offsets = admin().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("consumerGroup", group)
+                .get("/admin/offsets").then().statusCode(200).extract().jsonPath();
+        assertEquals(1, offsets.getList("offsets").size());
+        assertEquals(((Number) got.get(0).get("offset")).longValue(), offsets.getLong("offsets[0].committedOffset"));
+        assertEquals(2, offsets.getInt("offsets[0].lag"));
+
+        admin().queryParam("tenant", tenant).queryParam("state", "active").get("/admin/leases").then().statusCode(200)
+                .body("leases.findAll { it.topic == '" + topic + "' }.leasedBy", equalTo(List.of("test-subscriber")))
+                .body("leases.active", everyItem(equalTo(true)));
+        admin().queryParam("tenant", tenant).queryParam("state", "stale").get("/admin/leases").then().statusCode(200)
+                .body("leases.findAll { it.topic == '" + topic + "' }", equalTo(List.of()));
+        admin().queryParam("tenant", tenant).queryParam("state", "gone").get("/admin/leases").then().statusCode(400)
+                .body("errors.field", hasItem("state"));
+        admin().queryParam("tenant", tenant).get("/admin/subscribers").then().statusCode(200)
+                .body("subscribers.findAll { it.topic == '" + topic + "' && it.consumerGroup == '" + group + "' }.live",
+                        equalTo(List.of(true)));
+    }
+
+    @Test
+    void admin_calls_need_the_admin_token_and_consumer_calls_do_not() {
+        given().queryParam("tenant", tenant).get("/admin/topics").then().statusCode(401)
+                .contentType("application/problem+json").header("WWW-Authenticate", containsString("Bearer"));
+        given().header("Authorization", "Bearer wrong-token-0123456789").queryParam("tenant", tenant).get("/admin/topics")
+                .then().statusCode(401);
+        given().header("Authorization", TOKEN).queryParam("tenant", tenant).get("/admin/topics").then().statusCode(401);
+        given().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("partitionKey", "k")
+                .queryParam("id", "x").delete("/admin/messages").then().statusCode(401);
+        publishOk(tenant, topic, List.of(msg("k", "1", 1))); // publish needs no admin role
+    }
+
+    @Test
+    void a_requeued_dead_letter_goes_back_first_with_attempt_one_only_to_the_group_that_dead_lettered_it() {
+        String failing = TestIds.group();
+        String acking = TestIds.group();
+        List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "m", "poison"), msg("k", "n1", 1)))
+                .getList("messages.offset", Long.class);
+        deadLetter(failing, "k", "m");
+        List<Map<String, Object>> next = fetchOk(tenant, topic, failing, 10, 5, 30);
+        assertEquals(List.of("n1"), next.stream().map(m -> m.get("id")).toList());
+        assertEquals(List.of("ACKED"), ack(tenant, topic, failing, receipts(next)));
+        List<Map<String, Object>> inAcking = fetchOk(tenant, topic, acking, 10, 5, 30);
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, acking, receipts(inAcking)));
+
+        String dlq = topic + ".dlq";
+        requeue(dlq, "k", "m").then().statusCode(200)
+                .body("consumerGroups", equalTo(List.of(failing)))
+                .body("originalTopic", equalTo(topic))
+                .body("originalOffset", equalTo(offsets.get(0).intValue()));
+        inspect(dlq, "k", "m").then().statusCode(404);
+        assertEquals(0, fetchOk(tenant, dlq, TestIds.group(), 10, 1, 30).size(), "the row left the dead-letter topic");
+
+        publishOk(tenant, topic, List.of(msg("k", "n2", 2)));
+        List<Map<String, Object>> again = fetchOk(tenant, topic, failing, 10, 5, 30);
+        assertEquals(List.of("m", "n2"), again.stream().map(m -> m.get("id")).toList(),
+                "the requeued message comes before later ones although the committed offset is past it");
+        assertEquals(offsets.get(0).longValue(), ((Number) again.get(0).get("offset")).longValue());
+        assertEquals(List.of(1, 1), again.stream().map(m -> m.get("deliveryAttempt")).toList());
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, failing, receipts(again)));
+        assertEquals(0, fetchOk(tenant, topic, failing, 10, 0, 30).size());
+
+        List<Map<String, Object>> other = fetchOk(tenant, topic, acking, 10, 5, 30);
+        assertEquals(List.of("n2"), other.stream().map(m -> m.get("id")).toList(), "the acking group never gets m again");
+        requeue(dlq, "k", "m").then().statusCode(404);
+    }
+
+    @Test
+    void inspect_delete_and_requeue_work_for_keys_and_ids_with_reserved_characters_and_emoji() {
+        String group = TestIds.group();
+        String key = "orders/2026 %41?q=1#frag \uD83D\uDE00 end";
+        String id = "id/%2F? #x \uD83D\uDCA9 y";
+        publishOk(tenant, topic, List.of(msg(key, id, Map.of("n", 1)), msg(key, "after", 2)));
+        inspect(topic, key, id).then().statusCode(200)
+                .body("partitionKey", equalTo(key)).body("id", equalTo(id)).body("payload.n", equalTo(1))
+                .body("metadata.queue_name", equalTo(tenant));
+
+        deadLetter(group, key, id);
+        String dlq = topic + ".dlq";
+        inspect(dlq, key, id).then().statusCode(200).body("metadata.consumer_group", equalTo(group))
+                .body("metadata.original_topic", equalTo(topic));
+        inspect(topic, key, id).then().statusCode(200)
+                .body("consumerGroups.find { it.consumerGroup == '" + group + "' }.state", equalTo("DEAD"));
+        requeue(dlq, key, id).then().statusCode(200).body("consumerGroups", equalTo(List.of(group)));
+        inspect(topic, key, id).then().statusCode(200)
+                .body("consumerGroups.find { it.consumerGroup == '" + group + "' }.state", equalTo("PENDING"))
+                .body("consumerGroups.find { it.consumerGroup == '" + group + "' }.deliveryAttempt", equalTo(1));
+        List<Map<String, Object>> back = fetchOk(tenant, topic, group, 1, 5, 30);
+        assertEquals(key, back.get(0).get("partitionKey"));
+        assertEquals(id, back.get(0).get("id"));
+
+        admin().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("partitionKey", key)
+                .queryParam("id", id).delete("/admin/messages").then().statusCode(200)
+                .body("id", equalTo(id)).body("partitionKey", equalTo(key));
+        inspect(topic, key, id).then().statusCode(404);
+        List<Map<String, Object>> later = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("after"), later.stream().map(m -> m.get("id")).toList(),
+                "deleting the in-flight message (with its delivery state) releases the partition at once");
+    }
+
+    @Test
+    void message_calls_name_missing_parameters_and_refuse_what_is_not_a_dead_letter() {
+        admin().queryParam("tenant", tenant).queryParam("topic", topic).get("/admin/messages").then().statusCode(400)
+                .body("errors.field", equalTo(List.of("partitionKey", "id")));
+        inspect(topic, "k", "absent").then().statusCode(404).contentType("application/problem+json");
+        publishOk(tenant, topic, List.of(msg("k", "plain", 1)));
+        requeue(topic, "k", "plain").then().statusCode(409).contentType("application/problem+json");
+        publishOk(tenant, topic + ".dlq", List.of(msg("k", "forged", 1)));
+        requeue(topic + ".dlq", "k", "forged").then().statusCode(409);
+        inspect(topic + ".dlq", "k", "forged").then().statusCode(200); // a refused requeue changes nothing
+    }
+
+    /** Nacks message {@code id} (the head of partition {@code key}) in {@code group} until it is dead-lettered. */
+    private void deadLetter(String group, String key, String id) {
+        for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
+            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 5, 30);
+            assertEquals(id, got.get(0).get("id"));
+            assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "test"));
+        }
+    }
+
+    private JsonPath listing(String path, String t) {
+        return admin().queryParam("tenant", t).get(path).then().statusCode(200).extract().jsonPath();
+    }
+
+    private Response inspect(String t, String key, String id) {
+        return admin().queryParam("tenant", tenant).queryParam("topic", t).queryParam("partitionKey", key)
+                .queryParam("id", id).get("/admin/messages");
+    }
+
+    private Response requeue(String t, String key, String id) {
+        return admin().queryParam("tenant", tenant).queryParam("topic", t).queryParam("partitionKey", key)
+                .queryParam("id", id).post("/admin/messages/requeue");
+    }
+}
