@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.tenantmq.api.AdminResource;
 import dev.tenantmq.api.ConsumerGroupResource;
 import dev.tenantmq.api.MessagesResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class OpenApiContractTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    private static final List<Class<?>> RESOURCES = List.of(MessagesResource.class, ConsumerGroupResource.class);
+    private static final List<Class<?>> RESOURCES = List.of(MessagesResource.class, ConsumerGroupResource.class,
+            AdminResource.class);
 
     @Test
     void served_document_equals_the_repository_contract() throws Exception {
