@@ -1,0 +1,272 @@
+package dev.tenantmq.scheduler;
+
+import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.ops.QueueMetrics;
+import dev.tenantmq.store.RetentionStore;
+import io.quarkus.runtime.Startup;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * The retention policy ({@code mq.retention.*}). Once per {@code mq.retention.interval}, for
+ * every topic of every served tenant, deletes from the head of each partition the messages
+ * that every consumer group of the topic has committed, and the messages older than
+ * {@code mq.retention.max-age} whether consumed or not, together with their delivery state.
+ * A message whose dead letter ({@code <topic><mq.dlq-suffix>}, same partition key and id)
+ * still exists is kept, and the walk of a partition stops at its first message that is
+ * neither committed by every group nor expired. Age is judged by the database clock.
+ *
+ * <p>Deletes go in offset order, {@code mq.retention.batch-size} messages per short
+ * transaction, so publishers and consumers never wait long. A failing tenant or topic is
+ * logged once per failure streak and retried on the next run; it does not stop the others.
+ * Every process that serves a tenant runs this for it; concurrent runs only find less to do.
+ */
+@Startup
+@ApplicationScoped
+public class RetentionJob {
+    private static final Logger LOG = Logger.getLogger(RetentionJob.class);
+    /** Failure-streak key of a tenant whose topics could not be listed. */
+    private static final String ALL_TOPICS = "";
+
+    private final RetentionStore store;
+    private final ProcessIdentity identity;
+    private final QueueMetrics metrics;
+    private final MqConfig config;
+    /** (tenant, topic) pairs whose last attempt failed, so each failure streak is logged once. */
+    private final Set<String> failing = ConcurrentHashMap.newKeySet();
+
+    RetentionJob(RetentionStore store, ProcessIdentity identity, QueueMetrics metrics, MqConfig config) {
+        this.store = store;
+        this.identity = identity;
+        this.metrics = metrics;
+        this.config = config;
+        // Checked at start-up: a batch of 0 would never advance, a negative age has no meaning.
+        if (config.retention().batchSize() < 1) {
+            throw new IllegalStateException("mq.retention.batch-size must be at least 1, got "
+                    + config.retention().batchSize());
+        }
+        if (config.retention().maxAge().isNegative()) {
+            throw new IllegalStateException("mq.retention.max-age must not be negative, got "
+                    + config.retention().maxAge());
+        }
+    }
+
+    /**
+     * What one run over all served tenants did.
+     *
+     * @param tenants tenants visited
+     * @param topics topics purged without error
+     * @param deleted messages deleted
+     * @param failures tenants whose topics could not be listed plus topics whose purge failed
+     */
+    public record RetentionResult(int tenants, int topics, long deleted, int failures) {}
+
+    /** The periodic run; does nothing when {@code mq.retention.enabled} is false. */
+    @Scheduled(every = "${mq.retention.interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            identity = "mq-retention")
+    void scheduled() {
+        if (!config.retention().enabled()) {
+            return;
+        }
+        RetentionResult result = runOnce();
+        LOG.debugf("retention run: %s", result);
+    }
+
+    /**
+     * Runs the policy once for every served tenant with the configured maximum age and batch
+     * size, whether or not {@code mq.retention.enabled} is set. Failures are logged, counted
+     * in the result and do not stop the run.
+     */
+    public RetentionResult runOnce() {
+        long maxAgeMicros = micros(config.retention().maxAge());
+        int batchSize = config.retention().batchSize();
+        int topics = 0;
+        int failures = 0;
+        long deleted = 0;
+        for (String tenant : identity.tenantNames()) {
+            TenantOutcome outcome = purge(tenant, maxAgeMicros, batchSize);
+            topics += outcome.topics;
+            failures += outcome.failures;
+            deleted += outcome.deleted;
+        }
+        return new RetentionResult(identity.tenantNames().size(), topics, deleted, failures);
+    }
+
+    /**
+     * Runs the policy for every topic of one served tenant with an explicit maximum age and
+     * the configured batch size. A failing topic is logged and skipped.
+     *
+     * @param maxAge messages created longer ago than this (database clock) are deleted even
+     *     when unconsumed; {@link Duration#ZERO} expires every message
+     * @return messages deleted
+     * @throws IllegalArgumentException when this process does not serve {@code tenant}, or
+     *     {@code maxAge} is negative
+     */
+    public long purgeTenant(String tenant, Duration maxAge) {
+        requireServed(tenant);
+        return purge(tenant, micros(requireAge(maxAge)), config.retention().batchSize()).deleted;
+    }
+
+    /**
+     * Runs the policy for one topic of one served tenant with an explicit maximum age and
+     * batch size. Errors are thrown, not logged.
+     *
+     * @param maxAge messages created longer ago than this (database clock) are deleted even
+     *     when unconsumed
+     * @param batchSize most messages read and deleted per transaction; at least 1
+     * @return messages deleted
+     * @throws IllegalArgumentException when this process does not serve {@code tenant}, or an
+     *     argument is out of range
+     * @throws dev.tenantmq.store.StoreUnavailableException when the database is unreachable
+     */
+    public long purgeTopic(String tenant, String topic, Duration maxAge, int batchSize) {
+        requireServed(tenant);
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
+        }
+        return purgeTopic(tenant, topic, micros(requireAge(maxAge)), batchSize);
+    }
+
+    private record TenantOutcome(int topics, int failures, long deleted) {}
+
+    private TenantOutcome purge(String tenant, long maxAgeMicros, int batchSize) {
+        List<String> topics;
+        try {
+            topics = store.topics(tenant);
+            recovered(tenant, ALL_TOPICS);
+        } catch (RuntimeException ex) {
+            failed(tenant, ALL_TOPICS, ex);
+            return new TenantOutcome(0, 1, 0);
+        }
+        int done = 0;
+        int failures = 0;
+        long deleted = 0;
+        for (String topic : topics) {
+            try {
+                deleted += purgeTopic(tenant, topic, maxAgeMicros, batchSize);
+                done++;
+                recovered(tenant, topic);
+            } catch (RuntimeException ex) {
+                failures++;
+                failed(tenant, topic, ex);
+            }
+        }
+        return new TenantOutcome(done, failures, deleted);
+    }
+
+    /**
+     * One topic: reads the floors first, so floors that advance meanwhile only make this run
+     * keep more, then walks each partition whose head is committed or expired.
+     */
+    private long purgeTopic(String tenant, String topic, long maxAgeMicros, int batchSize) {
+        RetentionStore.Floors floors = store.floors(tenant, topic);
+        String deadLetterTopic = topic + config.dlqSuffix();
+        long deleted = 0;
+        for (RetentionStore.Head head : store.heads(tenant, topic, maxAgeMicros)) {
+            long floor = floors.floor(head.partitionKey());
+            if (head.offset() > floor && !head.expired()) {
+                continue;
+            }
+            deleted += purgePartition(tenant, topic, deadLetterTopic, head, floor, floors.groups(), maxAgeMicros,
+                    batchSize);
+        }
+        return deleted;
+    }
+
+    private long purgePartition(String tenant, String topic, String deadLetterTopic, RetentionStore.Head head,
+                                long floor, List<String> groups, long maxAgeMicros, int batchSize) {
+        long deleted = 0;
+        long after = head.offset() - 1;
+        while (true) {
+            List<RetentionStore.Row> rows = store.rows(tenant, topic, deadLetterTopic, head.partitionKey(), after,
+                    maxAgeMicros, batchSize);
+            Batch batch = plan(rows, floor);
+            if (!batch.deletable().isEmpty()) {
+                int n = store.delete(tenant, topic, head.partitionKey(), groups, batch.deletable());
+                deleted += n;
+                // Counted per batch, so a topic that fails half-way still reports what it deleted.
+                metrics.retentionDeleted(tenant, topic, n);
+            }
+            if (batch.stop() || rows.size() < batchSize) {
+                return deleted;
+            }
+            after = batch.lastSeen();
+        }
+    }
+
+    /**
+     * What to do with one batch of a partition's rows.
+     *
+     * @param deletable offsets to delete, ascending
+     * @param lastSeen highest offset looked at; the next batch starts after it
+     * @param stop the partition's walk ends with this batch
+     */
+    record Batch(List<Long> deletable, long lastSeen, boolean stop) {}
+
+    /**
+     * Splits rows (in offset order) into deletable ones, up to the first row that is neither
+     * committed by every group ({@code offset <= floor}) nor expired. A row with a dead letter
+     * is kept but does not stop the walk: it holds back only itself.
+     */
+    static Batch plan(List<RetentionStore.Row> rows, long floor) {
+        List<Long> deletable = new ArrayList<>();
+        long lastSeen = -1;
+        for (RetentionStore.Row row : rows) {
+            if (row.offset() > floor && !row.expired()) {
+                return new Batch(deletable, lastSeen, true);
+            }
+            lastSeen = row.offset();
+            if (!row.deadLettered()) {
+                deletable.add(row.offset());
+            }
+        }
+        return new Batch(deletable, lastSeen, false);
+    }
+
+    private void failed(String tenant, String topic, RuntimeException ex) {
+        if (failing.add(key(tenant, topic))) {
+            // Logged once per failure streak; the next run retries.
+            if (topic.equals(ALL_TOPICS)) {
+                LOG.warnf(ex, "retention could not list the topics of tenant=%s", tenant);
+            } else {
+                LOG.warnf(ex, "retention failed for tenant=%s topic=%s", tenant, topic);
+            }
+        }
+    }
+
+    private void recovered(String tenant, String topic) {
+        if (failing.remove(key(tenant, topic))) {
+            LOG.infof("retention for tenant=%s%s recovered", tenant, topic.equals(ALL_TOPICS) ? "" : " topic=" + topic);
+        }
+    }
+
+    private static String key(String tenant, String topic) {
+        return tenant + '\u0000' + topic;
+    }
+
+    private void requireServed(String tenant) {
+        if (!identity.tenantNames().contains(tenant)) {
+            throw new IllegalArgumentException("this process does not serve tenant '" + tenant + "'");
+        }
+    }
+
+    private static Duration requireAge(Duration maxAge) {
+        if (maxAge.isNegative()) {
+            throw new IllegalArgumentException("maxAge must not be negative, got " + maxAge);
+        }
+        return maxAge;
+    }
+
+    /** Microseconds of {@code d}, saturating at {@link Long#MAX_VALUE} for absurdly long ages. */
+    private static long micros(Duration d) {
+        return TimeUnit.MICROSECONDS.convert(d);
+    }
+}

@@ -1,0 +1,269 @@
+package dev.tenantmq.store;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * SQL of retention: finding the messages of a (tenant, topic) that every consumer group has
+ * committed, or that are older than the maximum age, and deleting them with their delivery
+ * state. Every statement leads with {@code tenant}, so on Vitess it stays on one shard.
+ *
+ * <p>Locking: reads here are plain consistent reads (auto-commit, no {@code FOR UPDATE}), so
+ * they never wait for or block publishers and consumers. The only locks are the row locks of
+ * {@link #delete}, held for one short READ COMMITTED transaction of at most one batch.
+ */
+@ApplicationScoped
+public class RetentionStore {
+    /**
+     * Topics of a tenant, in name order, so an original topic is handled before its
+     * dead-letter topic {@code <topic><suffix>} in the same run. Grouping by the bound
+     * {@code tenant} too is what makes MySQL 9 and MariaDB 10.11 skip through the primary key
+     * (one probe per topic); with {@code DISTINCT topic} alone both read every row of the tenant.
+     */
+    static final String SELECT_TOPICS = """
+            SELECT topic FROM queue_messages
+            WHERE tenant = ?
+            GROUP BY tenant, topic
+            ORDER BY topic""";
+
+    /** Consumer groups of a topic: every group that has a committed offset in any partition. */
+    static final String SELECT_GROUPS = """
+            SELECT DISTINCT consumer_group FROM queue_offsets
+            WHERE tenant = ? AND topic = ?
+            ORDER BY consumer_group""";
+
+    /**
+     * Lowest committed offset per partition, and how many groups have a row there. A partition
+     * where fewer rows than groups exist has a group that committed nothing in it (floor 0).
+     */
+    static final String SELECT_FLOORS = """
+            SELECT partition_key, MIN(committed_offset), COUNT(*) FROM queue_offsets
+            WHERE tenant = ? AND topic = ?
+            GROUP BY partition_key""";
+
+    /**
+     * The head (lowest offset) of every partition of a topic, and whether it is older than
+     * {@code ?} microseconds by the database clock. The derived table is a loose index scan
+     * of the primary key (one probe per partition; like {@link #SELECT_TOPICS} it needs the
+     * bound columns in the GROUP BY), and the join reads one row per partition by primary key.
+     */
+    static final String SELECT_HEADS = """
+            SELECT m.partition_key, m.`offset`, m.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+            FROM queue_messages m
+            JOIN (SELECT partition_key, MIN(`offset`) AS head_offset FROM queue_messages
+                  WHERE tenant = ? AND topic = ?
+                  GROUP BY tenant, topic, partition_key) h
+              ON h.partition_key = m.partition_key AND h.head_offset = m.`offset`
+            WHERE m.tenant = ? AND m.topic = ?
+            ORDER BY m.partition_key""";
+
+    /**
+     * The next rows of one partition after offset {@code ?}, in offset order, each with whether
+     * it is older than {@code ?} microseconds by the database clock and whether its dead letter
+     * (same tenant, partition key and id in the dead-letter topic) exists. The dead-letter
+     * probe is one lookup of {@code uq_message_id}.
+     */
+    static final String SELECT_PARTITION_ROWS = """
+            SELECT m.`offset`,
+                   m.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND,
+                   dl.`offset` IS NOT NULL
+            FROM queue_messages m
+            LEFT JOIN queue_messages dl
+              ON dl.tenant = m.tenant AND dl.topic = ? AND dl.partition_key = m.partition_key AND dl.id = m.id
+            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
+            ORDER BY m.`offset`
+            LIMIT ?""";
+
+    /**
+     * Deletes messages of one partition by offset (%s is the IN list). Record locks on these
+     * rows only (READ COMMITTED takes no gap locks); a publisher waits for them only when the
+     * newest row of the partition is among them, for the length of this short transaction.
+     */
+    static final String DELETE_MESSAGES = """
+            DELETE FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` IN (%s)""";
+
+    /**
+     * Deletes the delivery state of deleted messages for the topic's groups (the first %s is
+     * the group IN list, the second the offset IN list); both lists keep it on the primary key.
+     */
+    static final String DELETE_DELIVERY_STATES = """
+            DELETE FROM queue_delivery_state
+            WHERE tenant = ? AND consumer_group IN (%s) AND topic = ? AND partition_key = ?
+              AND message_offset IN (%s)""";
+
+    private final Db db;
+
+    RetentionStore(Db db) {
+        this.db = db;
+    }
+
+    /**
+     * The consumer groups of a topic and the offset up to which all of them have committed
+     * each partition.
+     *
+     * @param groups every consumer group with a committed offset in some partition of the topic
+     * @param minCommitted per partition key, the lowest committed offset over the groups that
+     *     have a row there, only for partitions where every group has one
+     */
+    public record Floors(List<String> groups, Map<String, Long> minCommitted) {
+        /**
+         * The offset at or below which every group of the topic has committed
+         * {@code partitionKey}: 0 when there are no groups, or when a group has no committed
+         * offset in the partition.
+         */
+        public long floor(String partitionKey) {
+            return minCommitted.getOrDefault(partitionKey, 0L);
+        }
+    }
+
+    /**
+     * The head of a partition.
+     *
+     * @param offset lowest offset stored in the partition
+     * @param expired whether the head is older than the maximum age asked for
+     */
+    public record Head(String partitionKey, long offset, boolean expired) {}
+
+    /**
+     * One stored message as retention sees it.
+     *
+     * @param expired older than the maximum age asked for (database clock)
+     * @param deadLettered a dead letter of it exists in the dead-letter topic
+     */
+    public record Row(long offset, boolean expired, boolean deadLettered) {}
+
+    /** Topics that have messages in {@code tenant}, in name order. */
+    public List<String> topics(String tenant) {
+        return db.read(c -> Db.column(c, SELECT_TOPICS, tenant));
+    }
+
+    /** The consumer groups of a topic and the committed floor of each partition (two reads). */
+    public Floors floors(String tenant, String topic) {
+        return db.read(c -> {
+            // Groups first: a group that appears between the two reads only lowers the floors.
+            List<String> groups = Db.column(c, SELECT_GROUPS, tenant, topic);
+            Map<String, Long> min = new HashMap<>();
+            if (groups.isEmpty()) {
+                return new Floors(groups, min);
+            }
+            try (PreparedStatement ps = c.prepareStatement(SELECT_FLOORS)) {
+                Db.bind(ps, tenant, topic);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        if (rs.getInt(3) >= groups.size()) {
+                            min.put(rs.getString(1), rs.getLong(2));
+                        }
+                    }
+                }
+            }
+            return new Floors(groups, min);
+        });
+    }
+
+    /**
+     * The head of every partition of a topic.
+     *
+     * @param maxAgeMicros maximum age in microseconds; a head created earlier than this before
+     *     the database's current time is expired
+     */
+    public List<Head> heads(String tenant, String topic, long maxAgeMicros) {
+        return db.read(c -> {
+            List<Head> heads = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(SELECT_HEADS)) {
+                Db.bind(ps, maxAgeMicros, tenant, topic, tenant, topic);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        heads.add(new Head(rs.getString(1), rs.getLong(2), rs.getBoolean(3)));
+                    }
+                }
+            }
+            return heads;
+        });
+    }
+
+    /**
+     * Up to {@code limit} rows of one partition after {@code afterOffset}, in offset order.
+     *
+     * @param deadLetterTopic the topic whose rows with the same partition key and id are this
+     *     topic's dead letters ({@code <topic><suffix>})
+     * @param maxAgeMicros maximum age in microseconds, judged by the database clock
+     */
+    public List<Row> rows(String tenant, String topic, String deadLetterTopic, String partitionKey, long afterOffset,
+                          long maxAgeMicros, int limit) {
+        return db.read(c -> {
+            List<Row> rows = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(SELECT_PARTITION_ROWS)) {
+                Db.bind(ps, maxAgeMicros, deadLetterTopic, tenant, topic, partitionKey, afterOffset, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(new Row(rs.getLong(1), rs.getBoolean(2), rs.getBoolean(3)));
+                    }
+                }
+            }
+            return rows;
+        });
+    }
+
+    /**
+     * Deletes messages of one partition and the delivery state of the topic's groups for them,
+     * in one short READ COMMITTED transaction.
+     *
+     * @param groups the topic's consumer groups (see {@link #floors})
+     * @param offsets offsets to delete; at most one batch
+     * @return messages deleted; fewer than {@code offsets} when a concurrent delete (another
+     *     process's retention, an admin delete) removed some first
+     * @throws StoreException when more rows than offsets were deleted (a bug; rolled back)
+     */
+    public int delete(String tenant, String topic, String partitionKey, List<String> groups, List<Long> offsets) {
+        if (offsets.isEmpty()) {
+            return 0;
+        }
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            int deleted = deleteMessages(c, tenant, topic, partitionKey, offsets);
+            if (!groups.isEmpty()) {
+                deleteDeliveryStates(c, tenant, topic, partitionKey, groups, offsets);
+            }
+            return deleted;
+        });
+    }
+
+    private static int deleteMessages(Connection c, String tenant, String topic, String partitionKey, List<Long> offsets)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(DELETE_MESSAGES.formatted(Db.placeholders(offsets.size())))) {
+            List<Object> params = new ArrayList<>(3 + offsets.size());
+            params.add(tenant);
+            params.add(topic);
+            params.add(partitionKey);
+            params.addAll(offsets);
+            Db.bind(ps, params.toArray());
+            int n = ps.executeUpdate();
+            if (n > offsets.size()) {
+                throw new StoreException("retention deleted " + n + " messages for " + offsets.size() + " offsets", null);
+            }
+            return n;
+        }
+    }
+
+    private static void deleteDeliveryStates(Connection c, String tenant, String topic, String partitionKey,
+                                             List<String> groups, List<Long> offsets) throws SQLException {
+        String sql = DELETE_DELIVERY_STATES.formatted(Db.placeholders(groups.size()), Db.placeholders(offsets.size()));
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            List<Object> params = new ArrayList<>(3 + groups.size() + offsets.size());
+            params.add(tenant);
+            params.addAll(groups);
+            params.add(topic);
+            params.add(partitionKey);
+            params.addAll(offsets);
+            Db.bind(ps, params.toArray());
+            ps.executeUpdate(); // any number: not every group has state for every message
+        }
+    }
+}

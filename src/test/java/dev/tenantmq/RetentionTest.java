@@ -1,0 +1,250 @@
+package dev.tenantmq;
+
+import static dev.tenantmq.Api.ack;
+import static dev.tenantmq.Api.fetchOk;
+import static dev.tenantmq.Api.msg;
+import static dev.tenantmq.Api.publishOk;
+import static dev.tenantmq.Api.receipts;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tenantmq.scheduler.RetentionJob;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Retention ({@code mq.retention.*}): committed messages and expired ones are deleted with
+ * their delivery state; a message is kept while a group has not committed it or while its dead
+ * letter exists; other tenants are never touched. The test profile disables the scheduled run,
+ * so each test runs the job itself.
+ */
+@QuarkusTest
+class RetentionTest {
+    private static final Duration WEEK = Duration.ofDays(7);
+
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+    private final String group = TestIds.group();
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Inject
+    RetentionJob retention;
+
+    @Test
+    void consumed_messages_are_deleted_and_unacknowledged_kept() throws Exception {
+        List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3");
+        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 3);
+        List<String> r = receipts(got);
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, r.subList(0, 2)));
+        assertEquals(offsets, messageOffsets(tenant, topic, "p"));
+
+        assertTrue(retention.purgeTenant(tenant, WEEK) >= 2);
+
+        assertEquals(List.of(offsets.get(2)), messageOffsets(tenant, topic, "p"));
+        assertEquals(List.of(offsets.get(2)), deliveryOffsets(tenant, topic, "p"));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, r.subList(2, 3)), "the kept message is still ackable");
+    }
+
+    @Test
+    void a_message_is_kept_until_every_group_has_committed_it() throws Exception {
+        String other = TestIds.group();
+        List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3");
+        List<Map<String, Object>> a = fetchAll(tenant, topic, group, 3);
+        List<Map<String, Object>> b = fetchAll(tenant, topic, other, 3);
+        assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(a)));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, other, receipts(b).subList(0, 1)));
+
+        assertEquals(1, retention.purgeTopic(tenant, topic, WEEK, 500));
+
+        assertEquals(offsets.subList(1, 3), messageOffsets(tenant, topic, "p"),
+                "only the first message is committed by both groups");
+        assertEquals(offsets.subList(1, 3), deliveryOffsets(tenant, topic, "p"), "the other group's deliveries remain");
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, other, receipts(b).subList(1, 3)));
+        assertEquals(2, retention.purgeTopic(tenant, topic, WEEK, 500));
+        assertEquals(List.of(), messageOffsets(tenant, topic, "p"));
+    }
+
+    @Test
+    void a_group_that_committed_nothing_in_a_partition_keeps_all_of_it() throws Exception {
+        List<Long> offsets = publish(tenant, topic, "p", "1", "2");
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(fetchAll(tenant, topic, group, 2))));
+        // A second group of the topic that has an offset only in another partition.
+        execute("""
+                INSERT INTO queue_offsets (tenant, topic, partition_key, consumer_group, committed_offset, updated_at)
+                VALUES (?, ?, 'elsewhere', ?, 0, UTC_TIMESTAMP(6))""", tenant, topic, TestIds.group());
+
+        assertEquals(0, retention.purgeTopic(tenant, topic, WEEK, 500));
+
+        assertEquals(offsets, messageOffsets(tenant, topic, "p"));
+    }
+
+    @Test
+    void expired_messages_are_deleted_even_unacknowledged() throws Exception {
+        List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3");
+        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 3);
+        publish(tenant, topic, "q", "never-fetched");
+
+        assertEquals(4, retention.purgeTopic(tenant, topic, Duration.ZERO, 500));
+
+        assertEquals(List.of(), messageOffsets(tenant, topic, "p"));
+        assertEquals(List.of(), messageOffsets(tenant, topic, "q"));
+        assertEquals(List.of(), deliveryOffsets(tenant, topic, "p"));
+        assertEquals(List.of("STALE", "STALE", "STALE"), ack(tenant, topic, group, receipts(got)),
+                "receipts of deleted messages change nothing");
+        // The partition is not stuck behind the deleted in-flight deliveries.
+        long next = publish(tenant, topic, "p", "4").get(0);
+        assertTrue(next > offsets.get(2));
+        assertEquals(List.of("4"), fetchAll(tenant, topic, group, 1).stream().map(m -> m.get("id")).toList());
+    }
+
+    @Test
+    void original_is_kept_while_its_dead_letter_exists() throws Exception {
+        String deadLetters = topic + ".dlq";
+        List<Long> original = publish(tenant, topic, "k", "x");
+        publish(tenant, deadLetters, "k", "x");
+
+        assertEquals(0, retention.purgeTopic(tenant, topic, Duration.ZERO, 500));
+        assertEquals(original, messageOffsets(tenant, topic, "k"));
+
+        assertEquals(1, execute("DELETE FROM queue_messages WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?",
+                tenant, deadLetters, "k", "x"));
+        assertEquals(1, retention.purgeTopic(tenant, topic, Duration.ZERO, 500));
+        assertEquals(List.of(), messageOffsets(tenant, topic, "k"));
+    }
+
+    @Test
+    void the_walk_skips_dead_lettered_messages_and_stops_at_the_first_uncommitted_one() throws Exception {
+        List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3", "4", "5", "6", "7");
+        publish(tenant, topic + ".dlq", "p", "2");
+        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 7);
+        assertEquals(List.of("ACKED", "ACKED", "ACKED", "ACKED", "ACKED"),
+                ack(tenant, topic, group, receipts(got).subList(0, 5)));
+
+        // Batches of two: [1, 2] [3, 4] [5, 6 stop].
+        assertEquals(4, retention.purgeTopic(tenant, topic, WEEK, 2));
+
+        assertEquals(List.of(offsets.get(1), offsets.get(5), offsets.get(6)), messageOffsets(tenant, topic, "p"));
+        assertEquals(List.of(offsets.get(5), offsets.get(6)), deliveryOffsets(tenant, topic, "p"),
+                "delivery state of the consumed prefix was pruned by ack, the in-flight ones remain");
+    }
+
+    @Test
+    void purging_one_tenant_never_touches_another() throws Exception {
+        String other = otherTenant();
+        publish(tenant, topic, "p", "1", "2");
+        List<Long> theirs = publish(other, topic, "p", "1", "2");
+        List<Long> theirDeadLetter = publish(other, topic + ".dlq", "p", "1");
+        List<Map<String, Object>> got = fetchAll(other, topic, group, 2);
+        assertEquals(List.of("ACKED"), ack(other, topic, group, receipts(got).subList(0, 1)));
+
+        assertTrue(retention.purgeTenant(tenant, Duration.ZERO) >= 2);
+
+        assertEquals(List.of(), messageOffsets(tenant, topic, "p"),
+                "another tenant's dead letter with the same key and id does not hold this tenant's message");
+        assertEquals(theirs, messageOffsets(other, topic, "p"));
+        assertEquals(theirDeadLetter, messageOffsets(other, topic + ".dlq", "p"));
+        assertEquals(List.of(theirs.get(1)), deliveryOffsets(other, topic, "p"));
+    }
+
+    @Test
+    void a_run_over_all_served_tenants_deletes_committed_messages() throws Exception {
+        List<Long> offsets = publish(tenant, topic, "p", "1", "2");
+        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 2);
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 1)));
+
+        RetentionJob.RetentionResult result = retention.runOnce();
+
+        assertEquals(0, result.failures());
+        assertTrue(result.deleted() >= 1);
+        assertEquals(offsets.subList(1, 2), messageOffsets(tenant, topic, "p"));
+    }
+
+    @Test
+    void a_tenant_this_process_does_not_serve_is_refused() {
+        assertThrows(IllegalArgumentException.class, () -> retention.purgeTenant("not-served", Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> retention.purgeTenant(tenant, Duration.ofSeconds(-1)));
+        assertThrows(IllegalArgumentException.class, () -> retention.purgeTopic(tenant, topic, WEEK, 0));
+    }
+
+    /** Publishes one message per id to one partition; returns their offsets in id order. */
+    private static List<Long> publish(String tenant, String topic, String partitionKey, String... ids) {
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (String id : ids) {
+            batch.add(msg(partitionKey, id, id));
+        }
+        return publishOk(tenant, topic, batch).getList("messages.offset", Long.class);
+    }
+
+    /**
+     * Fetches until {@code n} messages arrived: the first fetch registers the group's interest,
+     * and messages come once the scheduler has leased the partition.
+     */
+    private static List<Map<String, Object>> fetchAll(String tenant, String topic, String group, int n) {
+        List<Map<String, Object>> got = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            got.addAll(fetchOk(tenant, topic, group, n - got.size(), 1, 30));
+            return got.size() >= n;
+        });
+        return got;
+    }
+
+    private String otherTenant() {
+        String other;
+        do {
+            other = TestIds.tenant();
+        } while (other.equals(tenant));
+        assertNotEquals(tenant, other);
+        return other;
+    }
+
+    private List<Long> messageOffsets(String tenant, String topic, String partitionKey) throws Exception {
+        return longs("""
+                SELECT `offset` FROM queue_messages
+                WHERE tenant = ? AND topic = ? AND partition_key = ? ORDER BY `offset`""", tenant, topic, partitionKey);
+    }
+
+    /** Offsets with delivery state in any consumer group, ascending and distinct. */
+    private List<Long> deliveryOffsets(String tenant, String topic, String partitionKey) throws Exception {
+        return longs("""
+                SELECT DISTINCT message_offset FROM queue_delivery_state
+                WHERE tenant = ? AND topic = ? AND partition_key = ? ORDER BY message_offset""", tenant, topic, partitionKey);
+    }
+
+    private List<Long> longs(String sql, Object... params) throws Exception {
+        List<Long> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    private int execute(String sql, Object... params) throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            return ps.executeUpdate();
+        }
+    }
+}
