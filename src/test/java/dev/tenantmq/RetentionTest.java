@@ -1,5 +1,6 @@
 package dev.tenantmq;
 
+import static io.restassured.RestAssured.given;
 import static dev.tenantmq.Api.ack;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
@@ -123,6 +124,29 @@ class RetentionTest {
         assertEquals(1, execute("DELETE FROM queue_messages WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?",
                 tenant, deadLetters, "k", "x"));
         assertEquals(1, retention.purgeTopic(tenant, topic, Duration.ZERO, 500));
+        assertEquals(List.of(), messageOffsets(tenant, topic, "k"));
+    }
+
+    @Test
+    void a_requeued_dead_letter_is_kept_until_delivered_though_the_offset_is_past_it() throws Exception {
+        List<Long> offsets = publish(tenant, topic, "k", "poison", "next");
+        for (int attempt = 1; attempt <= 5; attempt++) {
+            List<Map<String, Object>> got = fetchAll(tenant, topic, group, 1);
+            assertEquals("poison", got.get(0).get("id"));
+            assertEquals(List.of("NACKED"), Api.nack(tenant, topic, group, receipts(got), 0, null));
+        }
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchAll(tenant, topic, group, 1))));
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic + ".dlq").queryParam("partitionKey", "k").queryParam("id", "poison")
+                .post("/admin/messages/requeue").then().statusCode(200);
+
+        // Committed past both, but "poison" waits for redelivery: only "next" may go.
+        assertEquals(1, retention.purgeTopic(tenant, topic, WEEK, 500));
+        assertEquals(List.of(offsets.get(0)), messageOffsets(tenant, topic, "k"));
+        List<Map<String, Object>> again = fetchAll(tenant, topic, group, 1);
+        assertEquals("poison", again.get(0).get("id"));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
+        assertEquals(1, retention.purgeTopic(tenant, topic, WEEK, 500));
         assertEquals(List.of(), messageOffsets(tenant, topic, "k"));
     }
 

@@ -90,10 +90,12 @@ public class ConsumeService {
      * look in the last half interval, so many idle long polls cost about one query per interval,
      * not one each.
      */
+    private static final Duration MIN_PAUSE = Duration.ofMillis(1);
+
     private Uni<List<Delivered>> waitThenRetry(GroupScope scope, Fetch f, Instant deadline, long seen) {
         Duration remaining = Duration.between(clock.instant(), deadline);
-        if (remaining.isNegative() || remaining.isZero()) {
-            return Uni.createFrom().item(List.of());
+        if (remaining.compareTo(MIN_PAUSE) < 0) {
+            return Uni.createFrom().item(List.of()); // a timer cannot wait less than 1 ms (Vert.x refuses it)
         }
         Duration recheck = config.fetch().recheckInterval();
         Duration pause = remaining.compareTo(recheck) < 0 ? remaining : recheck;

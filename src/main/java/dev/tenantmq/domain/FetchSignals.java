@@ -45,7 +45,9 @@ public class FetchSignals {
                 emitter.complete(null); // signalled between the read and the registration
             }
         });
-        return signalled.ifNoItem().after(max).recoverWithItem((Void) null);
+        // Vert.x timers refuse delays under 1 ms; a shorter wait would never complete.
+        Duration wait = max.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : max;
+        return signalled.ifNoItem().after(wait).recoverWithItem((Void) null);
     }
 
     /** Wakes every waiter of this (tenant, topic). */

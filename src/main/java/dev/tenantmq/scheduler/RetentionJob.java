@@ -186,7 +186,7 @@ public class RetentionJob {
         long deleted = 0;
         long after = head.offset() - 1;
         while (true) {
-            List<RetentionStore.Row> rows = store.rows(tenant, topic, deadLetterTopic, head.partitionKey(), after,
+            List<RetentionStore.Row> rows = store.rows(tenant, topic, deadLetterTopic, head.partitionKey(), groups, after,
                     maxAgeMicros, batchSize);
             Batch batch = plan(rows, floor);
             if (!batch.deletable().isEmpty()) {
@@ -214,7 +214,9 @@ public class RetentionJob {
     /**
      * Splits rows (in offset order) into deletable ones, up to the first row that is neither
      * committed by every group ({@code offset <= floor}) nor expired. A row with a dead letter
-     * is kept but does not stop the walk: it holds back only itself.
+     * is kept but does not stop the walk: it holds back only itself. So is a row a group still
+     * has to deliver although its committed offset is past it (a requeued dead letter), until
+     * it expires.
      */
     static Batch plan(List<RetentionStore.Row> rows, long floor) {
         List<Long> deletable = new ArrayList<>();
@@ -224,7 +226,7 @@ public class RetentionJob {
                 return new Batch(deletable, lastSeen, true);
             }
             lastSeen = row.offset();
-            if (!row.deadLettered()) {
+            if (!row.deadLettered() && (row.expired() || !row.undelivered())) {
                 deletable.add(row.offset());
             }
         }

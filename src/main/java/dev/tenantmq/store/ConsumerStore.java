@@ -460,8 +460,10 @@ public class ConsumerStore {
             Db.bind(ps, d.attempts(), s.tenant(), s.consumerGroup(), s.topic(), d.partitionKey(), d.offset(), d.fromState(),
                     d.delivery());
             int n = ps.executeUpdate();
+            if (n == 0) {
+                throw new SQLException("mark dead changed no row", "40001"); // see executeBatch
+            }
             if (n != 1) {
-                // The lease row lock keeps other writers out: anything but 1 is a bug.
                 throw new SQLException("mark dead changed " + n + " rows, expected 1");
             }
         }
@@ -810,8 +812,13 @@ public class ConsumerStore {
             }
             int[] counts = ps.executeBatch();
             for (int n : counts) {
+                if (n == 0) {
+                    // A row read in this transaction changed or went away: not through the lease row
+                    // lock, which every consumer write takes, but by retention or an admin delete of
+                    // the message. A conflict: SQLState 40001 makes Db retry with fresh reads.
+                    throw new SQLException(what + " changed no row", "40001");
+                }
                 if (n != 1 && n != java.sql.Statement.SUCCESS_NO_INFO) {
-                    // 0 would mean another writer got in despite the lease row lock: a bug, roll back.
                     throw new SQLException(what + " changed " + n + " rows, expected 1");
                 }
             }

@@ -56,13 +56,14 @@ public class MessageStore {
 
     /**
      * Tenant-scoped discovery (RFC "Subscriber discovery"): never an unscoped
-     * {@code WHERE topic = ?}; %s is the tenant IN list. The primary key makes this a
-     * loose index scan: cost follows the number of partitions, not of messages.
+     * {@code WHERE topic = ?}; %s is the tenant IN list. Selecting the bound {@code topic}
+     * too lets MySQL and MariaDB skip through the primary key (a loose index scan: cost follows
+     * the number of partitions, not of messages); without it both read every row of the topic.
      */
     static final String DISCOVER_PARTITIONS = """
-            SELECT DISTINCT tenant, partition_key FROM queue_messages
+            SELECT DISTINCT tenant, topic, partition_key FROM queue_messages
             WHERE tenant IN (%s) AND topic = ?
-            ORDER BY tenant, partition_key""";
+            ORDER BY tenant, topic, partition_key""";
 
     /** A hung shard fails discovery after this long instead of stalling the scheduler. */
     static final int DISCOVERY_TIMEOUT_SECONDS = 5;
@@ -339,7 +340,7 @@ public class MessageStore {
             ps.setString(i, topic);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    result.add(new DiscoveredPartition(rs.getString(1), rs.getString(2)));
+                    result.add(new DiscoveredPartition(rs.getString(1), rs.getString(3)));
                 }
             }
         }

@@ -66,14 +66,20 @@ public class RetentionStore {
 
     /**
      * The next rows of one partition after offset {@code ?}, in offset order, each with whether
-     * it is older than {@code ?} microseconds by the database clock and whether its dead letter
-     * (same tenant, partition key and id in the dead-letter topic) exists. The dead-letter
-     * probe is one lookup of {@code uq_message_id}.
+     * it is older than {@code ?} microseconds by the database clock, whether its dead letter
+     * (same tenant, partition key and id in the dead-letter topic) exists, and whether a group
+     * (%s is the IN list of the topic's groups) still has it to deliver: a requeued message
+     * lies at or below the committed offset. The dead-letter probe is one lookup of
+     * {@code uq_message_id}; the delivery probe one primary-key lookup per group.
      */
     static final String SELECT_PARTITION_ROWS = """
             SELECT m.`offset`,
                    m.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND,
-                   dl.`offset` IS NOT NULL
+                   dl.`offset` IS NOT NULL,
+                   EXISTS (SELECT 1 FROM queue_delivery_state d
+                           WHERE d.tenant = m.tenant AND d.consumer_group IN (%s) AND d.topic = m.topic
+                             AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
+                             AND d.state IN ('INFLIGHT', 'RETRY', 'PENDING'))
             FROM queue_messages m
             LEFT JOIN queue_messages dl
               ON dl.tenant = m.tenant AND dl.topic = ? AND dl.partition_key = m.partition_key AND dl.id = m.id
@@ -137,8 +143,9 @@ public class RetentionStore {
      *
      * @param expired older than the maximum age asked for (database clock)
      * @param deadLettered a dead letter of it exists in the dead-letter topic
+     * @param undelivered a consumer group has it to deliver again (requeued, nacked or in flight)
      */
-    public record Row(long offset, boolean expired, boolean deadLettered) {}
+    public record Row(long offset, boolean expired, boolean deadLettered, boolean undelivered) {}
 
     /** Topics that have messages in {@code tenant}, in name order. */
     public List<String> topics(String tenant) {
@@ -194,17 +201,22 @@ public class RetentionStore {
      *
      * @param deadLetterTopic the topic whose rows with the same partition key and id are this
      *     topic's dead letters ({@code <topic><suffix>})
+     * @param groups the topic's consumer groups (see {@link #floors})
      * @param maxAgeMicros maximum age in microseconds, judged by the database clock
      */
-    public List<Row> rows(String tenant, String topic, String deadLetterTopic, String partitionKey, long afterOffset,
-                          long maxAgeMicros, int limit) {
+    public List<Row> rows(String tenant, String topic, String deadLetterTopic, String partitionKey, List<String> groups,
+                          long afterOffset, long maxAgeMicros, int limit) {
         return db.read(c -> {
             List<Row> rows = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(SELECT_PARTITION_ROWS)) {
-                Db.bind(ps, maxAgeMicros, deadLetterTopic, tenant, topic, partitionKey, afterOffset, limit);
+            try (PreparedStatement ps = c.prepareStatement(SELECT_PARTITION_ROWS.formatted(Db.placeholders(groups.size())))) {
+                List<Object> params = new ArrayList<>();
+                params.add(maxAgeMicros);
+                params.addAll(groups);
+                params.addAll(List.of(deadLetterTopic, tenant, topic, partitionKey, afterOffset, limit));
+                Db.bind(ps, params.toArray());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        rows.add(new Row(rs.getLong(1), rs.getBoolean(2), rs.getBoolean(3)));
+                        rows.add(new Row(rs.getLong(1), rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4)));
                     }
                 }
             }
