@@ -62,18 +62,17 @@ public class AdminStore {
      * expiry frees). Optional state filter: null any, true active, false stale.
      */
     private static final String LEASES = """
-            SELECT * FROM (
-              SELECT l.tenant, l.consumer_group, l.topic, l.partition_key, l.leased_by, l.epoch,
-                     l.expires_at, l.acquired_at, l.renewed_at,
-                     (l.expires_at > UTC_TIMESTAMP(6) AND EXISTS (
-                        SELECT 1 FROM queue_subscriber_heartbeats h
-                        WHERE h.tenant = l.tenant AND h.consumer_group = l.consumer_group AND h.topic = l.topic
-                          AND h.subscriber_name = l.leased_by
-                          AND h.last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)) AS active
-              FROM queue_partition_leases l
-              WHERE %s) x
-            WHERE (? IS NULL OR x.active = ?)
-            ORDER BY x.tenant, x.consumer_group, x.topic, x.partition_key
+            SELECT l.tenant, l.consumer_group, l.topic, l.partition_key, l.leased_by, l.epoch,
+                   l.expires_at, l.acquired_at, l.renewed_at,
+                   (l.expires_at > UTC_TIMESTAMP(6) AND EXISTS (
+                      SELECT 1 FROM queue_subscriber_heartbeats h
+                      WHERE h.tenant = l.tenant AND h.consumer_group = l.consumer_group AND h.topic = l.topic
+                        AND h.subscriber_name = l.leased_by
+                        AND h.last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)) AS active
+            FROM queue_partition_leases l
+            WHERE %s
+            HAVING (? IS NULL OR active = ?)
+            ORDER BY l.tenant, l.consumer_group, l.topic, l.partition_key
             LIMIT ?""";
     static final String LIST_LEASES = LEASES.formatted("l." + ONE_TENANT);
     static final String LIST_LEASES_ALL_TENANTS = LEASES.formatted(ALL_TENANTS);
