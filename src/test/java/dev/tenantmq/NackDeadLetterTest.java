@@ -132,6 +132,39 @@ class NackDeadLetterTest {
     }
 
     @Test
+    void groups_dead_lettering_one_message_at_the_same_moment_all_succeed_and_share_one_dead_letter() throws Exception {
+        List<String> groups = List.of(TestIds.group(), TestIds.group(), TestIds.group(), TestIds.group());
+        publishOk(tenant, topic, List.of(msg("k", "m", 1)));
+        List<String> lastReceipts = new ArrayList<>();
+        for (String g : groups) {
+            poison(g, "m", 1, MAX_DELIVERIES - 1);
+            List<Map<String, Object>> got = fetchOk(tenant, topic, g, 10, 5, 30);
+            assertEquals(List.of(MAX_DELIVERIES), attempts(got));
+            lastReceipts.add(receipt(got, 0));
+        }
+        // The dead-letter partition is empty: every group takes the gap-lock path at once.
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(groups.size());
+        try {
+            List<java.util.concurrent.Future<List<String>>> results = new ArrayList<>();
+            for (int i = 0; i < groups.size(); i++) {
+                int n = i;
+                results.add(pool.submit(() -> nack(tenant, topic, groups.get(n), List.of(lastReceipts.get(n)), 0, "boom")));
+            }
+            for (var r : results) {
+                assertEquals(List.of("NACKED"), r.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        assertEquals(1, dead.size());
+        @SuppressWarnings("unchecked")
+        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        assertEquals(new java.util.TreeSet<>(groups),
+                new java.util.TreeSet<>(List.of(metadata.get("consumer_group").split(","))));
+    }
+
+    @Test
     void nack_without_delay_waits_for_the_backoff() {
         String group = TestIds.group();
         publishOk(tenant, topic, List.of(msg("k", "m", 1)));
@@ -159,13 +192,18 @@ class NackDeadLetterTest {
 
     /** Fetches and nacks message {@code id} of partition k in {@code group} until it is dead-lettered. */
     private void poison(String group, String id, int fromAttempt) {
-        for (int attempt = fromAttempt; attempt <= MAX_DELIVERIES; attempt++) {
+        poison(group, id, fromAttempt, MAX_DELIVERIES);
+        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size());
+    }
+
+    /** Fetches and nacks message {@code id} of partition k in {@code group} for attempts {@code from..to}. */
+    private void poison(String group, String id, int from, int to) {
+        for (int attempt = from; attempt <= to; attempt++) {
             List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
             assertEquals(List.of(id), ids(got));
             assertEquals(List.of(attempt), attempts(got));
             assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "boom"));
         }
-        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size());
     }
 
     private long committedOffset(String group) {
