@@ -53,8 +53,12 @@ class NackDeadLetterTest {
                     "the poison message's failures never use up the attempts of the messages after it");
             assertEquals(List.of("NACKED"), nack(tenant, topic, group, List.of(receipt(got, 0)), 0, "cannot parse"));
         }
-        // The fifth nack dead-lettered it: a and b, delivered with it, are now the partition's head.
-        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, List.of(receipt(got, 1), receipt(got, 2))));
+        // The fifth nack dead-lettered it and handed a and b back at once, still at attempt 1.
+        List<Map<String, Object>> after = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("a", "b"), ids(after));
+        assertEquals(List.of(1, 1), attempts(after));
+        assertEquals(List.of("STALE", "STALE"), ack(tenant, topic, group, List.of(receipt(got, 1), receipt(got, 2))));
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(after)));
         assertEquals(offsets.get(2), committedOffset(group), "dead-lettered and acked: the offset passes all three");
         assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size(), "the poison message is not delivered again");
 
@@ -162,6 +166,21 @@ class NackDeadLetterTest {
         Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
         assertEquals(new java.util.TreeSet<>(groups),
                 new java.util.TreeSet<>(List.of(metadata.get("consumer_group").split(","))));
+    }
+
+    @Test
+    void a_dead_letter_replaces_a_row_of_the_dead_letter_topic_that_only_shares_its_id() {
+        String group = TestIds.group();
+        publishOk(tenant, dlq, List.of(msg("k", "m", "published there directly")));
+        List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "m", "original"))).getList("messages.offset", Long.class);
+        poison(group, "m", 1);
+        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        assertEquals(1, dead.size());
+        assertEquals("original", dead.get(0).get("payload"));
+        @SuppressWarnings("unchecked")
+        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        assertEquals(String.valueOf(offsets.get(0)), metadata.get("original_offset"));
+        assertEquals(group, metadata.get("consumer_group"));
     }
 
     @Test

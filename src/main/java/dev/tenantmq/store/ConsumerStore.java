@@ -529,7 +529,8 @@ public class ConsumerStore {
      * the message becomes visible again after {@code delayMicros.applyAsLong(attempt)}
      * microseconds, and the later in-flight messages of its partition are handed back to follow
      * it, keeping their attempts. At {@code maxDeliveries} it is dead-lettered with
-     * {@code reason}, and the partition moves on.
+     * {@code reason}, and the partition moves on (the later in-flight messages are handed back
+     * then too, and are delivered again at once).
      *
      * @param delayMicros redelivery delay in microseconds for a message whose failed attempt was the given one
      */
@@ -547,11 +548,11 @@ public class ConsumerStore {
                         INFLIGHT, t.delivery(), attempt, reason), ctx.gapLocks);
                 ctx.finished.add(t.partitionKey());
                 ctx.deadLettered++;
-                return true;
-            }
-            if (!fencedUpdate(c, NACK_DELIVERY, new Object[] {delayMicros.applyAsLong(attempt)}, s, t)) {
+            } else if (!fencedUpdate(c, NACK_DELIVERY, new Object[] {delayMicros.applyAsLong(attempt)}, s, t)) {
                 throw new SQLException("nack of a current delivery changed no row"); // lease row lock held: a bug
             }
+            // Whether it is retried or dead-lettered, the messages delivered after it go back: the
+            // client cannot tell which nack was the last, so both behave alike for them.
             ctx.handBack.merge(t.partitionKey(), new long[] {t.offset(), t.leaseEpoch()},
                     (a, b) -> a[0] <= b[0] ? a : b);
             return true;

@@ -51,6 +51,12 @@ public final class DeadLetterMetadata {
         return write(m);
     }
 
+    /** Whether {@code json} is the metadata of a dead letter of the message at {@code originalOffset} of {@code originalTopic}. */
+    static boolean isDeadLetterOf(String json, String originalTopic, long originalOffset) {
+        Map<String, String> m = parse(json);
+        return originalTopic.equals(m.get(ORIGINAL_TOPIC)) && Long.toString(originalOffset).equals(m.get(ORIGINAL_OFFSET));
+    }
+
     /** The groups {@code consumer_group} names; empty when absent. */
     public static List<String> groups(Map<String, String> metadata) {
         String v = metadata.get(CONSUMER_GROUP);

@@ -19,6 +19,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  */
 @ApplicationScoped
 public class MessageStore {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(MessageStore.class);
     private final Db db;
 
     MessageStore(Db db) {
@@ -252,6 +253,10 @@ public class MessageStore {
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?
             FOR UPDATE""";
 
+    static final String DELETE_MESSAGE_AT = """
+            DELETE FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
+
     static final String UPDATE_METADATA = """
             UPDATE queue_messages SET metadata = ?
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
@@ -280,7 +285,8 @@ public class MessageStore {
      * Writes a dead letter inside the caller's transaction, with the same tenant, partition key
      * and id as the original. When the dead-letter topic already holds that id (another group
      * dead-lettered the same message) its metadata gains this group in {@code consumer_group}
-     * and nothing else changes, so several groups never fail on the unique key. A new row takes
+     * and nothing else changes, so several groups never fail on the unique key. A row with that
+     * id that is not a dead letter of this message is replaced. A new row takes
      * the partition head lock of {@link #publish} so that dead-letter offsets, like published
      * ones, commit in offset order.
      *
@@ -289,20 +295,41 @@ public class MessageStore {
      * @throws GapLockNeeded when the partition is empty and {@code gapLocks} is false
      */
     public static long appendDeadLetter(Connection c, DeadLetter d, boolean gapLocks) throws SQLException {
+        Long existing = null;
+        String existingMetadata = null;
         try (PreparedStatement ps = c.prepareStatement(LOCK_MESSAGE_BY_ID)) {
             Db.bind(ps, d.tenant(), d.dlqTopic(), d.partitionKey(), d.id());
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
-                    long offset = rs.getLong(1);
-                    String merged = DeadLetterMetadata.addGroup(rs.getString(2), d.consumerGroup());
-                    try (PreparedStatement up = c.prepareStatement(UPDATE_METADATA)) {
-                        Db.bind(up, merged, d.tenant(), d.dlqTopic(), d.partitionKey(), offset);
-                        int n = up.executeUpdate();
-                        if (n != 1) {
-                            throw new SQLException("dead-letter metadata update changed " + n + " rows, expected 1");
-                        }
-                    }
-                    return offset;
+                    existing = rs.getLong(1);
+                    existingMetadata = rs.getString(2);
+                }
+            }
+        }
+        if (existing != null && DeadLetterMetadata.isDeadLetterOf(existingMetadata, d.originalTopic(), d.originalOffset())) {
+            // Another group dead-lettered this very message: name this group too.
+            try (PreparedStatement up = c.prepareStatement(UPDATE_METADATA)) {
+                Db.bind(up, DeadLetterMetadata.addGroup(existingMetadata, d.consumerGroup()), d.tenant(), d.dlqTopic(),
+                        d.partitionKey(), existing);
+                int n = up.executeUpdate();
+                if (n != 1) {
+                    throw new SQLException("dead-letter metadata update changed " + n + " rows, expected 1");
+                }
+            }
+            return existing;
+        }
+        if (existing != null) {
+            // The id is taken by a row that is not a dead letter of this message: published there
+            // directly, or the dead letter of an earlier message with this id that was deleted. The
+            // new dead letter supersedes it, at a new offset so that consumers of the dead-letter
+            // topic see it; the old row goes, as an admin delete would remove it.
+            LOG.warnf("dead letter of tenant=%s topic=%s offset=%d replaces row %d of %s with the same partition key"
+                    + " and id, which was not a dead letter of that message", d.tenant(), d.originalTopic(),
+                    d.originalOffset(), existing, d.dlqTopic());
+            try (PreparedStatement del = c.prepareStatement(DELETE_MESSAGE_AT)) {
+                Db.bind(del, d.tenant(), d.dlqTopic(), d.partitionKey(), existing);
+                if (del.executeUpdate() != 1) {
+                    throw new SQLException("delete of a locked dead-letter row changed no row");
                 }
             }
         }
