@@ -197,6 +197,39 @@ class AdminTest {
         inspect(topic + ".dlq", "k", "forged").then().statusCode(200); // a refused requeue changes nothing
     }
 
+    @Test
+    void malformed_repeated_or_empty_query_parameters_are_rejected_naming_the_parameter() {
+        publishOk(tenant, topic, List.of(msg("\uFFFD", "\uFFFD", "kept")));
+        // %FF is not UTF-8: it must not be read as U+FFFD and name (and delete) the message above.
+        admin().urlEncodingEnabled(false)
+                .delete("/admin/messages?tenant=" + tenant + "&topic=" + topic + "&partitionKey=%FF&id=%ED%A0%80")
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("errors.field", hasItem("partitionKey"));
+        inspect(topic, "\uFFFD", "\uFFFD").then().statusCode(200);
+        // Quarkus's HTTP layer rejects a malformed escape before any application code (400 with an
+        // empty body, see the README's known limits); the admin API never sees it.
+        String raw = rawGet("/admin/topics?tenant=%zz");
+        assertTrue(raw.startsWith("HTTP/1.1 400"), raw);
+        admin().urlEncodingEnabled(false).get("/admin/topics?tenant=" + tenant + "&tenant=it-00").then().statusCode(400)
+                .body("errors.field", hasItem("tenant"));
+        admin().urlEncodingEnabled(false).get("/admin/offsets?tenant=" + tenant + "&topic=").then().statusCode(400)
+                .body("errors.field", hasItem("topic"));
+        admin().urlEncodingEnabled(false).get("/admin/leases?tenant=" + tenant + "&state=").then().statusCode(400)
+                .body("errors.field", hasItem("state"));
+    }
+
+    /** Sends a GET with the request target exactly as given (clients refuse malformed escapes); returns the response. */
+    private static String rawGet(String target) {
+        try (java.net.Socket socket = new java.net.Socket("localhost", io.restassured.RestAssured.port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+                    + TOKEN + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** Nacks message {@code id} (the head of partition {@code key}) in {@code group} until it is dead-lettered. */
     private void deadLetter(String group, String key, String id) {
         for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {

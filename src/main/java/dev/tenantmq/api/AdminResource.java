@@ -8,13 +8,16 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.Set;
 import jakarta.ws.rs.core.MediaType;
 
 /**
  * The admin API (SPEC section 4, "Admin"). Requires the admin role ({@link AdminAuthFilter}).
  * Listings take exactly one of {@code tenant} or {@code allTenants=true}; messages are named
- * by query parameters so that any partition key or id works.
+ * by query parameters so that any partition key or id works. Query parameters are decoded by
+ * {@link StrictQuery}: malformed or repeated ones are 400.
  */
 @Path("/admin")
 @Produces(MediaType.APPLICATION_JSON)
@@ -30,9 +33,9 @@ public class AdminResource {
     /** Topics with partition and message counts. */
     @GET
     @Path("/topics")
-    public AdminResponses.Topics topics(@QueryParam("tenant") String tenant, @QueryParam("allTenants") String allTenants,
-                                        @QueryParam("limit") String limit) {
-        RequestValidator.Listing l = validator.listing(tenant, allTenants, limit);
+    public AdminResponses.Topics topics(@Context UriInfo uri) {
+        StrictQuery q = query(uri);
+        RequestValidator.Listing l = validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
         AdminService.Page<AdminStore.TopicRow> page = admin.topics(l.scope(), l.limit());
         return new AdminResponses.Topics(page.rows(), page.truncated());
     }
@@ -40,32 +43,30 @@ public class AdminResource {
     /** Committed offset and lag per partition and consumer group, optionally of one topic and group. */
     @GET
     @Path("/offsets")
-    public AdminResponses.Offsets offsets(@QueryParam("tenant") String tenant, @QueryParam("allTenants") String allTenants,
-                                          @QueryParam("topic") String topic, @QueryParam("consumerGroup") String group,
-                                          @QueryParam("limit") String limit) {
-        RequestValidator.Listing l = validator.listing(tenant, allTenants, limit);
-        AdminService.Page<AdminStore.OffsetRow> page = admin.offsets(l.scope(), validator.optionalTopic(topic),
-                validator.optionalGroup(group), l.limit());
+    public AdminResponses.Offsets offsets(@Context UriInfo uri) {
+        StrictQuery q = query(uri);
+        RequestValidator.Listing l = validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
+        AdminService.Page<AdminStore.OffsetRow> page = admin.offsets(l.scope(), validator.optionalTopic(q.get(TOPIC)),
+                validator.optionalGroup(q.get(CONSUMER_GROUP)), l.limit());
         return new AdminResponses.Offsets(page.rows(), page.truncated());
     }
 
     /** Partition leases, optionally only {@code state=active} or {@code state=stale}. */
     @GET
     @Path("/leases")
-    public AdminResponses.Leases leases(@QueryParam("tenant") String tenant, @QueryParam("allTenants") String allTenants,
-                                        @QueryParam("state") String state, @QueryParam("limit") String limit) {
-        RequestValidator.Listing l = validator.listing(tenant, allTenants, limit);
-        AdminService.Page<AdminStore.LeaseRow> page = admin.leases(l.scope(), validator.leaseState(state), l.limit());
+    public AdminResponses.Leases leases(@Context UriInfo uri) {
+        StrictQuery q = query(uri);
+        RequestValidator.Listing l = validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
+        AdminService.Page<AdminStore.LeaseRow> page = admin.leases(l.scope(), validator.leaseState(q.get(STATE)), l.limit());
         return new AdminResponses.Leases(page.rows(), page.truncated());
     }
 
     /** Subscriber heartbeats. */
     @GET
     @Path("/subscribers")
-    public AdminResponses.Subscribers subscribers(@QueryParam("tenant") String tenant,
-                                                  @QueryParam("allTenants") String allTenants,
-                                                  @QueryParam("limit") String limit) {
-        RequestValidator.Listing l = validator.listing(tenant, allTenants, limit);
+    public AdminResponses.Subscribers subscribers(@Context UriInfo uri) {
+        StrictQuery q = query(uri);
+        RequestValidator.Listing l = validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
         AdminService.Page<AdminStore.SubscriberRow> page = admin.subscribers(l.scope(), l.limit());
         return new AdminResponses.Subscribers(page.rows(), page.truncated());
     }
@@ -73,11 +74,11 @@ public class AdminResource {
     /** One message by its complete identity, with each consumer group's state of it. */
     @GET
     @Path("/messages")
-    public AdminResponses.Message message(@QueryParam("tenant") String tenant, @QueryParam("topic") String topic,
-                                          @QueryParam("partitionKey") String partitionKey, @QueryParam("id") String id) {
-        AdminService.MessageIdentity m = validator.messageIdentity(tenant, topic, partitionKey, id);
+    public AdminResponses.Message message(@Context UriInfo uri) {
+        AdminService.MessageIdentity m = identity(uri);
         AdminStore.StoredMessage s = admin.message(m);
-        return new AdminResponses.Message(tenant, topic, partitionKey, id, s.offset(), s.payloadJson(), s.metadataJson(),
+        return new AdminResponses.Message(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value(),
+                s.offset(), s.payloadJson(), s.metadataJson(),
                 s.createdAt(), s.groups().stream().map(g -> new AdminResponses.GroupState(g.consumerGroup(),
                         g.committedOffset(), groupState(g, s.offset()), g.deliveryAttempt(), g.visibleAt())).toList());
     }
@@ -85,21 +86,40 @@ public class AdminResource {
     /** Deletes one message by its complete identity. */
     @DELETE
     @Path("/messages")
-    public AdminResponses.Deleted delete(@QueryParam("tenant") String tenant, @QueryParam("topic") String topic,
-                                         @QueryParam("partitionKey") String partitionKey, @QueryParam("id") String id) {
-        AdminService.MessageIdentity m = validator.messageIdentity(tenant, topic, partitionKey, id);
-        return new AdminResponses.Deleted(tenant, topic, partitionKey, id, admin.delete(m));
+    public AdminResponses.Deleted delete(@Context UriInfo uri) {
+        AdminService.MessageIdentity m = identity(uri);
+        return new AdminResponses.Deleted(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value(),
+                admin.delete(m));
     }
 
     /** Requeues one dead letter, named by its identity in the dead-letter topic. */
     @POST
     @Path("/messages/requeue")
-    public AdminResponses.Requeued requeue(@QueryParam("tenant") String tenant, @QueryParam("topic") String topic,
-                                           @QueryParam("partitionKey") String partitionKey, @QueryParam("id") String id) {
-        AdminService.MessageIdentity m = validator.messageIdentity(tenant, topic, partitionKey, id);
+    public AdminResponses.Requeued requeue(@Context UriInfo uri) {
+        AdminService.MessageIdentity m = identity(uri);
         AdminStore.Requeue.Done done = admin.requeue(m);
-        return new AdminResponses.Requeued(tenant, done.originalTopic(), partitionKey, id, done.originalOffset(),
-                done.consumerGroups());
+        return new AdminResponses.Requeued(m.tenant().value(), done.originalTopic(), m.partitionKey().value(),
+                m.id().value(), done.originalOffset(), done.consumerGroups());
+    }
+
+    private static final String TENANT = "tenant";
+    private static final String ALL_TENANTS = "allTenants";
+    private static final String LIMIT = "limit";
+    private static final String TOPIC = "topic";
+    private static final String CONSUMER_GROUP = "consumerGroup";
+    private static final String STATE = "state";
+    private static final String PARTITION_KEY = "partitionKey";
+    private static final String ID = "id";
+    private static final Set<String> PARAMETERS = Set.of(TENANT, ALL_TENANTS, LIMIT, TOPIC, CONSUMER_GROUP, STATE,
+            PARTITION_KEY, ID);
+
+    private static StrictQuery query(UriInfo uri) {
+        return StrictQuery.parse(uri.getRequestUri().getRawQuery(), PARAMETERS);
+    }
+
+    private AdminService.MessageIdentity identity(UriInfo uri) {
+        StrictQuery q = query(uri);
+        return validator.messageIdentity(q.get(TENANT), q.get(TOPIC), q.get(PARTITION_KEY), q.get(ID));
     }
 
     /** A group without delivery state of the message has acked it (at or below its offset) or not got it yet. */
