@@ -64,6 +64,18 @@ class ValidationTest {
                 .then().statusCode(400).body("status", equalTo(400));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"maxMessages\": 99999999999}", "{\"maxMessages\": 1", "{\"waitSeconds\": [1]}"})
+    void parser_errors_name_the_problem_without_java_or_parser_internals(String body) {
+        given().contentType(ContentType.JSON).body(body)
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/g/fetch", tenant, topic)
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("detail", not(containsString("Source")))
+                .body("detail", not(containsString(" int ")))
+                .body("detail", not(containsString("java.")))
+                .body("detail", not(containsString("StreamReadFeature")));
+    }
+
     @Test
     void values_of_the_wrong_json_type_are_rejected_not_coerced() {
         given().contentType(ContentType.JSON).body("{\"messages\":[{\"partitionKey\":42,\"payload\":1}]}")

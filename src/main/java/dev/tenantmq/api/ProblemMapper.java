@@ -113,8 +113,15 @@ public class ProblemMapper {
     /** The parser's own reason (a limit such as nesting depth or number length), without location details. */
     private static String shortReason(String message) {
         String s = message == null ? "" : message;
-        int cut = s.indexOf('\n');
-        return cut > 0 ? s.substring(0, cut) : s;
+        // Jackson appends the input location and parser details; the field is already named.
+        for (String tail : new String[] {"\n", " at [Source", " (through reference chain"}) {
+            int cut = s.indexOf(tail);
+            if (cut > 0) {
+                s = s.substring(0, cut);
+            }
+        }
+        // "Numeric value (99999999999) out of range of int (-2147483648 - 2147483647)" names Java types.
+        return s.replaceAll("out of range of (int|long)[^;]*", "out of range").trim();
     }
 
     private static String path(List<JsonMappingException.Reference> refs) {

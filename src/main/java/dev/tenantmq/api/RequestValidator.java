@@ -180,23 +180,24 @@ public class RequestValidator {
         return Duration.ofSeconds(seconds);
     }
 
-    /** Longest nack reason, in characters (UTF-16 units). */
+    /** Longest nack reason, in Unicode code points. */
     public static final int MAX_REASON_LENGTH = 1024;
 
     /** A validated nack body apart from its receipts: the delay (empty means backoff) and the reason. */
     public record NackOptions(java.util.Optional<Duration> delay, String reason) {}
 
     /**
-     * Validates the optional delay (0..43200 seconds) and reason (at most 1024 characters,
-     * well-formed) of a nack.
+     * Validates the optional delay (0..43200 seconds) and reason (at most 1024 code points,
+     * well-formed) of a nack. An absent or blank reason becomes {@code "nacked"}.
      *
      * @throws InvalidRequestException naming {@code delaySeconds} or {@code reason}
      */
     public NackOptions nack(Integer delaySeconds, String reason) {
         Errors errors = new Errors();
         range(errors, "delaySeconds", delaySeconds, 0, 0, MAX_VISIBILITY_SECONDS);
-        if (reason != null && (reason.length() > MAX_REASON_LENGTH || !Identifiers.isWellFormed(reason))) {
-            errors.add("reason", "must be at most " + MAX_REASON_LENGTH + " characters of well-formed Unicode");
+        if (reason != null && (!Identifiers.isWellFormed(reason)
+                || reason.codePointCount(0, reason.length()) > MAX_REASON_LENGTH)) {
+            errors.add("reason", "must be at most " + MAX_REASON_LENGTH + " Unicode code points, well-formed");
         }
         errors.throwIfAny();
         return new NackOptions(java.util.Optional.ofNullable(delaySeconds).map(Duration::ofSeconds),

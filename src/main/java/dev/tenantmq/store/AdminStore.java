@@ -303,11 +303,15 @@ public class AdminStore {
             }
             Map<String, String> m = DeadLetterMetadata.parse(metadata[0]);
             String originalTopic = m.get(DeadLetterMetadata.ORIGINAL_TOPIC);
-            if (!dlqTopic.endsWith(suffix) || originalTopic == null || !(originalTopic + suffix).equals(dlqTopic)) {
-                return new Requeue.Refused("the message is not a dead letter of topic '"
-                        + dlqTopic.substring(0, Math.max(0, dlqTopic.length() - suffix.length())) + "' (metadata "
-                        + DeadLetterMetadata.ORIGINAL_TOPIC + " is " + (originalTopic == null ? "absent" : "'" + originalTopic + "'")
-                        + ")");
+            if (!dlqTopic.endsWith(suffix) || dlqTopic.equals(suffix)) {
+                return new Requeue.Refused("topic '" + dlqTopic + "' is not a dead-letter topic (its name does not end"
+                        + " with the dead-letter suffix '" + suffix + "')");
+            }
+            String expected = dlqTopic.substring(0, dlqTopic.length() - suffix.length());
+            if (!expected.equals(originalTopic)) {
+                return new Requeue.Refused("the message is not a dead letter of topic '" + expected + "' (metadata "
+                        + DeadLetterMetadata.ORIGINAL_TOPIC + " is "
+                        + (originalTopic == null ? "absent" : "'" + originalTopic + "'") + ")");
             }
             long originalOffset;
             try {
