@@ -55,6 +55,24 @@ class StartupConfigTest {
         assertTrue(e.getMessage().startsWith("mq.tick-interval"), e.getMessage());
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+        "mq.admin.token, short, MQ_ADMIN_TOKEN",
+        "mq.max-deliveries, 0, mq.max-deliveries",
+        "mq.retention.batch-size, 0, mq.retention.batch-size",
+        "mq.retention.max-age, -1s, mq.retention.max-age"})
+    void out_of_range_settings_refuse_start_naming_the_setting(String key, String value, String named) {
+        Exception e = assertThrows(IllegalStateException.class, () -> identity(Map.of("mq.tenants", "a", key, value)));
+        assertTrue(e.getMessage().startsWith(named), e.getMessage());
+    }
+
+    @Test
+    void retention_max_age_takes_days() throws Exception {
+        assertEquals(java.time.Duration.ofDays(7), config(Map.of("mq.tenants", "a")).retention().maxAge());
+        assertEquals(java.time.Duration.ofDays(2), config(Map.of("mq.tenants", "a", "mq.retention.max-age", "2d"))
+                .retention().maxAge());
+    }
+
     @Test
     void tenants_are_trimmed_and_served_in_order() throws Exception {
         ProcessIdentity id = identity(Map.of("mq.tenants", "a, b ,c", "mq.subscriber-name", "pod-1"));

@@ -66,9 +66,13 @@ public class ProcessIdentity {
         if (config.maxDeliveries() < 1) {
             throw new IllegalStateException("mq.max-deliveries must be at least 1, got " + config.maxDeliveries());
         }
+        // A retention batch of 0 would never advance; a negative age has no meaning.
         if (config.retention().batchSize() < 1 || config.retention().batchSize() > 10_000) {
             throw new IllegalStateException("mq.retention.batch-size must be between 1 and 10000, got "
                     + config.retention().batchSize());
+        }
+        if (config.retention().maxAge().isNegative()) {
+            throw new IllegalStateException("mq.retention.max-age must not be negative, got " + config.retention().maxAge());
         }
         // A lease or heartbeat shorter than a tick would expire between two renewals.
         if (config.tickInterval().compareTo(config.heartbeatTimeout()) >= 0

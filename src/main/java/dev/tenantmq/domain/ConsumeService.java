@@ -18,7 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Lease-fetch and ack (SPEC section 4). Fetch serves only partitions this process leases for
+ * Lease-fetch, ack, nack and extend, with retries and dead letters (SPEC section 4). Fetch serves only partitions this process leases for
  * the (tenant, consumer group, topic); the scheduler acquires those leases after the first
  * fetch registers interest. Ack works on any process: the receipt and the database carry all
  * the state it needs.
@@ -83,6 +83,9 @@ public class ConsumeService {
                 .flatMap(found -> found.isEmpty() ? waitThenRetry(scope, f, deadline, seen) : Uni.createFrom().item(found));
     }
 
+    /** Shortest timer wait: Vert.x refuses timers under 1 ms. */
+    private static final Duration MIN_PAUSE = Duration.ofMillis(1);
+
     /**
      * Waits for a signal or the re-check interval, then looks again. A signal (publish, ack,
      * new leases in this process) always looks again. A timer re-check is rate-limited per
@@ -90,8 +93,6 @@ public class ConsumeService {
      * look in the last half interval, so many idle long polls cost about one query per interval,
      * not one each.
      */
-    private static final Duration MIN_PAUSE = Duration.ofMillis(1);
-
     private Uni<List<Delivered>> waitThenRetry(GroupScope scope, Fetch f, Instant deadline, long seen) {
         Duration remaining = Duration.between(clock.instant(), deadline);
         if (remaining.compareTo(MIN_PAUSE) < 0) {

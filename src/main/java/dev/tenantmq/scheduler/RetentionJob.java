@@ -4,7 +4,6 @@ import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.RetentionStore;
-import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
@@ -29,7 +28,6 @@ import org.jboss.logging.Logger;
  * logged once per failure streak and retried on the next run; it does not stop the others.
  * Every process that serves a tenant runs this for it; concurrent runs only find less to do.
  */
-@Startup
 @ApplicationScoped
 public class RetentionJob {
     private static final Logger LOG = Logger.getLogger(RetentionJob.class);
@@ -48,15 +46,6 @@ public class RetentionJob {
         this.identity = identity;
         this.metrics = metrics;
         this.config = config;
-        // Checked at start-up: a batch of 0 would never advance, a negative age has no meaning.
-        if (config.retention().batchSize() < 1) {
-            throw new IllegalStateException("mq.retention.batch-size must be at least 1, got "
-                    + config.retention().batchSize());
-        }
-        if (config.retention().maxAge().isNegative()) {
-            throw new IllegalStateException("mq.retention.max-age must not be negative, got "
-                    + config.retention().maxAge());
-        }
     }
 
     /**

@@ -19,8 +19,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * SQL of consumption: lease-fetch and ack over {@code queue_partition_leases},
- * {@code queue_offsets}, {@code queue_delivery_state} and {@code queue_messages}.
+ * SQL of consumption: lease-fetch, ack, nack, extend and dead-lettering over
+ * {@code queue_partition_leases}, {@code queue_offsets}, {@code queue_delivery_state} and
+ * {@code queue_messages}.
  *
  * <p>Locking rule: every transaction that writes a partition's delivery state or committed
  * offset first locks that partition's lease row ({@code FOR UPDATE}). Fetch and ack of one
