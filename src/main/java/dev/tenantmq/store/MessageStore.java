@@ -323,9 +323,6 @@ public class MessageStore {
             // directly, or the dead letter of an earlier message with this id that was deleted. The
             // new dead letter supersedes it, at a new offset so that consumers of the dead-letter
             // topic see it; the old row goes, as an admin delete would remove it.
-            LOG.warnf("dead letter of tenant=%s topic=%s offset=%d replaces row %d of %s with the same partition key"
-                    + " and id, which was not a dead letter of that message", d.tenant(), d.originalTopic(),
-                    d.originalOffset(), existing, d.dlqTopic());
             try (PreparedStatement del = c.prepareStatement(DELETE_MESSAGE_AT)) {
                 Db.bind(del, d.tenant(), d.dlqTopic(), d.partitionKey(), existing);
                 if (del.executeUpdate() != 1) {
@@ -339,8 +336,15 @@ public class MessageStore {
         }
         String metadata = DeadLetterMetadata.of(d.metadataJson(), d.originalTopic(), d.originalOffset(), d.consumerGroup(),
                 d.reason(), d.deliveryAttempts());
-        return insert(c, d.tenant(), d.dlqTopic(),
+        long offset = insert(c, d.tenant(), d.dlqTopic(),
                 List.of(new NewMessage(d.partitionKey(), d.id(), d.payloadJson(), metadata)))[0];
+        if (existing != null) {
+            // Logged once the row is written, not on a pass that gives up for gap locks.
+            LOG.warnf("dead letter of tenant=%s topic=%s offset=%d replaced row %d of %s with the same partition key"
+                    + " and id, which was not a dead letter of that message", d.tenant(), d.originalTopic(),
+                    d.originalOffset(), existing, d.dlqTopic());
+        }
+        return offset;
     }
 
     /** A discovered partition. */
