@@ -324,8 +324,8 @@ public class AdminStore {
                 return new Requeue.Refused("the original message (offset " + originalOffset + " of topic '" + originalTopic
                         + "') no longer exists");
             }
-            // No lease row locks: fetch never writes a DEAD row, and each update below is
-            // conditioned on state DEAD, so it races with nothing.
+            // No lease row locks needed: each update below is conditioned on state DEAD under the
+            // delivery row's lock, and nothing but a requeue moves a row out of DEAD.
             List<String> groups = new ArrayList<>(new java.util.TreeSet<>(DeadLetterMetadata.groups(m)));
             List<String> requeued = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(REQUEUE_DELIVERY)) {
