@@ -185,6 +185,32 @@ class RetentionTest {
     }
 
     @Test
+    void deletes_of_many_small_partitions_are_grouped_across_partitions_and_miss_none() throws Exception {
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int p = 0; p < 30; p++) {
+            for (int i = 0; i < 3; i++) {
+                batch.add(msg("p" + p, "m" + i, i));
+            }
+        }
+        publishOk(tenant, topic, batch);
+        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 90);
+        // Ack the first two of each partition, leave the third.
+        List<String> firstTwo = new ArrayList<>();
+        for (Map<String, Object> m : got) {
+            if (!"m2".equals(m.get("id"))) {
+                firstTwo.add((String) m.get("receipt"));
+            }
+        }
+        assertEquals(60, ack(tenant, topic, group, firstTwo).stream().filter("ACKED"::equals).count());
+
+        // A batch of 7 rows straddles partitions of 2 deletable rows each.
+        assertEquals(60, retention.purgeTopic(tenant, topic, WEEK, 7));
+        for (int p = 0; p < 30; p++) {
+            assertEquals(1, messageOffsets(tenant, topic, "p" + p).size(), "partition p" + p);
+        }
+    }
+
+    @Test
     void a_run_over_all_served_tenants_deletes_committed_messages() throws Exception {
         List<Long> offsets = publish(tenant, topic, "p", "1", "2");
         List<Map<String, Object>> got = fetchAll(tenant, topic, group, 2);

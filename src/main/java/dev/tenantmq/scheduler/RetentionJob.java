@@ -153,41 +153,79 @@ public class RetentionJob {
 
     /**
      * One topic: reads the floors first, so floors that advance meanwhile only make this run
-     * keep more, then walks each partition whose head is committed or expired.
+     * keep more, then walks each partition whose head is committed or expired. Deletable rows
+     * of several partitions are deleted together, up to {@code batchSize} per transaction:
+     * most partitions hold a few consumed rows, and a commit per partition would cost more
+     * than the deletes.
      */
     private long purgeTopic(String tenant, String topic, long maxAgeMicros, int batchSize) {
         RetentionStore.Floors floors = store.floors(tenant, topic);
         String deadLetterTopic = topic + config.dlqSuffix();
-        long deleted = 0;
+        Pending pending = new Pending(tenant, topic, floors.groups(), batchSize);
         for (RetentionStore.Head head : store.heads(tenant, topic, maxAgeMicros)) {
             long floor = floors.floor(head.partitionKey());
             if (head.offset() > floor && !head.expired()) {
                 continue;
             }
-            deleted += purgePartition(tenant, topic, deadLetterTopic, head, floor, floors.groups(), maxAgeMicros,
-                    batchSize);
+            purgePartition(tenant, topic, deadLetterTopic, head, floor, floors.groups(), maxAgeMicros, batchSize, pending);
         }
-        return deleted;
+        pending.flush();
+        return pending.deleted;
     }
 
-    private long purgePartition(String tenant, String topic, String deadLetterTopic, RetentionStore.Head head,
-                                long floor, List<String> groups, long maxAgeMicros, int batchSize) {
-        long deleted = 0;
+    private void purgePartition(String tenant, String topic, String deadLetterTopic, RetentionStore.Head head,
+                                long floor, List<String> groups, long maxAgeMicros, int batchSize, Pending pending) {
         long after = head.offset() - 1;
         while (true) {
             List<RetentionStore.Row> rows = store.rows(tenant, topic, deadLetterTopic, head.partitionKey(), groups, after,
                     maxAgeMicros, batchSize);
             Batch batch = plan(rows, floor);
-            if (!batch.deletable().isEmpty()) {
-                int n = store.delete(tenant, topic, head.partitionKey(), groups, batch.deletable());
-                deleted += n;
-                // Counted per batch, so a topic that fails half-way still reports what it deleted.
-                metrics.retentionDeleted(tenant, topic, n);
-            }
+            pending.add(head.partitionKey(), batch.deletable());
             if (batch.stop() || rows.size() < batchSize) {
-                return deleted;
+                return;
             }
             after = batch.lastSeen();
+        }
+    }
+
+    /** Deletable offsets of one topic waiting to be deleted, by partition, flushed at {@code batchSize} rows. */
+    private final class Pending {
+        private final String tenant;
+        private final String topic;
+        private final List<String> groups;
+        private final int batchSize;
+        private final java.util.Map<String, List<Long>> offsets = new java.util.LinkedHashMap<>();
+        private int size;
+        long deleted;
+
+        Pending(String tenant, String topic, List<String> groups, int batchSize) {
+            this.tenant = tenant;
+            this.topic = topic;
+            this.groups = groups;
+            this.batchSize = batchSize;
+        }
+
+        void add(String partitionKey, List<Long> deletable) {
+            if (deletable.isEmpty()) {
+                return;
+            }
+            offsets.computeIfAbsent(partitionKey, k -> new ArrayList<>()).addAll(deletable);
+            size += deletable.size();
+            if (size >= batchSize) {
+                flush();
+            }
+        }
+
+        void flush() {
+            if (size == 0) {
+                return;
+            }
+            int n = store.delete(tenant, topic, groups, offsets);
+            deleted += n;
+            // Counted per transaction, so a topic that fails half-way still reports what it deleted.
+            metrics.retentionDeleted(tenant, topic, n);
+            offsets.clear();
+            size = 0;
         }
     }
 

@@ -225,23 +225,28 @@ public class RetentionStore {
     }
 
     /**
-     * Deletes messages of one partition and the delivery state of the topic's groups for them,
-     * in one short READ COMMITTED transaction.
+     * Deletes messages of one or more partitions of a topic and the delivery state of the
+     * topic's groups for them, in one short READ COMMITTED transaction (two statements per
+     * partition). Record locks only; a publisher waits for them only when a partition's newest
+     * row is among them.
      *
      * @param groups the topic's consumer groups (see {@link #floors})
-     * @param offsets offsets to delete; at most one batch
-     * @return messages deleted; fewer than {@code offsets} when a concurrent delete (another
+     * @param offsets offsets to delete by partition key; at most about one batch in all
+     * @return messages deleted; fewer than the offsets when a concurrent delete (another
      *     process's retention, an admin delete) removed some first
-     * @throws StoreException when more rows than offsets were deleted (a bug; rolled back)
+     * @throws StoreException when a partition lost more rows than offsets were given (a bug; rolled back)
      */
-    public int delete(String tenant, String topic, String partitionKey, List<String> groups, List<Long> offsets) {
+    public int delete(String tenant, String topic, List<String> groups, Map<String, List<Long>> offsets) {
         if (offsets.isEmpty()) {
             return 0;
         }
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            int deleted = deleteMessages(c, tenant, topic, partitionKey, offsets);
-            if (!groups.isEmpty()) {
-                deleteDeliveryStates(c, tenant, topic, partitionKey, groups, offsets);
+            int deleted = 0;
+            for (Map.Entry<String, List<Long>> e : offsets.entrySet()) {
+                deleted += deleteMessages(c, tenant, topic, e.getKey(), e.getValue());
+                if (!groups.isEmpty()) {
+                    deleteDeliveryStates(c, tenant, topic, e.getKey(), groups, e.getValue());
+                }
             }
             return deleted;
         });
