@@ -92,16 +92,6 @@ public class AdminStore {
             SELECT `offset`, payload, metadata, created_at FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?""";
 
-    /** Locks one message by its identity (delete, requeue): concurrent admin calls on it queue. */
-    static final String LOCK_MESSAGE_BY_ID = """
-            SELECT `offset`, metadata FROM queue_messages
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?
-            FOR UPDATE""";
-
-    static final String SELECT_MESSAGE_ID_AT = """
-            SELECT id FROM queue_messages
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
-
     /** Each group that has consumed the partition, with its state of one message (offset is the first ?). */
     static final String SELECT_GROUP_STATES = """
             SELECT o.consumer_group, o.committed_offset, d.state, d.delivery_attempt, d.visible_at
@@ -127,14 +117,6 @@ public class AdminStore {
             WHERE tenant = ? AND consumer_group IN (%s) AND topic = ? AND partition_key = ?
             ORDER BY consumer_group
             FOR UPDATE""";
-
-    static final String DELETE_DELIVERY_STATES = """
-            DELETE FROM queue_delivery_state
-            WHERE tenant = ? AND consumer_group IN (%s) AND topic = ? AND partition_key = ? AND message_offset = ?""";
-
-    static final String DELETE_MESSAGE = """
-            DELETE FROM queue_messages
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
 
     /**
      * Requeue of one group's dead letter: the message is handed back (PENDING, attempt 1,
@@ -319,7 +301,8 @@ public class AdminStore {
             } catch (NumberFormatException e) {
                 return new Requeue.Refused("metadata " + DeadLetterMetadata.ORIGINAL_OFFSET + " is not an offset");
             }
-            List<String> originalId = Db.column(c, SELECT_MESSAGE_ID_AT, tenant, originalTopic, partitionKey, originalOffset);
+            // The message at that offset, first column its id.
+            List<String> originalId = Db.column(c, ConsumerStore.SELECT_MESSAGE, tenant, originalTopic, partitionKey, originalOffset);
             if (originalId.isEmpty() || !originalId.get(0).equals(id)) {
                 return new Requeue.Refused("the original message (offset " + originalOffset + " of topic '" + originalTopic
                         + "') no longer exists");
@@ -352,7 +335,8 @@ public class AdminStore {
 
     private static Optional<long[]> lockMessage(Connection c, String tenant, String topic, String partitionKey, String id,
                                                 String[] metadataOut) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(LOCK_MESSAGE_BY_ID)) {
+        // Locks the message: concurrent admin calls (and dead-lettering into it) on it queue.
+        try (PreparedStatement ps = c.prepareStatement(MessageStore.LOCK_MESSAGE_BY_ID)) {
             Db.bind(ps, tenant, topic, partitionKey, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -386,12 +370,13 @@ public class AdminStore {
             p.add(tenant);
             p.addAll(groups);
             p.addAll(List.of(topic, partitionKey, offset));
-            try (PreparedStatement ps = c.prepareStatement(DELETE_DELIVERY_STATES.formatted(Db.placeholders(groups.size())))) {
+            String sql = RetentionStore.DELETE_DELIVERY_STATES.formatted(Db.placeholders(groups.size()), Db.placeholders(1));
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Db.bind(ps, p.toArray());
                 ps.executeUpdate(); // zero or one row per group
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(DELETE_MESSAGE)) {
+        try (PreparedStatement ps = c.prepareStatement(MessageStore.DELETE_MESSAGE_AT)) {
             Db.bind(ps, tenant, topic, partitionKey, offset);
             int n = ps.executeUpdate();
             if (n != 1) {
