@@ -50,25 +50,35 @@ class LongPollTest {
         // until no thread or connection has been busy for a whole second, then sample for two.
         await().atMost(Duration.ofSeconds(20)).during(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(50))
                 .until(() -> threadsInServiceCode() <= 2 && dataSource.getMetrics().activeCount() <= 2);
-        int maxConnections = 0;
-        int maxThreads = 0;
-        for (int sample = 0; sample < 40; sample++) {
+        int[] connections = new int[40];
+        int[] threads = new int[40];
+        for (int sample = 0; sample < connections.length; sample++) {
             assertTrue(polls.stream().noneMatch(CompletableFuture::isDone), "polls are still waiting");
-            maxConnections = Math.max(maxConnections, (int) dataSource.getMetrics().activeCount());
-            maxThreads = Math.max(maxThreads, threadsInServiceCode());
+            connections[sample] = (int) dataSource.getMetrics().activeCount();
+            threads[sample] = threadsInServiceCode();
             await().pollDelay(Duration.ofMillis(50)).until(() -> true);
         }
-        // Waiting polls re-check the database every 200 ms (test profile), single-flight per
-        // consumer group, so a sample can catch one in flight; a held connection or thread per
-        // poll would show ~60.
-        assertTrue(maxConnections <= 10, "connections in use while " + POLLS + " polls wait: " + maxConnections);
-        assertTrue(maxThreads <= 10, "threads parked in service code while " + POLLS + " polls wait: " + maxThreads);
+        // The pool is shared with the lease scheduler, which ticks all 18 test tenants in parallel
+        // every 500 ms, so a single sample can catch a burst of ticks. A connection or thread held
+        // per waiting poll would show in every sample (the pool has 32 connections for 60 polls),
+        // so the median is the measure; waiting polls re-check every 200 ms, single-flight per
+        // consumer group, and add at most one at a time.
+        assertTrue(median(connections) <= 5, "median connections in use while " + POLLS + " polls wait: "
+                + median(connections) + " (samples " + Arrays.toString(connections) + ")");
+        assertTrue(median(threads) <= 5, "median threads parked in service code while " + POLLS + " polls wait: "
+                + median(threads) + " (samples " + Arrays.toString(threads) + ")");
 
         Api.publishOk(tenant, topic, List.of(Api.msg("k", "wake", 1)));
         await().atMost(Duration.ofSeconds(5)).until(() -> polls.stream().anyMatch(CompletableFuture::isDone));
         long withMessage = polls.stream().filter(CompletableFuture::isDone)
                 .filter(f -> f.join().get("messages").size() == 1).count();
         assertEquals(1, withMessage, "exactly one poll receives the one message");
+    }
+
+    private static int median(int[] samples) {
+        int[] sorted = samples.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
     }
 
     /**
