@@ -1,0 +1,52 @@
+package dev.tenantmq;
+
+import dev.tenantmq.store.AdminStore;
+import dev.tenantmq.store.ConsumerStore;
+import dev.tenantmq.store.LeaseStore;
+import dev.tenantmq.store.MessageStore;
+import dev.tenantmq.store.RetentionStore;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The runtime SQL of the store layer: every {@code static final String} constant of the store
+ * classes that is a statement (it starts with SELECT, INSERT, UPDATE or DELETE), by
+ * {@code Class.FIELD} name. Constants with {@code %s} are templates that the store formats with
+ * IN lists or predicates before use.
+ */
+final class StoreStatements {
+    static final List<Class<?>> STORES = List.of(MessageStore.class, ConsumerStore.class, LeaseStore.class,
+            AdminStore.class, RetentionStore.class);
+    private static final Pattern STATEMENT = Pattern.compile("^\\s*(SELECT|INSERT|UPDATE|DELETE)\\b",
+            Pattern.CASE_INSENSITIVE);
+
+    private StoreStatements() {}
+
+    /** Statement constants by {@code Class.FIELD}, in declaration order. */
+    static Map<String, String> all() {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Class<?> store : STORES) {
+            for (Field f : store.getDeclaredFields()) {
+                if (f.getType() != String.class || !Modifier.isStatic(f.getModifiers())
+                        || !Modifier.isFinal(f.getModifiers())) {
+                    continue;
+                }
+                f.setAccessible(true);
+                String sql;
+                try {
+                    sql = (String) f.get(null);
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+                if (STATEMENT.matcher(sql).lookingAt()) {
+                    out.put(store.getSimpleName() + "." + f.getName(), sql);
+                }
+            }
+        }
+        return out;
+    }
+}
