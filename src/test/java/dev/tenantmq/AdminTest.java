@@ -14,10 +14,14 @@ import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -83,7 +87,7 @@ class AdminTest {
     @Test
     void offsets_leases_and_subscribers_show_the_group_at_work() {
         String group = TestIds.group();
-        publishOk(tenant, topic, List.of(msg("k", "1", 1), msg("k", "2", 2), msg("k", "3", 3)));
+        JsonPath published = publishOk(tenant, topic, List.of(msg("k", "1", 1), msg("k", "2", 2), msg("k", "3", 3)));
         List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 5, 30);
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
 
@@ -92,6 +96,7 @@ class AdminTest {
         assertEquals(1, offsets.getList("offsets").size());
         assertEquals(((Number) got.get(0).get("offset")).longValue(), offsets.getLong("offsets[0].committedOffset"));
         assertEquals(2, offsets.getInt("offsets[0].lag"));
+        assertEquals(published.getLong("messages[2].offset"), offsets.getLong("offsets[0].latestOffset"));
 
         admin().queryParam("tenant", tenant).queryParam("state", "active").get("/admin/leases").then().statusCode(200)
                 .body("leases.findAll { it.topic == '" + topic + "' }.leasedBy", equalTo(List.of("test-subscriber")))
@@ -103,6 +108,33 @@ class AdminTest {
         admin().queryParam("tenant", tenant).get("/admin/subscribers").then().statusCode(200)
                 .body("subscribers.findAll { it.topic == '" + topic + "' && it.consumerGroup == '" + group + "' }.live",
                         equalTo(List.of(true)));
+    }
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Test
+    void a_lease_whose_holder_has_no_live_heartbeat_is_listed_as_stale() throws Exception {
+        String group = TestIds.group();
+        // A lease left by a subscriber that died without a trace: unexpired, but no heartbeat.
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO queue_partition_leases
+                  (tenant, consumer_group, topic, partition_key, leased_by, epoch, expires_at, acquired_at, renewed_at)
+                VALUES (?, ?, ?, 'k', 'gone-subscriber', 1, UTC_TIMESTAMP(6) + INTERVAL 1 HOUR,
+                        UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))""")) {
+            ps.setString(1, tenant);
+            ps.setString(2, group);
+            ps.setString(3, topic);
+            assertEquals(1, ps.executeUpdate());
+        }
+        String ours = "leases.findAll { it.consumerGroup == '" + group + "' }";
+        admin().queryParam("tenant", tenant).queryParam("state", "stale").queryParam("limit", "10000")
+                .get("/admin/leases").then().statusCode(200)
+                .body(ours + ".leasedBy", equalTo(List.of("gone-subscriber")))
+                .body(ours + ".active", equalTo(List.of(false)));
+        admin().queryParam("tenant", tenant).queryParam("state", "active").queryParam("limit", "10000")
+                .get("/admin/leases").then().statusCode(200)
+                .body(ours, equalTo(List.of()));
     }
 
     @Test

@@ -41,16 +41,18 @@ public class AdminStore {
     /**
      * Committed offset per (partition, group), with the partition's newest offset and the lag:
      * the messages above the committed offset. Optional topic and group filters (null = any).
+     * A join with aggregates rather than correlated subqueries in the select list: vtgate pushes
+     * it down whole, to one shard or (all tenants) to each shard, since the join and the GROUP BY
+     * include {@code tenant}.
      */
     private static final String OFFSETS = """
             SELECT o.tenant, o.topic, o.partition_key, o.consumer_group, o.committed_offset,
-                   (SELECT MAX(m.`offset`) FROM queue_messages m
-                    WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key),
-                   (SELECT COUNT(*) FROM queue_messages m
-                    WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
-                      AND m.`offset` > o.committed_offset)
+                   MAX(m.`offset`), COUNT(CASE WHEN m.`offset` > o.committed_offset THEN 1 END)
             FROM queue_offsets o
+            LEFT JOIN queue_messages m
+              ON m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
             WHERE %s AND (? IS NULL OR o.topic = ?) AND (? IS NULL OR o.consumer_group = ?)
+            GROUP BY o.tenant, o.topic, o.partition_key, o.consumer_group, o.committed_offset
             ORDER BY o.tenant, o.topic, o.partition_key, o.consumer_group
             LIMIT ?""";
     static final String LIST_OFFSETS = OFFSETS.formatted("o." + ONE_TENANT);
@@ -60,16 +62,21 @@ public class AdminStore {
      * Leases. Active: not expired and held by a subscriber with a live heartbeat (younger than
      * the heartbeat timeout, in microseconds); anything else is stale (what the orphan sweep or
      * expiry frees). Optional state filter: null any, true active, false stale.
+     * The heartbeat is a LEFT JOIN on its primary key (at most one row per lease), not an EXISTS
+     * subquery in the select list: vtgate 24's planner (run by vtexplain) splits that off and
+     * then runs it without the outer row's tenant ("query arguments missing for l_tenant").
+     * {@code active} is a CASE rather than a bare boolean expression because vtexplain's fake
+     * tablets cannot type AND or IS in a select list, and its scatter merge then fails.
      */
     private static final String LEASES = """
             SELECT l.tenant, l.consumer_group, l.topic, l.partition_key, l.leased_by, l.epoch,
                    l.expires_at, l.acquired_at, l.renewed_at,
-                   (l.expires_at > UTC_TIMESTAMP(6) AND EXISTS (
-                      SELECT 1 FROM queue_subscriber_heartbeats h
-                      WHERE h.tenant = l.tenant AND h.consumer_group = l.consumer_group AND h.topic = l.topic
-                        AND h.subscriber_name = l.leased_by
-                        AND h.last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)) AS active
+                   CASE WHEN l.expires_at > UTC_TIMESTAMP(6) AND h.subscriber_name IS NOT NULL THEN 1 ELSE 0 END
+                     AS active
             FROM queue_partition_leases l
+            LEFT JOIN queue_subscriber_heartbeats h
+              ON h.tenant = l.tenant AND h.consumer_group = l.consumer_group AND h.topic = l.topic
+             AND h.subscriber_name = l.leased_by AND h.last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
             WHERE %s
             HAVING (? IS NULL OR active = ?)
             ORDER BY l.tenant, l.consumer_group, l.topic, l.partition_key
