@@ -6,7 +6,9 @@ import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publishOk;
 import static dev.tenantmq.Api.receipts;
 import static org.awaitility.Awaitility.await;
+import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -24,16 +26,17 @@ import org.junit.jupiter.api.Test;
 /**
  * Idle-lease release (SPEC section 5, step 6): a partition with nothing pending for
  * {@code mq.idle-lease-timeout} loses its lease, and a new message makes it leased and
- * delivered again.
+ * delivered again. A consumer group that stops fetching for {@code mq.interest-timeout} is
+ * dropped: its leases are released and its topic's gauges removed.
  */
 @QuarkusTest
 @TestProfile(IdleLeaseReleaseTest.ShortIdleTimeout.class)
 class IdleLeaseReleaseTest {
-    /** Idle after one second. */
+    /** Idle after one second; a group without a fetch for three seconds is dropped. */
     public static class ShortIdleTimeout implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("mq.idle-lease-timeout", "1s");
+            return Map.of("mq.idle-lease-timeout", "1s", "mq.interest-timeout", "3s");
         }
     }
 
@@ -58,6 +61,27 @@ class IdleLeaseReleaseTest {
         List<Map<String, Object>> next = fetchOk(tenant, topic, group, 10, 10, 30);
         assertEquals(List.of("2"), next.stream().map(m -> m.get("id")).toList());
         assertEquals(1, liveLeases());
+    }
+
+    @Test
+    void a_group_that_stops_fetching_is_dropped_with_its_leases_and_its_topic_gauges() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        assertEquals(1, fetchOk(tenant, topic, group, 10, 5, 30).size());
+        assertEquals(1, liveLeases());
+        assertTrue(gaugeSeries().contains("mq_leases_held"), "the topic's gauges exist while the group is served");
+        // No more fetches: after mq.interest-timeout the scheduler drops the group.
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250))
+                .until(() -> liveLeases() == 0 && gaugeSeries().isEmpty());
+    }
+
+    /** The Prometheus gauge series of this test's topic, by name. */
+    private List<String> gaugeSeries() {
+        String body = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        return body.lines()
+                .filter(l -> l.startsWith("mq_leases_held{") || l.startsWith("mq_partitions_discovered{"))
+                .filter(l -> l.contains("topic=\"" + topic + "\""))
+                .map(l -> l.substring(0, l.indexOf('{')))
+                .toList();
     }
 
     private int liveLeases() throws Exception {

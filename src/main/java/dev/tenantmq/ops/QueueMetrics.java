@@ -96,4 +96,11 @@ public class QueueMetrics {
         Gauge.builder("mq.leases.held", held).tags(tags).register(registry);
         Gauge.builder("mq.partitions.discovered", discovered).tags(tags).register(registry);
     }
+
+    /** Removes the gauges {@link #leaseGauges} registered for (tenant, topic). */
+    public void removeLeaseGauges(String tenant, String topic) {
+        for (String name : new String[] {"mq.leases.held", "mq.partitions.discovered"}) {
+            registry.find(name).tags("tenant", tenant, "topic", topic).gauges().forEach(registry::remove);
+        }
+    }
 }

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
@@ -55,7 +56,7 @@ public class LeaseScheduler {
     private final Set<GroupScope> failing = ConcurrentHashMap.newKeySet();
     /** Tenants whose lease work of an earlier tick is still running. */
     private final Set<String> tenantsInTick = ConcurrentHashMap.newKeySet();
-    /** (tenant, topic) pairs whose gauges are registered. */
+    /** (tenant, topic) pairs whose gauges are registered. gauge() and forget() synchronize on it. */
     private final Set<String> gauged = ConcurrentHashMap.newKeySet();
     private volatile Instant lastTick;
 
@@ -248,10 +249,35 @@ public class LeaseScheduler {
     }
 
     private AtomicInteger gauge(Map<GroupScope, AtomicInteger> map, GroupScope s) {
-        if (gauged.add(s.tenant() + '\u0000' + s.topic())) {
-            metrics.leaseGauges(s.tenant(), s.topic(), () -> sum(held, s), () -> sum(discovered, s));
+        // Locked with forget(), so a topic's gauges are never removed while a group of it is counted.
+        synchronized (gauged) {
+            if (gauged.add(topicKey(s))) {
+                metrics.leaseGauges(s.tenant(), s.topic(), () -> sum(held, s), () -> sum(discovered, s));
+            }
+            return map.computeIfAbsent(s, k -> new AtomicInteger());
         }
-        return map.computeIfAbsent(s, k -> new AtomicInteger());
+    }
+
+    /**
+     * Stops counting a triple this process no longer serves (its gauge values and failure
+     * streak), and removes its topic's gauges when no other group of the topic is served here, so
+     * a long-running process does not keep a series for every topic it ever served.
+     */
+    private void forget(GroupScope s) {
+        failing.remove(s);
+        synchronized (gauged) {
+            held.remove(s);
+            discovered.remove(s);
+            boolean topicStillServed = Stream.concat(held.keySet().stream(), discovered.keySet().stream())
+                    .anyMatch(k -> topicKey(k).equals(topicKey(s)));
+            if (!topicStillServed && gauged.remove(topicKey(s))) {
+                metrics.removeLeaseGauges(s.tenant(), s.topic());
+            }
+        }
+    }
+
+    private static String topicKey(GroupScope s) {
+        return s.tenant() + '\u0000' + s.topic();
     }
 
     /** Gauges are tagged by tenant and topic only, so they sum over this process's consumer groups. */
@@ -271,7 +297,7 @@ public class LeaseScheduler {
         }
         try {
             leases.leave(s, identity.subscriberName().value());
-            gauge(held, s).set(0);
+            forget(s);
         } catch (RuntimeException ex) {
             failed(s, ex);
         }
