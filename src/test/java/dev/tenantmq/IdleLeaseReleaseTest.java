@@ -3,6 +3,7 @@ package dev.tenantmq;
 import static dev.tenantmq.Api.ack;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
+import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
 import static dev.tenantmq.Api.receipts;
 import static org.awaitility.Awaitility.await;
@@ -43,6 +44,9 @@ class IdleLeaseReleaseTest {
     @Inject
     AgroalDataSource dataSource;
 
+    /** The test profile's mq.max-deliveries (the default). */
+    private static final int MAX_DELIVERIES = 5;
+
     private final String tenant = TestIds.tenant();
     private final String topic = TestIds.topic();
     private final String group = TestIds.group();
@@ -61,6 +65,40 @@ class IdleLeaseReleaseTest {
         List<Map<String, Object>> next = fetchOk(tenant, topic, group, 10, 10, 30);
         assertEquals(List.of("2"), next.stream().map(m -> m.get("id")).toList());
         assertEquals(1, liveLeases());
+    }
+
+    @Test
+    void a_dead_letter_requeued_into_an_idle_partition_is_delivered() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "poison", 1)));
+        for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
+            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+            assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "test"));
+        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            fetchOk(tenant, topic, group, 1, 0, 30); // keep the interest alive
+            return liveLeases() == 0;
+        });
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic + ".dlq").queryParam("partitionKey", "p").queryParam("id", "poison")
+                .post("/admin/messages/requeue").then().statusCode(200);
+        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 10, 30);
+        assertEquals(List.of("poison"), again.stream().map(m -> m.get("id")).toList(),
+                "the requeued message is delivered without a new message arriving");
+        assertEquals(1, again.get(0).get("deliveryAttempt"));
+    }
+
+    @Test
+    void a_long_poll_longer_than_the_interest_timeout_keeps_its_group_served() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
+        // One poll of 8 s, over twice mq.interest-timeout (3 s); a message arrives after 5 s.
+        java.util.concurrent.CompletableFuture<List<Map<String, Object>>> poll =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> fetchOk(tenant, topic, group, 10, 8, 30));
+        await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
+        publishOk(tenant, topic, List.of(msg("p", "2", 2)));
+        assertEquals(List.of("2"), poll.get(10, java.util.concurrent.TimeUnit.SECONDS).stream()
+                .map(m -> m.get("id")).toList(), "the waiting poll still counts as the group's interest");
     }
 
     @Test

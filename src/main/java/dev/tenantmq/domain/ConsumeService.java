@@ -71,12 +71,14 @@ public class ConsumeService {
     public Uni<List<Delivered>> fetch(Fetch f) {
         PublishService.requireServed(identity, f.tenant());
         GroupScope scope = new GroupScope(f.tenant().value(), f.consumerGroup().value(), f.topic().value());
-        interest.touch(scope);
         Instant deadline = clock.instant().plus(f.waitTime());
         return attempt(scope, f, deadline);
     }
 
     private Uni<List<Delivered>> attempt(GroupScope scope, Fetch f, Instant deadline) {
+        // A waiting long poll is a fetch in progress: it keeps the triple's interest alive even
+        // when mq.interest-timeout is shorter than its wait.
+        interest.touch(scope);
         long seen = signals.generation(scope.tenant(), scope.topic());
         return Uni.createFrom().item(() -> fetchOnce(scope, f))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())

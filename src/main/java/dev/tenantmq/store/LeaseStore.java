@@ -90,8 +90,10 @@ public class LeaseStore {
               AND expires_at > UTC_TIMESTAMP(6) AND leased_by NOT IN (%s)""";
 
     /**
-     * Partitions idle for the group: everything committed (nothing above the committed offset,
-     * so nothing in flight either) and no commit for ? microseconds.
+     * Partitions idle for the group: everything committed (nothing above the committed offset),
+     * no commit for ? microseconds, and no unfinished delivery at or below the committed offset
+     * either: an admin requeue puts a dead letter back there (PENDING), and its partition must
+     * be leased to deliver it.
      */
     static final String SELECT_IDLE_PARTITIONS = """
             SELECT o.partition_key FROM queue_offsets o
@@ -100,7 +102,11 @@ public class LeaseStore {
               AND NOT EXISTS (
                   SELECT 1 FROM queue_messages m
                   WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
-                    AND m.`offset` > o.committed_offset)""";
+                    AND m.`offset` > o.committed_offset)
+              AND NOT EXISTS (
+                  SELECT 1 FROM queue_delivery_state d
+                  WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
+                    AND d.partition_key = o.partition_key AND d.state IN ('INFLIGHT', 'RETRY', 'PENDING'))""";
 
     /** Partitions of the triple with a delivery in flight. */
     static final String SELECT_BUSY_PARTITIONS = """
