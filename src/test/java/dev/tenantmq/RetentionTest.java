@@ -46,6 +46,22 @@ class RetentionTest {
     RetentionJob retention;
 
     @Test
+    void after_retention_the_offsets_listing_reports_the_committed_offset_as_latest() throws Exception {
+        List<Long> offsets = publish(tenant, topic, "p", "1", "2");
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(fetchAll(tenant, topic, group, 2))));
+        assertTrue(retention.purgeTenant(tenant, WEEK) >= 2);
+        assertEquals(List.of(), messageOffsets(tenant, topic, "p"));
+
+        io.restassured.path.json.JsonPath listed = io.restassured.RestAssured.given()
+                .header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic).queryParam("consumerGroup", group)
+                .get("/admin/offsets").then().statusCode(200).extract().jsonPath();
+        assertEquals(offsets.get(1), listed.getLong("offsets[0].committedOffset"));
+        assertEquals(offsets.get(1), listed.getLong("offsets[0].latestOffset"), "not 0 once the rows are gone");
+        assertEquals(0, listed.getInt("offsets[0].lag"));
+    }
+
+    @Test
     void consumed_messages_are_deleted_and_unacknowledged_kept() throws Exception {
         List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3");
         List<Map<String, Object>> got = fetchAll(tenant, topic, group, 3);
