@@ -41,6 +41,30 @@ class NackDeadLetterTest {
     AgroalDataSource dataSource;
 
     @Test
+    void the_255_character_dead_letter_topic_of_a_251_character_topic_is_consumed_and_retries_without_limit() {
+        String longTopic = topic + "x".repeat(251 - topic.length());
+        String longDlq = longTopic + ".dlq";
+        String group = TestIds.group();
+        publishOk(tenant, longTopic, List.of(msg("k", "m", 1)));
+        for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
+            List<Map<String, Object>> got = fetchOk(tenant, longTopic, group, 10, 5, 30);
+            assertEquals(List.of("NACKED"), nack(tenant, longTopic, group, receipts(got), 0, "fails"));
+        }
+        // Its own dead-letter topic would need 259 characters, so it has none: nacks go on.
+        String dlqGroup = TestIds.group();
+        List<Map<String, Object>> got = List.of();
+        for (int attempt = 1; attempt <= MAX_DELIVERIES + 2; attempt++) {
+            got = fetchOk(tenant, longDlq, dlqGroup, 10, 5, 30);
+            assertEquals(List.of("m"), ids(got), "attempt " + attempt);
+            assertEquals(List.of(attempt), attempts(got));
+            assertEquals(List.of("NACKED"), nack(tenant, longDlq, dlqGroup, receipts(got), 0, "fails again"));
+        }
+        got = fetchOk(tenant, longDlq, dlqGroup, 10, 5, 30);
+        assertEquals(List.of(MAX_DELIVERIES + 3), attempts(got));
+        assertEquals(List.of("ACKED"), ack(tenant, longDlq, dlqGroup, receipts(got)));
+    }
+
+    @Test
     void poison_message_is_dead_lettered_after_max_deliveries_and_the_two_after_it_keep_attempt_one() {
         String group = TestIds.group();
         List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "poison", 0), msg("k", "a", 1), msg("k", "b", 2)))

@@ -73,11 +73,16 @@ public class RequestValidator {
         return new TopicPath(new Tenant(tenant), new Topic(topic));
     }
 
-    /** @throws InvalidRequestException naming each bad parameter */
+    /**
+     * Validates a consumer call's path. Unlike publish, the topic needs no room for the
+     * dead-letter suffix: a dead-letter topic of up to 255 characters is consumed like any other.
+     *
+     * @throws InvalidRequestException naming each bad parameter
+     */
     public GroupPath groupPath(String tenant, String topic, String consumerGroup) {
         Errors errors = new Errors();
         checkName(errors, "tenant", tenant);
-        checkTopic(errors, topic);
+        checkName(errors, "topic", topic);
         checkName(errors, "consumerGroup", consumerGroup);
         errors.throwIfAny();
         return new GroupPath(new Tenant(tenant), new Topic(topic), new ConsumerGroup(consumerGroup));

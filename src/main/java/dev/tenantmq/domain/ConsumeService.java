@@ -158,8 +158,18 @@ public class ConsumeService {
         return out;
     }
 
+    /**
+     * Dead letters go to {@code <topic><suffix>}. Where that name would pass 255 characters (the
+     * dead-letter topic of a 248..251-character topic), there is no dead-letter topic: its messages
+     * are retried with backoff for as long as they fail, like an SQS queue without a redrive
+     * policy.
+     */
     private ConsumerStore.DeadLetterPolicy deadLetterPolicy(GroupScope scope) {
-        return new ConsumerStore.DeadLetterPolicy(config.maxDeliveries(), scope.topic() + config.dlqSuffix());
+        String dlqTopic = scope.topic() + config.dlqSuffix();
+        if (dlqTopic.length() > Identifiers.MAX_LENGTH) {
+            return ConsumerStore.DeadLetterPolicy.NEVER;
+        }
+        return new ConsumerStore.DeadLetterPolicy(config.maxDeliveries(), dlqTopic);
     }
 
     /** Counts dead letters and wakes long polls of the dead-letter topic; the original partition moved on too. */

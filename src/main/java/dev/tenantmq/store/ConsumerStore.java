@@ -259,7 +259,10 @@ public class ConsumerStore {
      * @param maxDeliveries failed attempts after which a message is dead-lettered
      * @param dlqTopic {@code <topic><suffix>}
      */
-    public record DeadLetterPolicy(int maxDeliveries, String dlqTopic) {}
+    public record DeadLetterPolicy(int maxDeliveries, String dlqTopic) {
+        /** No dead-letter topic: failed messages are retried without limit. */
+        public static final DeadLetterPolicy NEVER = new DeadLetterPolicy(Integer.MAX_VALUE, null);
+    }
 
     /** What {@link #lease} did: the deliveries, and how many messages it dead-lettered instead. */
     public record LeaseResult(List<Delivery> deliveries, int deadLettered) {}
