@@ -138,6 +138,18 @@ class AdminTest {
     }
 
     @Test
+    void inspect_and_delete_work_for_the_longest_keys_and_ids() {
+        // 255 four-byte characters each: 3,060 bytes apiece in the query string.
+        String key = "\uD83D\uDE00".repeat(255);
+        String id = "\uD83D\uDCA9".repeat(255);
+        publishOk(tenant, topic, List.of(Map.of("partitionKey", key, "id", id, "payload", 1)));
+        inspect(topic, key, id).then().statusCode(200).body("id", equalTo(id)).body("partitionKey", equalTo(key));
+        admin().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("partitionKey", key)
+                .queryParam("id", id).delete("/admin/messages").then().statusCode(200);
+        inspect(topic, key, id).then().statusCode(404).contentType("application/problem+json");
+    }
+
+    @Test
     void admin_calls_need_the_admin_token_and_consumer_calls_do_not() {
         given().queryParam("tenant", tenant).get("/admin/topics").then().statusCode(401)
                 .contentType("application/problem+json").header("WWW-Authenticate", containsString("Bearer"));
