@@ -14,15 +14,15 @@ import java.util.regex.Pattern;
 
 /**
  * The runtime SQL of the store layer: every {@code static final String} constant of the store
- * classes that is a statement (it starts with SELECT, INSERT, UPDATE or DELETE), by
- * {@code Class.FIELD} name. Constants with {@code %s} are templates that the store formats with
- * IN lists or predicates before use.
+ * classes that names one of the schema's tables, by {@code Class.FIELD} name. That takes in a
+ * statement however it starts (a comment, WITH ...), so none escapes the checks. Constants with
+ * {@code %s} are templates that the store formats with IN lists or predicates before use.
  */
 final class StoreStatements {
     static final List<Class<?>> STORES = List.of(MessageStore.class, ConsumerStore.class, LeaseStore.class,
             AdminStore.class, RetentionStore.class);
-    private static final Pattern STATEMENT = Pattern.compile("^\\s*(SELECT|INSERT|UPDATE|DELETE)\\b",
-            Pattern.CASE_INSENSITIVE);
+    private static final Pattern TABLE = Pattern.compile(
+            "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats)\\b");
 
     private StoreStatements() {}
 
@@ -42,7 +42,7 @@ final class StoreStatements {
                 } catch (IllegalAccessException e) {
                     throw new AssertionError(e);
                 }
-                if (STATEMENT.matcher(sql).lookingAt()) {
+                if (TABLE.matcher(sql).find()) {
                     out.put(store.getSimpleName() + "." + f.getName(), sql);
                 }
             }
