@@ -11,6 +11,8 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tenantmq.store.GroupScope;
+import dev.tenantmq.store.LeaseStore;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -43,6 +45,9 @@ class IdleLeaseReleaseTest {
 
     @Inject
     AgroalDataSource dataSource;
+
+    @Inject
+    LeaseStore leaseStore;
 
     /** The test profile's mq.max-deliveries (the default). */
     private static final int MAX_DELIVERIES = 5;
@@ -104,12 +109,38 @@ class IdleLeaseReleaseTest {
     @Test
     void a_group_that_stops_fetching_is_dropped_with_its_leases_and_its_topic_gauges() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        assertEquals(1, fetchOk(tenant, topic, group, 10, 5, 30).size());
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(1, first.size());
         assertEquals(1, liveLeases());
         assertTrue(gaugeSeries().contains("mq_leases_held"), "the topic's gauges exist while the group is served");
         // No more fetches: after mq.interest-timeout the scheduler drops the group.
         await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250))
                 .until(() -> liveLeases() == 0 && gaugeSeries().isEmpty());
+
+        // Leaving handed the unacknowledged message back: not a failed attempt.
+        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 10, 30);
+        assertEquals(List.of("1"), again.stream().map(m -> m.get("id")).toList());
+        assertEquals(1, again.get(0).get("deliveryAttempt"), "a graceful hand-over is not a failed attempt");
+        assertEquals(List.of("STALE"), ack(tenant, topic, group, receipts(first)));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
+    }
+
+    @Test
+    void a_released_lease_hands_its_in_flight_messages_back_in_order_without_a_failed_attempt() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("1", "2"), first.stream().map(m -> m.get("id")).toList());
+        GroupScope scope = new GroupScope(tenant, group, topic);
+        List<LeaseStore.Lease> mine = leaseStore.leases(scope);
+        assertEquals(1, mine.size());
+        // What the scheduler does with a surplus partition when another instance joins.
+        assertEquals(1, leaseStore.release(scope, mine.get(0).leasedBy(), mine));
+
+        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 10, 30);
+        assertEquals(List.of("1", "2"), again.stream().map(m -> m.get("id")).toList());
+        assertEquals(List.of(1, 1), again.stream().map(m -> m.get("deliveryAttempt")).toList());
+        assertEquals(List.of("STALE", "STALE"), ack(tenant, topic, group, receipts(first)));
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(again)));
     }
 
     /** The Prometheus gauge series of this test's topic, by name. */

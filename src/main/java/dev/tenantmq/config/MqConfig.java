@@ -61,7 +61,8 @@ public interface MqConfig {
 
     /**
      * Failed delivery attempts after which a message is dead-lettered for the consumer group
-     * (a nack, a visibility expiry or a lost lease each count as one). Default 5.
+     * (a nack, a visibility expiry or a lease lost to a crash or expiry each count as one; a
+     * graceful lease hand-over does not). Default 5.
      */
     @WithDefault("5")
     int maxDeliveries();

@@ -186,8 +186,9 @@ public class ConsumerStore {
               AND state = 'INFLIGHT' AND lease_epoch = ? AND delivery_count = ?""";
 
     /**
-     * After a nack, the later in-flight messages of the partition go back without failing
-     * (SPEC: they keep their {@code deliveryAttempt}); they follow the nacked one again.
+     * Hands in-flight messages of a lease after an offset back without failing (SPEC: they keep
+     * their {@code deliveryAttempt}): after a nack the later ones, which follow the nacked one
+     * again; on a graceful lease release all of them (offset 0, see LeaseStore.release).
      */
     static final String HAND_BACK_LATER = """
             UPDATE queue_delivery_state

@@ -245,7 +245,11 @@ public class LeaseStore {
     }
 
     /**
-     * Releases the given leases of this subscriber (fenced by epoch).
+     * Releases the given leases of this subscriber (fenced by epoch), and hands the messages still
+     * in flight under them back without a failed attempt: a graceful hand-over (rebalance, idle
+     * release, leaving) is not the message's fault, unlike a lease lost to a crash or expiry. The
+     * next holder delivers them again, in order, with the same {@code deliveryAttempt}; receipts
+     * of the old lease answer STALE.
      *
      * @return how many were released
      */
@@ -253,14 +257,22 @@ public class LeaseStore {
         if (leases.isEmpty()) {
             return 0;
         }
+        // The lease row is updated (so locked) before its delivery state, the order fetch and
+        // ack lock them in.
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
-            try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE)) {
+            try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE);
+                 PreparedStatement handBack = c.prepareStatement(ConsumerStore.HAND_BACK_LATER)) {
                 for (Lease l : leases) {
                     Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), l.partitionKey(), subscriber, l.epoch());
                     int n = ps.executeUpdate();
                     if (n > 1) {
                         throw new SQLException("lease release changed " + n + " rows");
+                    }
+                    if (n == 1) {
+                        // Offsets start at 1: every in-flight message of this lease.
+                        Db.bind(handBack, t.tenant(), t.consumerGroup(), t.topic(), l.partitionKey(), 0L, l.epoch());
+                        handBack.executeUpdate(); // any number may be in flight
                     }
                     released += n;
                 }
@@ -311,8 +323,13 @@ public class LeaseStore {
         });
     }
 
-    /** Leaves the triple: releases every lease this subscriber holds and deletes its heartbeat. */
+    /**
+     * Leaves the triple: releases every lease this subscriber holds (handing its in-flight
+     * messages back, as {@link #release} does) and deletes its heartbeat.
+     */
     public void leave(GroupScope t, String subscriber) {
+        release(t, subscriber, leases(t).stream().filter(l -> subscriber.equals(l.leasedBy()) && !l.expired()).toList());
+        // Catches a lease taken between the read and the release (this subscriber is leaving).
         db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             try (PreparedStatement ps = c.prepareStatement(RELEASE_ALL_LEASES)) {
                 Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
