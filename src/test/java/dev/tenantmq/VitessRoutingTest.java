@@ -52,25 +52,8 @@ class VitessRoutingTest {
                 .filter(n -> !statements.get(n).contains("WHERE %s")) // listing templates: their formatted constants count
                 .toList();
         List<String> sql = names.stream().map(n -> bindLiterals(expandTemplate(statements.get(n)))).toList();
-        // vtexplain stops at the first statement it cannot plan or run; then each one is explained
-        // alone, so that every failing statement is named and the others are still checked.
-        List<JsonNode> entries = new ArrayList<>();
         List<String> wrong = new ArrayList<>();
-        Explained batch = vtexplain(command, sql);
-        if (batch.exitCode() == 0) {
-            new ObjectMapper().readTree(batch.stdout()).forEach(entries::add);
-        } else {
-            for (int i = 0; i < sql.size(); i++) {
-                Explained one = vtexplain(command, List.of(sql.get(i)));
-                if (one.exitCode() == 0) {
-                    entries.add(new ObjectMapper().readTree(one.stdout()).get(0));
-                } else {
-                    entries.add(null);
-                    wrong.add(names.get(i) + " cannot be planned or run (often a join or subquery that lost its "
-                            + "tenant condition): " + one.reason());
-                }
-            }
-        }
+        List<JsonNode> entries = explainAll(command, names, sql, wrong);
         assertEquals(sql.size(), entries.size(), "vtexplain explained every statement");
         int single = 0;
         for (int i = 0; i < sql.size(); i++) {
@@ -98,6 +81,32 @@ class VitessRoutingTest {
         }
         assertEquals(List.of(), wrong, "statements that are not one single-shard query");
         assertTrue(single > 40, "checked the store's statements (" + single + " single-shard)");
+    }
+
+    /**
+     * One vtexplain entry per statement. vtexplain stops at the first statement it cannot plan or
+     * run; then each is explained alone, so that every such statement is added to {@code wrong}
+     * (its entry is null) and the others are still checked.
+     */
+    private static List<JsonNode> explainAll(String command, List<String> names, List<String> sql, List<String> wrong)
+            throws IOException, InterruptedException {
+        List<JsonNode> entries = new ArrayList<>();
+        Explained batch = vtexplain(command, sql);
+        if (batch.exitCode() == 0) {
+            new ObjectMapper().readTree(batch.stdout()).forEach(entries::add);
+            return entries;
+        }
+        for (int i = 0; i < sql.size(); i++) {
+            Explained one = vtexplain(command, List.of(sql.get(i)));
+            if (one.exitCode() == 0) {
+                entries.add(new ObjectMapper().readTree(one.stdout()).get(0));
+            } else {
+                entries.add(null);
+                wrong.add(names.get(i) + " cannot be planned or run (often a join or subquery that lost its "
+                        + "tenant condition): " + one.reason());
+            }
+        }
+        return entries;
     }
 
     /**
