@@ -108,21 +108,39 @@ class IdleLeaseReleaseTest {
 
     @Test
     void a_group_that_stops_fetching_is_dropped_with_its_leases_and_its_topic_gauges() throws Exception {
-        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(1, first.size());
-        assertEquals(1, liveLeases());
+        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2)));
+        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(2, got.size());
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(got)));
         assertTrue(gaugeSeries().contains("mq_leases_held"), "the topic's gauges exist while the group is served");
-        // No more fetches: after mq.interest-timeout the scheduler drops the group.
+        // No more fetches and nothing in flight: after mq.interest-timeout the scheduler drops the group.
         await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250))
                 .until(() -> liveLeases() == 0 && gaugeSeries().isEmpty());
+    }
 
-        // Leaving handed the unacknowledged message back: not a failed attempt.
+    @Test
+    void a_delivery_whose_visibility_expired_before_a_release_still_counts_as_a_failed_attempt() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        await().pollDelay(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(2)).until(() -> true);
+        GroupScope scope = new GroupScope(tenant, group, topic);
+        List<LeaseStore.Lease> mine = leaseStore.leases(scope);
+        assertEquals(1, leaseStore.release(scope, mine.get(0).leasedBy(), mine));
+
         List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 10, 30);
         assertEquals(List.of("1"), again.stream().map(m -> m.get("id")).toList());
-        assertEquals(1, again.get(0).get("deliveryAttempt"), "a graceful hand-over is not a failed attempt");
+        assertEquals(2, again.get(0).get("deliveryAttempt"), "the expiry before the release was a failed attempt");
         assertEquals(List.of("STALE"), ack(tenant, topic, group, receipts(first)));
-        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
+    }
+
+    @Test
+    void a_group_with_a_message_in_flight_stays_served_past_the_interest_timeout() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        // The consumer works on it for twice mq.interest-timeout without fetching.
+        await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(250))
+                .until(() -> liveLeases() == 1);
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
     }
 
     @Test

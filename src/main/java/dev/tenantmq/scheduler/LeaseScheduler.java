@@ -291,16 +291,32 @@ public class LeaseScheduler {
         return total;
     }
 
+    /**
+     * Drops a triple nobody here fetched for {@code mq.interest-timeout}, unless messages are in
+     * flight (within their visibility timeout) under its leases here: a consumer still working on
+     * them, or extending them, keeps the triple served until it acks or they expire.
+     */
     private void leave(GroupScope s) {
-        if (!interest.drop(s, config.interestTimeout())) {
-            return;
-        }
         try {
+            if (holdsDeliveriesInFlight(s)) {
+                interest.touch(s);
+                return;
+            }
+            if (!interest.drop(s, config.interestTimeout())) {
+                return;
+            }
             leases.leave(s, identity.subscriberName().value());
             forget(s);
         } catch (RuntimeException ex) {
             failed(s, ex);
         }
+    }
+
+    private boolean holdsDeliveriesInFlight(GroupScope s) {
+        Set<String> busy = leases.busyPartitions(s);
+        String me = identity.subscriberName().value();
+        return !busy.isEmpty() && leases.leases(s).stream()
+                .anyMatch(l -> me.equals(l.leasedBy()) && !l.expired() && busy.contains(l.partitionKey()));
     }
 
     /** Longest time shutdown spends handing leases back; the rest simply expire. */

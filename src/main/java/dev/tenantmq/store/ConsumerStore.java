@@ -188,13 +188,14 @@ public class ConsumerStore {
     /**
      * Hands in-flight messages of a lease after an offset back without failing (SPEC: they keep
      * their {@code deliveryAttempt}): after a nack the later ones, which follow the nacked one
-     * again; on a graceful lease release all of them (offset 0, see LeaseStore.release).
+     * again; on a graceful lease release all of them (offset 0, see LeaseStore.release). Those
+     * whose visibility timeout already expired stay: the expiry is a failed attempt.
      */
     static final String HAND_BACK_LATER = """
             UPDATE queue_delivery_state
             SET state = 'PENDING', visible_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset > ?
-              AND state = 'INFLIGHT' AND lease_epoch = ?""";
+              AND state = 'INFLIGHT' AND lease_epoch = ? AND visible_at > UTC_TIMESTAMP(6)""";
 
     static final String SELECT_DELIVERY_STATE = """
             SELECT state, lease_epoch, delivery_count, delivery_attempt FROM queue_delivery_state

@@ -111,10 +111,14 @@ public class LeaseStore {
                     AND d.partition_key = o.partition_key AND d.message_offset <= o.committed_offset
                     AND d.state IN ('INFLIGHT', 'RETRY', 'PENDING'))""";
 
-    /** Partitions of the triple with a delivery in flight. */
+    /**
+     * Partitions of the triple with a delivery in flight within its visibility timeout (an
+     * expired one is a failed attempt already, whatever happens to the lease).
+     */
     static final String SELECT_BUSY_PARTITIONS = """
             SELECT DISTINCT partition_key FROM queue_delivery_state
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND state = 'INFLIGHT'""";
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND state = 'INFLIGHT'
+              AND visible_at > UTC_TIMESTAMP(6)""";
 
     /** Starting point of a new partition for the group: nothing committed. */
     static final String ENSURE_OFFSET_ROW = """
@@ -252,7 +256,8 @@ public class LeaseStore {
      * in flight under them back without a failed attempt: a graceful hand-over (rebalance, idle
      * release, leaving) is not the message's fault, unlike a lease lost to a crash or expiry. The
      * next holder delivers them again, in order, with the same {@code deliveryAttempt}; receipts
-     * of the old lease answer STALE.
+     * of the old lease answer STALE. A delivery whose visibility timeout has already expired is
+     * left as it is: that expiry is a failed attempt, which the next holder counts.
      *
      * @return how many were released
      */
