@@ -171,6 +171,37 @@ class IdleLeaseReleaseTest {
                 .toList();
     }
 
+    @Test
+    void a_released_lease_is_not_renewed_by_later_ticks() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchOk(tenant, topic, group, 10, 5, 30))));
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            fetchOk(tenant, topic, group, 1, 0, 30); // keep the interest alive
+            return liveLeases() == 0;
+        });
+        java.sql.Timestamp released = renewedAt();
+        // Four ticks later the released lease is still as it was: not revived, not released again.
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    fetchOk(tenant, topic, group, 1, 0, 30);
+                    return liveLeases() == 0 && released.equals(renewedAt());
+                });
+    }
+
+    private java.sql.Timestamp renewedAt() throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT renewed_at FROM queue_partition_leases
+                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = 'p'""")) {
+            ps.setString(1, tenant);
+            ps.setString(2, group);
+            ps.setString(3, topic);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next(), "the lease row exists");
+                return rs.getTimestamp(1);
+            }
+        }
+    }
+
     private int liveLeases() throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
                 SELECT COUNT(*) FROM queue_partition_leases

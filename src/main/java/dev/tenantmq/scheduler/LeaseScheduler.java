@@ -166,10 +166,10 @@ public class LeaseScheduler {
             Set<String> leased = new HashSet<>();
             for (LeaseStore.Lease l : all) {
                 leased.add(l.partitionKey());
-                if (l.leasedBy().equals(me)) {
+                if (l.leasedBy().equals(me) && !l.expired()) {
                     (active.contains(l.partitionKey()) ? mineActive : mineIdle).add(l);
                 } else if (l.expired() && active.contains(l.partitionKey())) {
-                    takeable.add(l);
+                    takeable.add(l); // this subscriber's own expired or released leases too: a new epoch
                 }
             }
             // 4. Renew own leases, then acquire up to the share or release the surplus.

@@ -58,13 +58,15 @@ public class LeaseStore {
               AND epoch = ? AND expires_at <= UTC_TIMESTAMP(6)""";
 
     /**
-     * Renews every lease this subscriber holds in the triple. Fenced by holder: a takeover
-     * always changes leased_by, so a lease another subscriber took is never extended here.
+     * Renews every unexpired lease this subscriber holds in the triple. Fenced by holder (a
+     * takeover by another subscriber changes leased_by) and by expiry: a lease that expired or was
+     * released is anyone's to take over with a new epoch, this subscriber's included, and is never
+     * revived here with its old epoch.
      */
     static final String RENEW_LEASES = """
             UPDATE queue_partition_leases
             SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, renewed_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ?""";
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)""";
 
     /** Gives a lease up: it expires now, so any subscriber may take it over at once. */
     static final String RELEASE_LEASE = """
@@ -179,7 +181,7 @@ public class LeaseStore {
     }
 
     /**
-     * Renews this subscriber's leases in the triple.
+     * Renews this subscriber's unexpired leases in the triple.
      *
      * @return how many lease rows were renewed
      */
