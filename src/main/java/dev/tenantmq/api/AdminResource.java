@@ -30,12 +30,17 @@ public class AdminResource {
         this.admin = admin;
     }
 
+    /** The scope (exactly one of tenant or allTenants=true) and limit every listing takes. */
+    private RequestValidator.Listing listing(StrictQuery q) {
+        return validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
+    }
+
     /** Topics with partition and message counts. */
     @GET
     @Path("/topics")
     public AdminResponses.Topics topics(@Context UriInfo uri) {
         StrictQuery q = query(uri);
-        RequestValidator.Listing l = validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
+        RequestValidator.Listing l = listing(q);
         AdminService.Page<AdminStore.TopicRow> page = admin.topics(l.scope(), l.limit());
         return new AdminResponses.Topics(page.rows(), page.truncated());
     }
@@ -45,7 +50,7 @@ public class AdminResource {
     @Path("/offsets")
     public AdminResponses.Offsets offsets(@Context UriInfo uri) {
         StrictQuery q = query(uri);
-        RequestValidator.Listing l = validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
+        RequestValidator.Listing l = listing(q);
         AdminService.Page<AdminStore.OffsetRow> page = admin.offsets(l.scope(), validator.optionalTopic(q.get(TOPIC)),
                 validator.optionalGroup(q.get(CONSUMER_GROUP)), l.limit());
         return new AdminResponses.Offsets(page.rows(), page.truncated());
@@ -56,7 +61,7 @@ public class AdminResource {
     @Path("/leases")
     public AdminResponses.Leases leases(@Context UriInfo uri) {
         StrictQuery q = query(uri);
-        RequestValidator.Listing l = validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
+        RequestValidator.Listing l = listing(q);
         AdminService.Page<AdminStore.LeaseRow> page = admin.leases(l.scope(), validator.leaseState(q.get(STATE)), l.limit());
         return new AdminResponses.Leases(page.rows(), page.truncated());
     }
@@ -66,7 +71,7 @@ public class AdminResource {
     @Path("/subscribers")
     public AdminResponses.Subscribers subscribers(@Context UriInfo uri) {
         StrictQuery q = query(uri);
-        RequestValidator.Listing l = validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
+        RequestValidator.Listing l = listing(q);
         AdminService.Page<AdminStore.SubscriberRow> page = admin.subscribers(l.scope(), l.limit());
         return new AdminResponses.Subscribers(page.rows(), page.truncated());
     }

@@ -265,29 +265,32 @@ public class RequestValidator {
     }
 
     /**
-     * Validates an optional topic filter (a name of up to 255 characters; dead-letter topics included).
+     * Validates an optional topic filter (a name of up to 255 characters; dead-letter topics
+     * included); null when absent.
      *
-     * @throws InvalidRequestException naming {@code field}
+     * @throws InvalidRequestException naming {@code topic}
      */
     public Topic optionalTopic(String topic) {
-        if (topic == null) {
-            return null;
-        }
-        Errors errors = new Errors();
-        checkName(errors, "topic", topic);
-        errors.throwIfAny();
-        return new Topic(topic);
+        return optionalName("topic", topic, Topic::new);
     }
 
-    /** @throws InvalidRequestException naming {@code consumerGroup} */
+    /**
+     * Validates an optional consumer group filter; null when absent.
+     *
+     * @throws InvalidRequestException naming {@code consumerGroup}
+     */
     public ConsumerGroup optionalGroup(String group) {
-        if (group == null) {
+        return optionalName("consumerGroup", group, ConsumerGroup::new);
+    }
+
+    private static <T> T optionalName(String field, String value, java.util.function.Function<String, T> type) {
+        if (value == null) {
             return null;
         }
         Errors errors = new Errors();
-        checkName(errors, "consumerGroup", group);
+        checkName(errors, field, value);
         errors.throwIfAny();
-        return new ConsumerGroup(group);
+        return type.apply(value);
     }
 
     /**
