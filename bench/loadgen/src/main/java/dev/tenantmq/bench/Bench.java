@@ -1,0 +1,938 @@
+package dev.tenantmq.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The benchmark of issue 8: runs every row against the packaged service, the raw JDBC
+ * baselines and RabbitMQ in the same run, and writes latest.json and latest.md. bench/run.sh
+ * starts the database and RabbitMQ and passes them here; this class starts and stops the service.
+ */
+public final class Bench {
+    /** Tenants the service serves: the benchmark's own, the replay file's, and one per tick measurement. */
+    static final String TENANTS = "bench,git-scm,quarkus-quickstarts,tick-0,tick-1,tick-2";
+    static final String TENANT = "bench";
+    static final int PARTITIONS = 100;
+
+    /** Command-line settings (bench/run.sh passes them all). */
+    static final class Config {
+        boolean quick;
+        boolean profile;
+        String jdbcServer;
+        String dbName = "tenant_mq";
+        String dbUser = "bench";
+        String dbPassword = "bench";
+        long dbPid;
+        int rabbitPort;
+        long rabbitPid;
+        String serviceJar;
+        String serviceJava = "java";
+        String jcmd = "jcmd";
+        int httpPort = 18080;
+        Path replayFile;
+        Path results;
+        Path work;
+        Set<String> rows = new HashSet<>();
+    }
+
+    /** Sizes of one mode; every row records the ones it used under "params". */
+    record Sizes(int runs, long publishBatch, long publishSingle, long consumeBacklog, long endToEnd, int replayLimit,
+                 double wakeSeconds, double idleSeconds, int idlePolls, List<Long> scaleBacklogs, long scaleMeasure,
+                 List<Integer> tickPartitions, double startupIdleSeconds) {
+        static Sizes quick() {
+            return new Sizes(3, 10_000, 2_000, 20_000, 5_000, 5_000, 5, 5, 2_000, List.of(10_000L, 50_000L), 3_000,
+                    List.of(100, 1_000, 5_000), 3);
+        }
+
+        static Sizes full() {
+            return new Sizes(3, 200_000, 30_000, 500_000, 100_000, 0, 60, 30, 2_000, List.of(10_000L, 5_000_000L), 10_000,
+                    List.of(100, 10_000, 100_000), 15);
+        }
+    }
+
+    final Config cfg;
+    final Sizes sizes;
+    final Raw raw;
+    final Db db;
+    final Rabbit rabbit;
+    final String runTag = UUID.randomUUID().toString().substring(0, 6);
+    final Map<String, Object> result = new LinkedHashMap<>();
+    final Map<String, Object> rabbitPeer = new LinkedHashMap<>();
+    Service service;
+    Mq mq;
+    int failures;
+
+    Bench(Config cfg) {
+        this.cfg = cfg;
+        this.sizes = cfg.quick ? Sizes.quick() : Sizes.full();
+        this.raw = new Raw(cfg.jdbcServer, cfg.dbUser, cfg.dbPassword);
+        this.db = new Db(cfg.jdbcServer, cfg.dbUser, cfg.dbPassword);
+        this.rabbit = new Rabbit(cfg.rabbitPort);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Config cfg = new Config();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--quick" -> cfg.quick = true;
+                case "--profile" -> cfg.profile = true;
+                case "--jdbc" -> cfg.jdbcServer = args[++i];
+                case "--db-user" -> cfg.dbUser = args[++i];
+                case "--db-password" -> cfg.dbPassword = args[++i];
+                case "--db-pid" -> cfg.dbPid = Long.parseLong(args[++i]);
+                case "--rabbit-port" -> cfg.rabbitPort = Integer.parseInt(args[++i]);
+                case "--rabbit-pid" -> cfg.rabbitPid = Long.parseLong(args[++i]);
+                case "--service-jar" -> cfg.serviceJar = args[++i];
+                case "--service-java" -> cfg.serviceJava = args[++i];
+                case "--jcmd" -> cfg.jcmd = args[++i];
+                case "--http-port" -> cfg.httpPort = Integer.parseInt(args[++i]);
+                case "--replay-file" -> cfg.replayFile = Path.of(args[++i]);
+                case "--results" -> cfg.results = Path.of(args[++i]);
+                case "--work" -> cfg.work = Path.of(args[++i]);
+                case "--rows" -> cfg.rows.addAll(List.of(args[++i].split(",")));
+                default -> throw new IllegalArgumentException("unknown argument " + a);
+            }
+        }
+        Bench b = new Bench(cfg);
+        int rc = b.runAll();
+        System.exit(rc);
+    }
+
+    private boolean wanted(String row) {
+        return cfg.rows.isEmpty() || cfg.rows.contains(row);
+    }
+
+    private static void log(String fmt, Object... args) {
+        System.out.printf("[%s] %s%n", Instant.now().toString().substring(11, 19), String.format(fmt, args));
+        System.out.flush();
+    }
+
+    int runAll() throws Exception {
+        Files.createDirectories(cfg.results);
+        Files.createDirectories(cfg.work);
+        Instant started = Instant.now();
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("mode", cfg.quick ? "quick" : "full");
+        meta.put("started_at", started.toString());
+        meta.put("cores", Runtime.getRuntime().availableProcessors());
+        meta.put("database", "MariaDB " + db.version() + " (innodb_flush_log_at_trx_commit="
+                + db.variable("innodb_flush_log_at_trx_commit") + ", innodb_buffer_pool_size="
+                + Long.parseLong(db.variable("innodb_buffer_pool_size")) / (1 << 20) + "M)");
+        meta.put("rabbitmq", "RabbitMQ " + rabbit.version() + " (durable classic queues, persistent messages, publisher confirms)");
+        meta.put("payload_bytes", Payloads.PAYLOAD_BYTES.length);
+        meta.put("partitions", PARTITIONS);
+        meta.put("client", "Java " + Runtime.version() + ", virtual threads, JDK HttpClient (HTTP/1.1)");
+        meta.put("service_java", cfg.serviceJava);
+        meta.put("runs_per_figure", sizes.runs());
+        meta.put("note", "Every figure is the median of the runs with min and max; ratios compare medians of the same run.");
+        result.put("meta", meta);
+        raw.setup();
+
+        if (wanted("startup")) {
+            row("startup", this::startup);
+        }
+        service = Service.start(cfg, "bench-1", serviceJvmArgs(), cfg.work.resolve("service.log"));
+        service.awaitReady(Duration.ofSeconds(120));
+        mq = new Mq(service.base);
+        try {
+            if (wanted("publish_batch")) row("publish_batch", this::publishBatch);
+            if (wanted("publish_single")) row("publish_single", this::publishSingle);
+            if (wanted("consume_ack")) row("consume_ack", this::consumeAck);
+            if (wanted("end_to_end")) row("end_to_end", this::endToEnd);
+            if (wanted("wake_latency_ms")) row("wake_latency_ms", this::wakeLatency);
+            if (wanted("idle_long_polls")) row("idle_long_polls", this::idleLongPolls);
+            if (wanted("scale")) row("scale", this::scale);
+        } finally {
+            mq.close();
+            service.close();
+        }
+        rabbitPeer.put("version", rabbit.version());
+        result.put("peers", Map.of("rabbitmq", rabbitPeer));
+        meta.put("finished_at", Instant.now().toString());
+        meta.put("duration_s", Duration.between(started, Instant.now()).toSeconds());
+        meta.put("failed_rows", failures);
+
+        ObjectMapper om = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        Files.writeString(cfg.results.resolve("latest.json"), om.writeValueAsString(result) + "\n");
+        Files.writeString(cfg.results.resolve("latest.md"), Report.markdown(result));
+        log("wrote %s and latest.md", cfg.results.resolve("latest.json"));
+        return failures == 0 ? 0 : 1;
+    }
+
+    interface RowBody {
+        Map<String, Object> run() throws Exception;
+    }
+
+    private void row(String name, RowBody body) {
+        log("row %s", name);
+        try {
+            result.put(name, body.run());
+        } catch (Exception | AssertionError e) {
+            failures++;
+            log("row %s FAILED: %s", name, e);
+            e.printStackTrace(System.out);
+            result.put(name, Map.of("error", String.valueOf(e)));
+        }
+    }
+
+    private List<String> serviceJvmArgs() {
+        return List.of(); // JVM defaults: the packaged service as a user would start it
+    }
+
+    // ---------------------------------------------------------------- measurement helpers
+
+    /** CPU seconds of the client (this JVM), the service, the database and RabbitMQ over a span. */
+    final class Cpu {
+        final long wall = System.nanoTime();
+        final double client = clientCpu(), svc = service == null ? Double.NaN : service.cpuSeconds(),
+                dbCpu = Service.Proc.cpuSeconds(cfg.dbPid), rmq = Service.Proc.cpuSeconds(cfg.rabbitPid);
+
+        Map<String, Object> since() {
+            double secs = (System.nanoTime() - wall) / 1e9;
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("wall_s", Stats.round(secs));
+            m.put("client_cpu_s", Stats.round(clientCpu() - client));
+            m.put("client_cpu_pct_of_machine", Stats.round(100 * (clientCpu() - client) / secs / cfg(Runtime.getRuntime().availableProcessors())));
+            m.put("service_cpu_s", Stats.round((service == null ? Double.NaN : service.cpuSeconds()) - svc));
+            m.put("db_cpu_s", Stats.round(Service.Proc.cpuSeconds(cfg.dbPid) - dbCpu));
+            m.put("rabbitmq_cpu_s", Stats.round(Service.Proc.cpuSeconds(cfg.rabbitPid) - rmq));
+            return m;
+        }
+
+        private double cfg(int cores) {
+            return cores;
+        }
+    }
+
+    static double clientCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
+    }
+
+    interface Run {
+        double run(int i) throws Exception;
+    }
+
+    /** Runs {@code r} sizes.runs() times; {median, min, max, runs} plus CPU and (optionally) database counters. */
+    Map<String, Object> repeat(String what, Run r, long msgsPerRun, boolean dbCounters) throws Exception {
+        List<Double> xs = new ArrayList<>();
+        Cpu cpu = new Cpu();
+        Map<String, Long> before = dbCounters ? db.status() : null;
+        for (int i = 0; i < sizes.runs(); i++) {
+            double x = r.run(i);
+            log("  %s run %d: %.1f", what, i + 1, x);
+            xs.add(x);
+        }
+        Map<String, Object> m = Stats.figure(xs);
+        m.put("cpu", cpu.since());
+        if (dbCounters) {
+            m.put("db_per_msg", Db.perMessage(before, db.status(), msgsPerRun * sizes.runs()));
+        }
+        return m;
+    }
+
+    /** A throughput entry: msgs_per_s and baseline_msgs_per_s (medians) with their stats and the ratio. */
+    static Map<String, Object> throughput(Map<String, Object> mine, Map<String, Object> base, String baselineKind,
+                                          double ratioMin, String target) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        double m = (double) mine.get("median"), b = (double) base.get("median");
+        e.put("msgs_per_s", m);
+        e.put("baseline_msgs_per_s", b);
+        e.put("baseline", baselineKind);
+        e.put("ratio", Stats.round(m / b));
+        e.put("target", target(target, m / b >= ratioMin));
+        e.put("tenant_mq", mine);
+        e.put("baseline_runs", base);
+        return e;
+    }
+
+    static Map<String, Object> target(String text, boolean met) {
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("goal", text);
+        t.put("met", met);
+        return t;
+    }
+
+    static Map<String, Object> params(Object... kv) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    String topic(String row, int i) {
+        return row + "-" + runTag + "-" + i;
+    }
+
+    // ---------------------------------------------------------------- tenant-mq client operations
+
+    /** Publishes {@code total} messages from {@code clients} virtual threads in batches; returns msg/s. */
+    double publishMq(Mq client, String tenant, String topic, long total, int clients, int batch, Stats.Latencies lat)
+            throws Exception {
+        AtomicLong next = new AtomicLong();
+        long started = System.nanoTime();
+        try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int w = 0; w < clients; w++) {
+                final int worker = w;
+                fs.add(ex.submit(() -> {
+                    SplittableRandom rnd = new SplittableRandom(worker * 7919L + topic.hashCode());
+                    long first;
+                    while ((first = next.getAndAdd(batch)) < total) {
+                        int n = (int) Math.min(batch, total - first);
+                        String body = Payloads.batch(topic, first, n, rnd, PARTITIONS);
+                        long t0 = System.nanoTime();
+                        int dups = client.publish(tenant, topic, body);
+                        if (lat != null) {
+                            lat.add(System.nanoTime() - t0);
+                        }
+                        if (dups > 0) {
+                            throw new IllegalStateException(dups + " duplicates on a fresh topic");
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        }
+        return total / ((System.nanoTime() - started) / 1e9);
+    }
+
+    /** Outcome of a consume loop. */
+    record Consumed(double msgsPerSec, long acked, long redelivered) {}
+
+    /**
+     * {@code consumers} virtual threads fetch up to {@code max} and ack what they got, until
+     * {@code total} messages are acked (or {@code stop} is set once that many are due).
+     */
+    Consumed consumeMq(String tenant, String topic, String group, long total, int consumers, int max,
+                       Stats.Latencies fetchLat, Stats.Latencies ackLat) throws Exception {
+        AtomicLong acked = new AtomicLong(), redelivered = new AtomicLong();
+        AtomicLong lastProgress = new AtomicLong(System.nanoTime());
+        long started = System.nanoTime();
+        try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int w = 0; w < consumers; w++) {
+                fs.add(ex.submit(() -> {
+                    while (acked.get() < total) {
+                        long t0 = System.nanoTime();
+                        List<Mq.Msg> msgs = mq.fetch(tenant, topic, group, max, 1, 120);
+                        if (msgs.isEmpty()) {
+                            if (System.nanoTime() - lastProgress.get() > 120e9) {
+                                throw new IllegalStateException("consumer " + topic + "/" + group + ": no progress for 120 s, "
+                                        + acked.get() + " of " + total);
+                            }
+                            continue;
+                        }
+                        long t1 = System.nanoTime();
+                        if (fetchLat != null) {
+                            fetchLat.add(t1 - t0);
+                        }
+                        for (Mq.Msg m : msgs) {
+                            if (m.attempt() > 1) {
+                                redelivered.incrementAndGet();
+                            }
+                        }
+                        int n = mq.ack(tenant, topic, group, msgs);
+                        if (ackLat != null) {
+                            ackLat.add(System.nanoTime() - t1);
+                        }
+                        acked.addAndGet(n);
+                        lastProgress.set(System.nanoTime());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        }
+        return new Consumed(acked.get() / ((System.nanoTime() - started) / 1e9), acked.get(), redelivered.get());
+    }
+
+    // ---------------------------------------------------------------- rows
+
+    /** Row 8: time to ready and idle RSS of the packaged service, fresh JVM each run. */
+    Map<String, Object> startup() throws Exception {
+        List<Double> ready = new ArrayList<>(), rss = new ArrayList<>(), threads = new ArrayList<>();
+        for (int i = 0; i < sizes.runs(); i++) {
+            try (Service s = Service.start(cfg, "bench-startup", serviceJvmArgs(), cfg.work.resolve("startup-" + i + ".log"))) {
+                ready.add(s.awaitReady(Duration.ofSeconds(120)));
+                Thread.sleep((long) (sizes.startupIdleSeconds() * 1000));
+                rss.add(s.rssKb() / 1024.0);
+                threads.add((double) s.threads());
+                log("  startup run %d: ready in %.2f s, idle RSS %.0f MB", i + 1, ready.get(i), rss.get(i));
+            }
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("time_to_ready_s", Stats.round(Stats.median(ready)));
+        m.put("idle_rss_mb", Stats.round(Stats.median(rss)));
+        m.put("time_to_ready_s_stats", Stats.figure(ready));
+        m.put("idle_rss_mb_stats", Stats.figure(rss));
+        m.put("idle_threads", Stats.figure(threads));
+        m.put("params", params("measure", "spawn of `java -jar target/quarkus-app/quarkus-run.jar` (JVM mode, default heap) "
+                + "to the first 200 of /q/health/ready, polled every 20 ms; RSS from /proc after idling",
+                "idle_seconds", sizes.startupIdleSeconds(), "note", "run 1 applies the Flyway migrations to an empty schema"));
+        return m;
+    }
+
+    /** Row 1: batches of 100, 4 clients; baseline multi-row inserts of 100 on 4 connections; RabbitMQ peer. */
+    Map<String, Object> publishBatch() throws Exception {
+        long n = sizes.publishBatch();
+        Stats.Latencies lat = new Stats.Latencies();
+        Map<String, Object> mine = repeat("tenant-mq", i -> publishMq(mq, TENANT, topic("pb", i), n, 4, 100, lat), n, true);
+        mine.put("request_p99_ms", Stats.round(lat.percentileMs(99)));
+        Map<String, Object> base = repeat("raw JDBC", i -> raw.insert(topic("pb", i), "pb" + i, n, 4, 100, PARTITIONS, null), n, false);
+        Map<String, Object> rmq = repeat("RabbitMQ", i -> {
+            String q = topic("pb", i);
+            rabbit.declare(q);
+            try {
+                return rabbit.publish("", q, n, 4, 100);
+            } finally {
+                rabbit.delete(q);
+            }
+        }, n, false);
+        rabbitPeer.put("publish_msgs_per_s", rmq.get("median"));
+        rabbitPeer.put("publish", rmq);
+        Map<String, Object> e = throughput(mine, base, "raw JDBC multi-row INSERT of 100 rows, autocommit, 4 connections",
+                0.6, "at least 0.6 of raw JDBC");
+        e.put("rabbitmq_msgs_per_s", rmq.get("median"));
+        e.put("params", params("messages_per_run", n, "clients", 4, "batch", 100, "partitions", PARTITIONS,
+                "partition_choice", "uniform random per message", "rabbitmq", "4 connections, 100 persistent messages then waitForConfirms"));
+        return e;
+    }
+
+    /** Row 2: one message per request, 32 clients; baseline autocommit single-row inserts on 32 connections. */
+    Map<String, Object> publishSingle() throws Exception {
+        long n = sizes.publishSingle();
+        Stats.Latencies lat = new Stats.Latencies();
+        Map<String, Object> mine = repeat("tenant-mq", i -> publishMq(mq, TENANT, topic("ps", i), n, 32, 1, lat), n, true);
+        mine.put("request_p99_ms", Stats.round(lat.percentileMs(99)));
+        Map<String, Object> base = repeat("raw JDBC", i -> raw.insert(topic("ps", i), "ps" + i, n, 32, 1, PARTITIONS, null), n, false);
+        Map<String, Object> e = throughput(mine, base, "raw JDBC single-row INSERT, autocommit, 32 connections", 0.6,
+                "at least 0.6 of raw JDBC");
+        e.put("params", params("messages_per_run", n, "clients", 32, "batch", 1, "partitions", PARTITIONS));
+        return e;
+    }
+
+    /** Row 3: drain a backlog across 100 partitions, fetch 100 + ack 100, 4 consumers. */
+    Map<String, Object> consumeAck() throws Exception {
+        long n = sizes.consumeBacklog();
+        int runs = sizes.runs();
+        // One backlog, one consumer group per run: every group reads the whole topic independently.
+        String topic = topic("ca", 0);
+        Cpu fillCpu = new Cpu();
+        double fill = publishMq(mq, TENANT, topic, n, 4, 500, null);
+        log("  backlog of %d filled at %.0f msg/s", n, fill);
+        Map<String, Object> fillInfo = fillCpu.since();
+        Stats.Latencies fetchLat = new Stats.Latencies(), ackLat = new Stats.Latencies();
+        AtomicLong redelivered = new AtomicLong();
+        Path jfr = cfg.work.resolve("consume_ack.jfr");
+        if (cfg.profile) {
+            Profiler.jcmd(cfg.jcmd, service.pid, "JFR.start", "name=bench", "settings=profile", "filename=" + jfr);
+            if (db.performanceSchema()) {
+                db.resetDigests();
+            }
+        }
+        Map<String, Object> mine = repeat("tenant-mq", i -> {
+            Consumed c = consumeMq(TENANT, topic, "g" + i, n, 4, 100, fetchLat, ackLat);
+            redelivered.addAndGet(c.redelivered());
+            return c.msgsPerSec();
+        }, n, true);
+        Map<String, Object> profile = null;
+        if (cfg.profile) {
+            Profiler.jcmd(cfg.jcmd, service.pid, "JFR.stop", "name=bench");
+            profile = Profiler.summarize(jfr, 25);
+            if (db.performanceSchema()) {
+                profile.put("db_top_statements", db.topDigests(cfg.dbName, 15));
+            }
+        }
+        mine.put("fetch_p99_ms", Stats.round(fetchLat.percentileMs(99)));
+        mine.put("ack_p99_ms", Stats.round(ackLat.percentileMs(99)));
+        mine.put("redelivered", redelivered.get());
+        mine.put("backlog_fill_msgs_per_s", Stats.round(fill));
+        mine.put("backlog_fill_cpu", fillInfo);
+
+        raw.insert("ca", "ca", n, 4, 500, PARTITIONS, null);
+        Map<String, Object> base = repeat("raw JDBC", i -> raw.consume("ca", "g" + i, n, 4, 100, PARTITIONS), n, false);
+
+        List<String> queues = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+            queues.add(topic("ca", i));
+        }
+        String exchange = topic("ca-x", 0);
+        rabbit.fanout(exchange, queues);
+        rabbit.publish(exchange, "", n, 4, 500);
+        Map<String, Object> rmq = repeat("RabbitMQ", i -> rabbit.consume(queues.get(i), n, 4, 100), n, false);
+        for (String q : queues) {
+            rabbit.delete(q);
+        }
+        rabbitPeer.put("consume_ack_msgs_per_s", rmq.get("median"));
+        rabbitPeer.put("consume_ack", rmq);
+
+        Map<String, Object> e = throughput(mine, base, "raw JDBC loop: SELECT next 100 after the cursor, UPDATE the offset; 4 connections",
+                0.3, "at least 0.3 of the raw JDBC loop and at least 1.0 of RabbitMQ");
+        double m = (double) mine.get("median"), r = (double) rmq.get("median");
+        e.put("rabbitmq_msgs_per_s", r);
+        e.put("ratio_rabbitmq", Stats.round(m / r));
+        e.put("target", target("at least 0.3 of the raw JDBC loop and at least 1.0 of RabbitMQ",
+                m / (double) base.get("median") >= 0.3 && m / r >= 1.0));
+        e.put("params", params("backlog", n, "partitions", PARTITIONS, "consumers", 4, "fetch_max", 100, "ack_batch", 100,
+                "runs", "one backlog, a fresh consumer group per run (RabbitMQ: one queue per run, filled by one fanout publish)",
+                "rabbitmq", "4 connections, prefetch 100, ack multiple every 100"));
+        if (profile != null) {
+            e.put("profile", profile);
+        }
+        return e;
+    }
+
+    /** Row 4: publish and consume at once, and the replay of the real input. */
+    Map<String, Object> endToEnd() throws Exception {
+        long n = sizes.endToEnd();
+        Map<String, Object> mine = repeat("tenant-mq", i -> {
+            String topic = topic("e2e", i);
+            long t0 = System.nanoTime();
+            try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+                Future<Double> pub = ex.submit(() -> publishMq(mq, TENANT, topic, n, 4, 100, null));
+                Future<Consumed> con = ex.submit(() -> consumeMq(TENANT, topic, "g", n, 4, 100, null, null));
+                pub.get();
+                con.get();
+            }
+            return n / ((System.nanoTime() - t0) / 1e9);
+        }, n, true);
+        Map<String, Object> base = repeat("raw JDBC", i -> {
+            String topic = "e2e-" + i;
+            long t0 = System.nanoTime();
+            try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+                Future<Double> con = ex.submit(() -> raw.consume(topic, "g", n, 4, 100, PARTITIONS));
+                Future<Double> pub = ex.submit(() -> raw.insert(topic, topic, n, 4, 100, PARTITIONS, null));
+                pub.get();
+                con.get();
+            }
+            return n / ((System.nanoTime() - t0) / 1e9);
+        }, n, false);
+        Map<String, Object> e = throughput(mine, base,
+                "raw JDBC: 4 connections inserting 100-row batches while 4 run the SELECT-after-cursor + UPDATE-offset loop",
+                0.0, "none for the mixed load (informational); the replay below has the row's target");
+        e.put("params", params("messages_per_run", n, "publishers", 4, "publish_batch", 100, "consumers", 4, "fetch_max", 100,
+                "partitions", PARTITIONS, "measure", "first publish to last ack"));
+
+        List<Replay.Event> events = Replay.load(cfg.replayFile, sizes.replayLimit());
+        List<Double> e2e = new ArrayList<>(), pub = new ArrayList<>();
+        List<Map<String, Object>> runs = new ArrayList<>();
+        boolean ok = true;
+        Cpu cpu = new Cpu();
+        Map<String, Long> before = db.status();
+        for (int i = 0; i < sizes.runs(); i++) {
+            Map<String, Object> r = Replay.run(mq, events, runTag + i, 2, 500, 500);
+            log("  replay run %d: %s", i + 1, r);
+            e2e.add((double) r.get("end_to_end_msgs_per_s"));
+            pub.add((double) r.get("publish_msgs_per_s"));
+            r.put("end_to_end_msgs_per_s", Stats.round((double) r.get("end_to_end_msgs_per_s")));
+            r.put("publish_msgs_per_s", Stats.round((double) r.get("publish_msgs_per_s")));
+            ok &= (boolean) r.get("ok");
+            runs.add(r);
+        }
+        Map<String, Object> mineR = Stats.figure(e2e);
+        mineR.put("cpu", cpu.since());
+        mineR.put("db_per_msg", Db.perMessage(before, db.status(), (long) events.size() * sizes.runs()));
+        Map<String, Object> replay = throughput(mineR, Stats.figure(pub),
+                "publish rate of the same replay (its publishers run while the consumers drain)",
+                0.5, "end to end at least 0.5 of its publish rate");
+        replay.put("correct", ok);
+        replay.put("missing", runs.stream().mapToLong(r -> (long) r.get("missing")).sum());
+        replay.put("duplicates", runs.stream().mapToLong(r -> (long) r.get("duplicates")).sum());
+        replay.put("out_of_order", runs.stream().mapToLong(r -> (long) r.get("out_of_order")).sum());
+        replay.put("runs", runs);
+        replay.put("params", params("file", cfg.replayFile.getFileName().toString(),
+                "events", events.size(), "limit", sizes.replayLimit() == 0 ? "whole file" : sizes.replayLimit(),
+                "publishers", 2, "publish_batch", 500, "consumers", "one per (tenant, topic)", "fetch_max", 500,
+                "procedure", "bench/replay.py's, in Java"));
+        if (!ok) {
+            replay.put("target", target("end to end at least 0.5 of its publish rate (and delivered exactly once, in order)", false));
+            failures++;
+        }
+        e.put("replay", replay);
+        return e;
+    }
+
+    /** Row 5: publish-to-delivery latency for waiting long polls at 100 msg/s. */
+    Map<String, Object> wakeLatency() throws Exception {
+        int rate = 100, parts = 10;
+        String topic = topic("wake", 0);
+        Map<String, Long> sent = new ConcurrentHashMap<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger warm = new AtomicInteger();
+        Stats.Latencies[] lat = {new Stats.Latencies()};
+        List<Double> p50 = new ArrayList<>(), p99 = new ArrayList<>();
+        Cpu cpu = new Cpu();
+        try (Mq polls = new Mq(service.base); ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int w = 0; w < 4; w++) {
+                ex.submit(() -> {
+                    while (!stop.get()) {
+                        List<Mq.Msg> msgs = polls.fetch(TENANT, topic, "w", 10, 20, 60);
+                        long now = System.nanoTime();
+                        for (Mq.Msg m : msgs) {
+                            Long t0 = sent.remove(m.id());
+                            if (t0 != null) {
+                                lat[0].add(now - t0);
+                            } else {
+                                warm.incrementAndGet();
+                            }
+                        }
+                        if (!msgs.isEmpty()) {
+                            polls.ack(TENANT, topic, "w", msgs);
+                        }
+                    }
+                    return null;
+                });
+            }
+            // Warm-up: one message per partition, so every partition is leased before measuring.
+            for (int p = 0; p < parts; p++) {
+                mq.publish(TENANT, topic, Payloads.single(Payloads.partition(p), "warm-" + p));
+            }
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (warm.get() < parts && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            if (warm.get() < parts) {
+                throw new IllegalStateException("wake warm-up: " + warm.get() + " of " + parts + " delivered in 60 s");
+            }
+            for (int r = 0; r < sizes.runs(); r++) {
+                lat[0] = new Stats.Latencies();
+                paced(rate, sizes.wakeSeconds(), r, (i, id) -> {
+                    sent.put(id, System.nanoTime());
+                    mq.publish(TENANT, topic, Payloads.single(Payloads.partition((int) (i % parts)), id));
+                });
+                long until = System.nanoTime() + 30_000_000_000L;
+                while (!sent.isEmpty() && System.nanoTime() < until) {
+                    Thread.sleep(20);
+                }
+                if (!sent.isEmpty()) {
+                    throw new IllegalStateException(sent.size() + " wake messages not delivered within 30 s");
+                }
+                p50.add(lat[0].percentileMs(50));
+                p99.add(lat[0].percentileMs(99));
+                log("  wake run %d: p50 %.1f ms, p99 %.1f ms (%d samples)", r + 1, p50.get(r), p99.get(r), lat[0].count());
+            }
+            stop.set(true);
+            polls.close(); // aborts the waiting long polls
+        }
+        Map<String, Object> cpuInfo = cpu.since();
+
+        List<Double> r50 = new ArrayList<>(), r99 = new ArrayList<>();
+        for (int r = 0; r < sizes.runs(); r++) {
+            String q = topic("wake", r + 1);
+            rabbit.declare(q);
+            Stats.Latencies l = new Stats.Latencies();
+            rabbit.wake(q, rate, sizes.wakeSeconds(), l);
+            rabbit.delete(q);
+            r50.add(l.percentileMs(50));
+            r99.add(l.percentileMs(99));
+            log("  rabbitmq wake run %d: p50 %.2f ms, p99 %.2f ms", r + 1, r50.get(r), r99.get(r));
+        }
+        rabbitPeer.put("wake_p50_ms", Stats.round(Stats.median(r50)));
+        rabbitPeer.put("wake_p99_ms", Stats.round(Stats.median(r99)));
+        rabbitPeer.put("wake_p50_ms_stats", Stats.figure(r50));
+        rabbitPeer.put("wake_p99_ms_stats", Stats.figure(r99));
+
+        Map<String, Object> e = new LinkedHashMap<>();
+        double m50 = Stats.median(p50), m99 = Stats.median(p99);
+        e.put("p50", Stats.round(m50));
+        e.put("p99", Stats.round(m99));
+        e.put("p50_stats", Stats.figure(p50));
+        e.put("p99_stats", Stats.figure(p99));
+        e.put("rabbitmq_p50", Stats.round(Stats.median(r50)));
+        e.put("rabbitmq_p99", Stats.round(Stats.median(r99)));
+        e.put("target", target("p50 at most 20 ms, p99 at most 100 ms", m50 <= 20 && m99 <= 100));
+        e.put("cpu", cpuInfo);
+        e.put("params", params("rate_msgs_per_s", rate, "seconds_per_run", sizes.wakeSeconds(), "partitions", parts,
+                "long_polls", 4, "waitSeconds", 20, "fetch_max", 10,
+                "measure", "from just before the publish request is sent to the fetch response that delivers it",
+                "rabbitmq", "1 publisher with asynchronous confirms, 1 consumer (basicConsume, prefetch 10, manual ack)"));
+        return e;
+    }
+
+    interface Send {
+        void send(long i, String id) throws Exception;
+    }
+
+    /** Sends {@code rate} requests per second for {@code seconds}, each on its own virtual thread. */
+    void paced(int rate, double seconds, int run, Send send) throws Exception {
+        long count = Math.round(rate * seconds);
+        long period = 1_000_000_000L / rate;
+        try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> fs = new ArrayList<>();
+            long start = System.nanoTime();
+            for (long i = 0; i < count; i++) {
+                long wait = start + i * period - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                final long k = i;
+                fs.add(ex.submit(() -> {
+                    send.send(k, "r" + run + "-" + k + "-" + runTag);
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        }
+    }
+
+    /** Row 6: 2,000 concurrent idle long polls: memory, threads, and publish p99 meanwhile. */
+    Map<String, Object> idleLongPolls() throws Exception {
+        int polls = sizes.idlePolls(), groups = 20, rate = 50;
+        List<Double> growth = new ArrayList<>(), threadsDuring = new ArrayList<>(), p99Before = new ArrayList<>(),
+                p99During = new ArrayList<>(), ratio = new ArrayList<>();
+        double threadsIdle = 0;
+        for (int r = 0; r < sizes.runs(); r++) {
+            String pubTopic = topic("ilp-pub", r), idleTopic = topic("ilp-idle", r);
+            Stats.Latencies before = new Stats.Latencies();
+            paced(rate, sizes.idleSeconds(), r, (i, id) -> {
+                long t0 = System.nanoTime();
+                mq.publish(TENANT, pubTopic, Payloads.single(Payloads.partition((int) (i % PARTITIONS)), id));
+                before.add(System.nanoTime() - t0);
+            });
+            long rss0 = service.rssKb();
+            threadsIdle = service.threads();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger sentPolls = new AtomicInteger();
+            AtomicLong maxRss = new AtomicLong(rss0), maxThreads = new AtomicLong(service.threads());
+            Stats.Latencies during = new Stats.Latencies();
+            try (Mq pollClient = new Mq(service.base); ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int p = 0; p < polls; p++) {
+                    final String group = "g" + (p % groups);
+                    ex.submit(() -> {
+                        while (!stop.get()) {
+                            sentPolls.incrementAndGet();
+                            pollClient.fetch(TENANT, idleTopic, group, 1, 30, 30);
+                        }
+                        return null;
+                    });
+                }
+                while (sentPolls.get() < polls) {
+                    Thread.sleep(10);
+                }
+                Thread.sleep(2000); // let the service take in the last of them
+                ex.submit(() -> {
+                    while (!stop.get()) {
+                        maxRss.accumulateAndGet(service.rssKb(), Math::max);
+                        maxThreads.accumulateAndGet(service.threads(), Math::max);
+                        Thread.sleep(200);
+                    }
+                    return null;
+                });
+                paced(rate, sizes.idleSeconds(), r, (i, id) -> {
+                    long t0 = System.nanoTime();
+                    mq.publish(TENANT, pubTopic, Payloads.single(Payloads.partition((int) (i % PARTITIONS)), id + "-d"));
+                    during.add(System.nanoTime() - t0);
+                });
+                maxRss.accumulateAndGet(service.rssKb(), Math::max);
+                maxThreads.accumulateAndGet(service.threads(), Math::max);
+                stop.set(true);
+                pollClient.close(); // aborts the waiting polls
+            } catch (java.util.concurrent.CancellationException | java.util.concurrent.RejectedExecutionException ignored) {
+                // polls aborted by close()
+            }
+            growth.add((maxRss.get() - rss0) / 1024.0);
+            threadsDuring.add((double) maxThreads.get());
+            p99Before.add(before.percentileMs(99));
+            p99During.add(during.percentileMs(99));
+            ratio.add(during.percentileMs(99) / before.percentileMs(99));
+            log("  idle run %d: RSS +%.0f MB, threads %d, publish p99 %.1f -> %.1f ms", r + 1, growth.get(r),
+                    maxThreads.get(), p99Before.get(r), p99During.get(r));
+        }
+        Map<String, Object> e = new LinkedHashMap<>();
+        double g = Stats.median(growth), t = Stats.median(threadsDuring), q = Stats.median(ratio);
+        e.put("rss_growth_mb", Stats.round(g));
+        e.put("live_threads", Stats.round(t));
+        e.put("live_threads_before", threadsIdle);
+        e.put("publish_p99_ms_before", Stats.round(Stats.median(p99Before)));
+        e.put("publish_p99_ms_during", Stats.round(Stats.median(p99During)));
+        e.put("publish_p99_ratio", Stats.round(q));
+        e.put("rss_growth_mb_stats", Stats.figure(growth));
+        e.put("live_threads_stats", Stats.figure(threadsDuring));
+        e.put("publish_p99_ratio_stats", Stats.figure(ratio));
+        e.put("target", target("under 150 MB more memory, under 100 live threads, publish p99 not more than doubled",
+                g < 150 && t < 100 && q <= 2.0));
+        e.put("params", params("long_polls", polls, "consumer_groups", groups, "waitSeconds", 30,
+                "publish_rate_msgs_per_s", rate, "publish_seconds", sizes.idleSeconds(),
+                "measure", "service RSS and thread count (/proc, all JVM threads) at their highest while the polls wait, "
+                        + "minus RSS before; publish p99 of single-message publishes before and during"));
+        return e;
+    }
+
+    /** Row 7: throughput and p99 at a small and a large backlog, and the scheduler tick at growing partition counts. */
+    Map<String, Object> scale() throws Exception {
+        String topic = topic("sc", 0);
+        long have = 0;
+        List<Map<String, Object>> levels = new ArrayList<>();
+        long m = sizes.scaleMeasure();
+        for (long backlog : sizes.scaleBacklogs()) {
+            Cpu fillCpu = new Cpu();
+            double fill = publishMq(mq, TENANT, topic, backlog - have, 4, 500, null);
+            log("  backlog %d filled (%d added at %.0f msg/s)", backlog, backlog - have, fill);
+            Map<String, Object> fillInfo = fillCpu.since();
+            have = backlog;
+            Stats.Latencies fetchLat = new Stats.Latencies(), ackLat = new Stats.Latencies(), pubLat = new Stats.Latencies();
+            final long level = backlog;
+            Map<String, Object> consume = repeat("consume at " + backlog,
+                    i -> consumeMq(TENANT, topic, "lvl" + level + "-" + i, m, 4, 100, fetchLat, ackLat).msgsPerSec(), m, true);
+            consume.put("fetch_p99_ms", Stats.round(fetchLat.percentileMs(99)));
+            consume.put("ack_p99_ms", Stats.round(ackLat.percentileMs(99)));
+            Map<String, Object> publish = repeat("publish at " + backlog,
+                    i -> publishMq(mq, TENANT, topic, m, 4, 100, pubLat), m, true);
+            publish.put("request_p99_ms", Stats.round(pubLat.percentileMs(99)));
+            have += m * sizes.runs();
+            Map<String, Object> l = new LinkedHashMap<>();
+            l.put("backlog", backlog);
+            l.put("consume", consume);
+            l.put("publish", publish);
+            l.put("fill_msgs_per_s", Stats.round(fill));
+            l.put("fill_cpu", fillInfo);
+            levels.add(l);
+        }
+        Map<String, Object> e = new LinkedHashMap<>();
+        Map<String, Object> small = levels.get(0), large = levels.get(levels.size() - 1);
+        for (String kind : List.of("consume", "publish")) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> s = (Map<String, Object>) small.get(kind), g = (Map<String, Object>) large.get(kind);
+            Map<String, Object> t = throughput(g, s, "the same measurement at the " + small.get("backlog") + " backlog",
+                    0.8, "throughput at the large backlog within 20% of that at the small one");
+            t.put("backlog", large.get("backlog"));
+            t.put("baseline_backlog", small.get("backlog"));
+            t.put("p99_ms", g.get(kind.equals("consume") ? "fetch_p99_ms" : "request_p99_ms"));
+            t.put("baseline_p99_ms", s.get(kind.equals("consume") ? "fetch_p99_ms" : "request_p99_ms"));
+            t.remove("tenant_mq");
+            t.remove("baseline_runs");
+            e.put(kind, t);
+        }
+        e.put("levels", levels);
+        e.put("params", params("backlogs", sizes.scaleBacklogs(), "partitions", PARTITIONS,
+                "measured_messages_per_run", m, "consume", "fresh consumer group per run reads the first "
+                        + m + " messages of the backlog, 4 consumers, fetch 100 + ack 100",
+                "publish", "4 clients, batches of 100, onto the same topic"));
+
+        List<Map<String, Object>> ticks = new ArrayList<>();
+        boolean tickOk = true;
+        int ti = 0;
+        for (int parts : sizes.tickPartitions()) {
+            Map<String, Object> t = tick("tick-" + ti++, parts);
+            ticks.add(t);
+            log("  tick at %d partitions: %s", parts, t);
+        }
+        Map<String, Object> last = ticks.get(ticks.size() - 1);
+        Object max = last.get("max_s");
+        tickOk = max instanceof Double d && d < 1.0 && !last.containsKey("incomplete");
+        e.put("tick", ticks);
+        e.put("tick_target", target("every observed tick at " + last.get("partitions")
+                + " partitions (the first, which acquires the leases, included) under 1 s", tickOk));
+        return e;
+    }
+
+    /**
+     * Publishes one message to each of {@code parts} partitions of a fresh topic (own tenant, so
+     * no other triple shares its scheduler task), registers interest with one fetch, and reads
+     * mq.scheduler.tick.duration from /q/metrics every 100 ms, so each tick shows as one step.
+     */
+    Map<String, Object> tick(String tenant, int parts) throws Exception {
+        String topic = "tick-" + parts + "-" + runTag;
+        AtomicLong next = new AtomicLong();
+        try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                fs.add(ex.submit(() -> {
+                    long first;
+                    while ((first = next.getAndAdd(1000)) < parts) {
+                        StringBuilder b = new StringBuilder("{\"messages\":[");
+                        for (long k = first; k < Math.min(parts, first + 1000); k++) {
+                            b.append(k == first ? "" : ",").append("{\"partitionKey\":\"k-").append(k)
+                                    .append("\",\"payload\":").append(Payloads.PAYLOAD).append('}');
+                        }
+                        mq.publish(tenant, topic, b.append("]}").toString());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+        }
+        mq.fetch(tenant, topic, "gt", 1, 0, 300); // registers interest: the scheduler now ticks for it
+        List<Double> each = new ArrayList<>();
+        double[] prev = {0, 0};
+        long deadline = System.nanoTime() + (long) ((cfg.quick ? 90 : 600) * 1e9);
+        int wantTicks = 4;
+        while (System.nanoTime() < deadline) {
+            double[] now = tickMetric(tenant, topic);
+            if (now[0] > prev[0]) {
+                double n = now[0] - prev[0], s = now[1] - prev[1];
+                for (int k = 0; k < n; k++) {
+                    each.add(s / n); // one step per tick when polled often enough; averaged if two landed together
+                }
+                prev = now;
+            }
+            if (each.size() >= wantTicks) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("partitions", parts);
+        t.put("ticks_observed", each.size());
+        if (!each.isEmpty()) {
+            t.put("first_s", Stats.round(each.get(0)));
+            List<Double> steady = each.subList(1, each.size());
+            t.put("steady_median_s", steady.isEmpty() ? null : Stats.round(Stats.median(steady)));
+            t.put("max_s", Stats.round(each.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)));
+            t.put("each_s", each.stream().map(Stats::round).toList());
+        }
+        if (each.size() < wantTicks) {
+            t.put("incomplete", "saw " + each.size() + " of " + wantTicks + " ticks before the time limit");
+        }
+        return t;
+    }
+
+    /** {count, sum seconds} of mq_scheduler_tick_duration_seconds for one (tenant, topic). */
+    double[] tickMetric(String tenant, String topic) throws Exception {
+        double count = 0, sum = 0;
+        String tl = "tenant=\"" + tenant + "\"", pl = "topic=\"" + topic + "\"";
+        for (String line : mq.get("/q/metrics").split("\n")) {
+            if (!line.startsWith("mq_scheduler_tick_duration_seconds") || !line.contains(tl) || !line.contains(pl)) {
+                continue;
+            }
+            double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            if (line.startsWith("mq_scheduler_tick_duration_seconds_count")) {
+                count = v;
+            } else if (line.startsWith("mq_scheduler_tick_duration_seconds_sum")) {
+                sum = v;
+            }
+        }
+        return new double[] {count, sum};
+    }
+}

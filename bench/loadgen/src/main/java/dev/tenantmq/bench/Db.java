@@ -1,0 +1,105 @@
+package dev.tenantmq.bench;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Database-side counters around a measurement: statements and InnoDB row operations per message
+ * (SHOW GLOBAL STATUS deltas, which include the scheduler's own statements), and, with
+ * performance_schema on ({@code --profile}), the statement digests that took the most time.
+ */
+final class Db {
+    static final List<String> COUNTERS = List.of("Questions", "Com_select", "Com_insert", "Com_update", "Com_delete",
+            "Com_commit", "Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted",
+            "Innodb_data_fsyncs", "Innodb_row_lock_waits");
+    private final String url, user, password;
+
+    Db(String serverUrl, String user, String password) {
+        this.url = serverUrl + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true";
+        this.user = user;
+        this.password = password;
+    }
+
+    Connection connect() throws Exception {
+        return DriverManager.getConnection(url, user, password);
+    }
+
+    Map<String, Long> status() throws Exception {
+        Map<String, Long> m = new LinkedHashMap<>();
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS")) {
+            while (rs.next()) {
+                if (COUNTERS.contains(rs.getString(1))) {
+                    m.put(rs.getString(1), Long.parseLong(rs.getString(2)));
+                }
+            }
+        }
+        return m;
+    }
+
+    /** Counter deltas divided by {@code msgs}. */
+    static Map<String, Object> perMessage(Map<String, Long> before, Map<String, Long> after, long msgs) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (String k : COUNTERS) {
+            if (before.containsKey(k) && after.containsKey(k)) {
+                m.put(k, Stats.round((after.get(k) - before.get(k)) / (double) Math.max(1, msgs)));
+            }
+        }
+        return m;
+    }
+
+    String version() throws Exception {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    String variable(String name) throws Exception {
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SHOW GLOBAL VARIABLES LIKE '" + name + "'")) {
+            return rs.next() ? rs.getString(2) : null;
+        }
+    }
+
+    boolean performanceSchema() throws Exception {
+        return "ON".equalsIgnoreCase(variable("performance_schema"));
+    }
+
+    void resetDigests() throws Exception {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("TRUNCATE TABLE performance_schema.events_statements_summary_by_digest");
+        }
+    }
+
+    /** The statements of the service's schema that took the most server time since the reset. */
+    List<Map<String, Object>> topDigests(String schema, int top) throws Exception {
+        List<Map<String, Object>> out = new ArrayList<>();
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("""
+                     SELECT DIGEST_TEXT, COUNT_STAR, SUM_TIMER_WAIT / 1e12, SUM_ROWS_AFFECTED, SUM_ROWS_EXAMINED,
+                            SUM_ROWS_SENT, SUM_LOCK_TIME / 1e12
+                     FROM performance_schema.events_statements_summary_by_digest
+                     WHERE SCHEMA_NAME = '%s' ORDER BY SUM_TIMER_WAIT DESC LIMIT %d""".formatted(schema, top))) {
+            while (rs.next()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                String text = rs.getString(1);
+                m.put("statement", text == null ? null : text.length() > 300 ? text.substring(0, 300) + "..." : text);
+                m.put("count", rs.getLong(2));
+                m.put("total_s", Stats.round(rs.getDouble(3)));
+                m.put("rows_affected", rs.getLong(4));
+                m.put("rows_examined", rs.getLong(5));
+                m.put("rows_sent", rs.getLong(6));
+                m.put("lock_s", Stats.round(rs.getDouble(7)));
+                out.add(m);
+            }
+        }
+        return out;
+    }
+}

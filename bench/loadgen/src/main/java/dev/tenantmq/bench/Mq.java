@@ -1,0 +1,143 @@
+package dev.tenantmq.bench;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A tenant-mq HTTP client on the JDK HTTP client; safe to share between (virtual) threads. */
+final class Mq implements AutoCloseable {
+    private static final JsonFactory JSON = new JsonFactory();
+    final HttpClient http;
+    private final String base;
+
+    Mq(String base) {
+        this.base = base;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    /** One delivered message: what the benchmark checks (order, duplicates) and the receipt to ack. */
+    record Msg(String partitionKey, String id, long offset, int attempt, String receipt) {}
+
+    static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private String post(String path, String body, int expect) throws IOException, InterruptedException {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(120))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)).build();
+        for (int attempt = 0; ; attempt++) {
+            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            if (r.statusCode() == expect) {
+                return r.body();
+            }
+            if (r.statusCode() == 503 && attempt < 5) { // database briefly unavailable: retry as told
+                Thread.sleep(1000L * Long.parseLong(r.headers().firstValue("Retry-After").orElse("1")));
+                continue;
+            }
+            throw new IOException("POST " + path + " -> " + r.statusCode() + " " + abbreviate(r.body()));
+        }
+    }
+
+    static String abbreviate(String s) {
+        return s.length() > 400 ? s.substring(0, 400) + "..." : s;
+    }
+
+    /** Publishes a prepared {@code {"messages": [...]}} body; returns the number of duplicates reported. */
+    int publish(String tenant, String topic, String body) throws IOException, InterruptedException {
+        String text = post("/tenants/" + enc(tenant) + "/topics/" + enc(topic) + "/messages", body, 201);
+        int dups = 0;
+        int from = 0;
+        while ((from = text.indexOf("\"duplicate\":true", from)) >= 0) {
+            dups++;
+            from++;
+        }
+        return dups;
+    }
+
+    List<Msg> fetch(String tenant, String topic, String group, int max, int waitSeconds, int visibilitySeconds)
+            throws IOException, InterruptedException {
+        String text = post(groupPath(tenant, topic, group) + "/fetch",
+                "{\"maxMessages\":" + max + ",\"waitSeconds\":" + waitSeconds + ",\"visibilitySeconds\":"
+                        + visibilitySeconds + "}", 200);
+        List<Msg> out = new ArrayList<>();
+        try (JsonParser p = JSON.createParser(text)) {
+            p.nextToken(); // {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                p.nextToken();
+                if (!field.equals("messages")) {
+                    p.skipChildren();
+                    continue;
+                }
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                    String pk = null, id = null, receipt = null;
+                    long offset = -1;
+                    int attempt = 0;
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String f = p.currentName();
+                        p.nextToken();
+                        switch (f) {
+                            case "partitionKey" -> pk = p.getText();
+                            case "id" -> id = p.getText();
+                            case "offset" -> offset = p.getLongValue();
+                            case "deliveryAttempt" -> attempt = p.getIntValue();
+                            case "receipt" -> receipt = p.getText();
+                            default -> p.skipChildren();
+                        }
+                    }
+                    out.add(new Msg(pk, id, offset, attempt, receipt));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Acks the receipts; returns how many came back ACKED, and fails on any other status. */
+    int ack(String tenant, String topic, String group, List<Msg> msgs) throws IOException, InterruptedException {
+        StringBuilder b = new StringBuilder(msgs.size() * 120).append("{\"receipts\":[");
+        for (int i = 0; i < msgs.size(); i++) {
+            b.append(i == 0 ? "\"" : ",\"").append(msgs.get(i).receipt()).append('"');
+        }
+        String text = post(groupPath(tenant, topic, group) + "/ack", b.append("]}").toString(), 200);
+        int acked = 0, from = 0;
+        while ((from = text.indexOf("\"status\":\"", from)) >= 0) {
+            from += 10;
+            if (text.startsWith("ACKED\"", from)) {
+                acked++;
+            } else {
+                throw new IOException("ack status other than ACKED: " + abbreviate(text.substring(from)));
+            }
+        }
+        return acked;
+    }
+
+    String get(String path) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IOException("GET " + path + " -> " + r.statusCode());
+        }
+        return r.body();
+    }
+
+    private static String groupPath(String tenant, String topic, String group) {
+        return "/tenants/" + enc(tenant) + "/topics/" + enc(topic) + "/consumer-groups/" + enc(group);
+    }
+
+    @Override
+    public void close() {
+        http.shutdownNow();
+    }
+}

@@ -1,0 +1,132 @@
+package dev.tenantmq.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** The packaged service (target/quarkus-app/quarkus-run.jar), started and stopped by the benchmark. */
+final class Service implements AutoCloseable {
+    final Process process;
+    final long pid;
+    final String base;
+    final long spawnedNanos;
+
+    private Service(Process process, String base, long spawnedNanos) {
+        this.process = process;
+        this.pid = process.pid();
+        this.base = base;
+        this.spawnedNanos = spawnedNanos;
+    }
+
+    /** Starts the jar with {@code java} (the service's JDK 17), the datasource and MQ_TENANTS in its environment. */
+    static Service start(Bench.Config cfg, String name, List<String> jvmArgs, Path log) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(cfg.serviceJava);
+        cmd.addAll(jvmArgs);
+        cmd.add("-jar");
+        cmd.add(cfg.serviceJar);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        Map<String, String> env = pb.environment();
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", cfg.jdbcServer + "/" + cfg.dbName);
+        env.put("QUARKUS_DATASOURCE_USERNAME", cfg.dbUser);
+        env.put("QUARKUS_DATASOURCE_PASSWORD", cfg.dbPassword);
+        env.put("MQ_TENANTS", Bench.TENANTS);
+        env.put("MQ_SUBSCRIBER_NAME", name);
+        env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+        env.put("QUARKUS_HTTP_PORT", Integer.toString(cfg.httpPort));
+        long t0 = System.nanoTime();
+        Process p = pb.start();
+        return new Service(p, "http://127.0.0.1:" + cfg.httpPort, t0);
+    }
+
+    /** Polls /q/health/ready every 20 ms; returns seconds from spawn to the first 200. */
+    double awaitReady(Duration timeout) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (http) {
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("service exited with " + process.exitValue() + " before it was ready");
+                }
+                try {
+                    HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + "/q/health/ready"))
+                            .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
+                    if (r.statusCode() == 200) {
+                        return (System.nanoTime() - spawnedNanos) / 1e9;
+                    }
+                } catch (IOException notYet) {
+                    // not listening yet
+                }
+                Thread.sleep(20);
+            }
+        }
+        throw new IllegalStateException("service not ready within " + timeout);
+    }
+
+    long rssKb() {
+        return Proc.statusKb(pid, "VmRSS");
+    }
+
+    int threads() {
+        return (int) Proc.statusKb(pid, "Threads");
+    }
+
+    double cpuSeconds() {
+        return Proc.cpuSeconds(pid);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy(); // SIGTERM: Quarkus shuts down gracefully
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Reads /proc for a process's memory, threads and CPU time (Linux). */
+    static final class Proc {
+        private Proc() {}
+
+        /** A field of /proc/pid/status (kB for memory fields, a count for Threads); -1 if unknown. */
+        static long statusKb(long pid, String field) {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                    if (line.startsWith(field + ":")) {
+                        return Long.parseLong(line.substring(field.length() + 1).trim().split("\\s+")[0]);
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
+            return -1;
+        }
+
+        /** utime + stime of a process (and its reaped children) in seconds; NaN if unknown. */
+        static double cpuSeconds(long pid) {
+            if (pid <= 0) {
+                return Double.NaN;
+            }
+            try {
+                String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                // fields after the command: state(0) ... utime(11) stime(12) cutime(13) cstime(14)
+                long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+                return ticks / 100.0; // USER_HZ is 100 on Linux
+            } catch (IOException | RuntimeException e) {
+                return Double.NaN;
+            }
+        }
+    }
+}
