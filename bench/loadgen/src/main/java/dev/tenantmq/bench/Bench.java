@@ -207,21 +207,19 @@ public final class Bench {
         final long wall = System.nanoTime();
         final double client = clientCpu(), svc = service == null ? Double.NaN : service.cpuSeconds(),
                 dbCpu = Service.Proc.cpuSeconds(cfg.dbPid), rmq = Service.Proc.cpuSeconds(cfg.rabbitPid);
+        final long retries = Mq.RETRIES_503.get();
 
         Map<String, Object> since() {
             double secs = (System.nanoTime() - wall) / 1e9;
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("wall_s", Stats.round(secs));
             m.put("client_cpu_s", Stats.round(clientCpu() - client));
-            m.put("client_cpu_pct_of_machine", Stats.round(100 * (clientCpu() - client) / secs / cfg(Runtime.getRuntime().availableProcessors())));
+            m.put("client_cpu_pct_of_machine", Stats.round(100 * (clientCpu() - client) / secs / Runtime.getRuntime().availableProcessors()));
             m.put("service_cpu_s", Stats.round((service == null ? Double.NaN : service.cpuSeconds()) - svc));
             m.put("db_cpu_s", Stats.round(Service.Proc.cpuSeconds(cfg.dbPid) - dbCpu));
             m.put("rabbitmq_cpu_s", Stats.round(Service.Proc.cpuSeconds(cfg.rabbitPid) - rmq));
+            m.put("http_503_retries", Mq.RETRIES_503.get() - retries);
             return m;
-        }
-
-        private double cfg(int cores) {
-            return cores;
         }
     }
 
@@ -260,13 +258,14 @@ public final class Bench {
         e.put("baseline_msgs_per_s", b);
         e.put("baseline", baselineKind);
         e.put("ratio", Stats.round(m / b));
-        e.put("target", target(target, m / b >= ratioMin));
+        e.put("target", ratioMin > 0 ? target(target, m / b >= ratioMin) : target(target, null));
         e.put("tenant_mq", mine);
         e.put("baseline_runs", base);
         return e;
     }
 
-    static Map<String, Object> target(String text, boolean met) {
+    /** The goal for a figure and whether this run meets it (null: no target, informational). */
+    static Map<String, Object> target(String text, Boolean met) {
         Map<String, Object> t = new LinkedHashMap<>();
         t.put("goal", text);
         t.put("met", met);
@@ -287,21 +286,24 @@ public final class Bench {
 
     // ---------------------------------------------------------------- tenant-mq client operations
 
+    private static final AtomicLong PUBLISH_CALLS = new AtomicLong();
+
     /** Publishes {@code total} messages from {@code clients} virtual threads in batches; returns msg/s. */
     double publishMq(Mq client, String tenant, String topic, long total, int clients, int batch, Stats.Latencies lat)
             throws Exception {
         AtomicLong next = new AtomicLong();
+        String idPrefix = topic + "." + PUBLISH_CALLS.incrementAndGet(); // ids unique across calls on one topic
         long started = System.nanoTime();
         try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> fs = new ArrayList<>();
             for (int w = 0; w < clients; w++) {
                 final int worker = w;
                 fs.add(ex.submit(() -> {
-                    SplittableRandom rnd = new SplittableRandom(worker * 7919L + topic.hashCode());
+                    SplittableRandom rnd = new SplittableRandom(worker * 7919L + idPrefix.hashCode());
                     long first;
                     while ((first = next.getAndAdd(batch)) < total) {
                         int n = (int) Math.min(batch, total - first);
-                        String body = Payloads.batch(topic, first, n, rnd, PARTITIONS);
+                        String body = Payloads.batch(idPrefix, first, n, rnd, PARTITIONS);
                         long t0 = System.nanoTime();
                         int dups = client.publish(tenant, topic, body);
                         if (lat != null) {
@@ -442,11 +444,16 @@ public final class Bench {
     Map<String, Object> consumeAck() throws Exception {
         long n = sizes.consumeBacklog();
         int runs = sizes.runs();
-        // One backlog, one consumer group per run: every group reads the whole topic independently.
-        String topic = topic("ca", 0);
+        // A fresh topic with its own backlog per run: retention deletes what every group of a
+        // topic has acknowledged, so a second group on a drained topic would find little left.
+        List<String> topics = new ArrayList<>();
+        List<Double> fills = new ArrayList<>();
         Cpu fillCpu = new Cpu();
-        double fill = publishMq(mq, TENANT, topic, n, 4, 500, null);
-        log("  backlog of %d filled at %.0f msg/s", n, fill);
+        for (int i = 0; i < runs; i++) {
+            topics.add(topic("ca", i));
+            fills.add(publishMq(mq, TENANT, topics.get(i), n, 4, 500, null));
+            log("  backlog %d of %d messages filled at %.0f msg/s", i + 1, n, fills.get(i));
+        }
         Map<String, Object> fillInfo = fillCpu.since();
         Stats.Latencies fetchLat = new Stats.Latencies(), ackLat = new Stats.Latencies();
         AtomicLong redelivered = new AtomicLong();
@@ -458,7 +465,7 @@ public final class Bench {
             }
         }
         Map<String, Object> mine = repeat("tenant-mq", i -> {
-            Consumed c = consumeMq(TENANT, topic, "g" + i, n, 4, 100, fetchLat, ackLat);
+            Consumed c = consumeMq(TENANT, topics.get(i), "g", n, 4, 100, fetchLat, ackLat);
             redelivered.addAndGet(c.redelivered());
             return c.msgsPerSec();
         }, n, true);
@@ -473,7 +480,7 @@ public final class Bench {
         mine.put("fetch_p99_ms", Stats.round(fetchLat.percentileMs(99)));
         mine.put("ack_p99_ms", Stats.round(ackLat.percentileMs(99)));
         mine.put("redelivered", redelivered.get());
-        mine.put("backlog_fill_msgs_per_s", Stats.round(fill));
+        mine.put("backlog_fill_msgs_per_s", Stats.figure(fills));
         mine.put("backlog_fill_cpu", fillInfo);
 
         raw.insert("ca", "ca", n, 4, 500, PARTITIONS, null);
@@ -501,7 +508,7 @@ public final class Bench {
         e.put("target", target("at least 0.3 of the raw JDBC loop and at least 1.0 of RabbitMQ",
                 m / (double) base.get("median") >= 0.3 && m / r >= 1.0));
         e.put("params", params("backlog", n, "partitions", PARTITIONS, "consumers", 4, "fetch_max", 100, "ack_batch", 100,
-                "runs", "one backlog, a fresh consumer group per run (RabbitMQ: one queue per run, filled by one fanout publish)",
+                "runs", "a fresh topic with its own backlog per run (RabbitMQ: one queue per run, filled by one fanout publish)",
                 "rabbitmq", "4 connections, prefetch 100, ack multiple every 100"));
         if (profile != null) {
             e.put("profile", profile);
@@ -710,6 +717,7 @@ public final class Bench {
         List<Double> growth = new ArrayList<>(), threadsDuring = new ArrayList<>(), p99Before = new ArrayList<>(),
                 p99During = new ArrayList<>(), ratio = new ArrayList<>();
         double threadsIdle = 0;
+        Cpu cpu = new Cpu();
         for (int r = 0; r < sizes.runs(); r++) {
             String pubTopic = topic("ilp-pub", r), idleTopic = topic("ilp-idle", r);
             Stats.Latencies before = new Stats.Latencies();
@@ -780,6 +788,7 @@ public final class Bench {
         e.put("publish_p99_ratio_stats", Stats.figure(ratio));
         e.put("target", target("under 150 MB more memory, under 100 live threads, publish p99 not more than doubled",
                 g < 150 && t < 100 && q <= 2.0));
+        e.put("cpu", cpu.since());
         e.put("params", params("long_polls", polls, "consumer_groups", groups, "waitSeconds", 30,
                 "publish_rate_msgs_per_s", rate, "publish_seconds", sizes.idleSeconds(),
                 "measure", "service RSS and thread count (/proc, all JVM threads) at their highest while the polls wait, "
@@ -790,29 +799,39 @@ public final class Bench {
     /** Row 7: throughput and p99 at a small and a large backlog, and the scheduler tick at growing partition counts. */
     Map<String, Object> scale() throws Exception {
         String topic = topic("sc", 0);
-        long have = 0;
         List<Map<String, Object>> levels = new ArrayList<>();
         long m = sizes.scaleMeasure();
         for (long backlog : sizes.scaleBacklogs()) {
+            // Each level has its own consumer group, which starts at the oldest message left, so
+            // its backlog is the topic's row count. Each run publishes m and then consumes m, so
+            // the backlog stays where it is (retention removes what every group has acknowledged).
+            String group = "lvl-" + backlog;
+            long rows = db.topicRows(cfg.dbName, TENANT, topic);
             Cpu fillCpu = new Cpu();
-            double fill = publishMq(mq, TENANT, topic, backlog - have, 4, 500, null);
-            log("  backlog %d filled (%d added at %.0f msg/s)", backlog, backlog - have, fill);
+            double fill = backlog > rows ? publishMq(mq, TENANT, topic, backlog - rows, 4, 500, null) : Double.NaN;
             Map<String, Object> fillInfo = fillCpu.since();
-            have = backlog;
+            long observed = db.topicRows(cfg.dbName, TENANT, topic);
+            log("  backlog %d: %d rows in the topic (%d added at %.0f msg/s)", backlog, observed, backlog - rows, fill);
             Stats.Latencies fetchLat = new Stats.Latencies(), ackLat = new Stats.Latencies(), pubLat = new Stats.Latencies();
-            final long level = backlog;
-            Map<String, Object> consume = repeat("consume at " + backlog,
-                    i -> consumeMq(TENANT, topic, "lvl" + level + "-" + i, m, 4, 100, fetchLat, ackLat).msgsPerSec(), m, true);
+            List<Double> pubRates = new ArrayList<>(), conRates = new ArrayList<>();
+            Cpu cpu = new Cpu();
+            Map<String, Long> before = db.status();
+            for (int i = 0; i < sizes.runs(); i++) {
+                pubRates.add(publishMq(mq, TENANT, topic, m, 4, 100, pubLat));
+                conRates.add(consumeMq(TENANT, topic, group, m, 4, 100, fetchLat, ackLat).msgsPerSec());
+                log("  at %d run %d: publish %.0f msg/s, consume %.0f msg/s", backlog, i + 1, pubRates.get(i), conRates.get(i));
+            }
+            Map<String, Object> consume = Stats.figure(conRates), publish = Stats.figure(pubRates);
             consume.put("fetch_p99_ms", Stats.round(fetchLat.percentileMs(99)));
             consume.put("ack_p99_ms", Stats.round(ackLat.percentileMs(99)));
-            Map<String, Object> publish = repeat("publish at " + backlog,
-                    i -> publishMq(mq, TENANT, topic, m, 4, 100, pubLat), m, true);
             publish.put("request_p99_ms", Stats.round(pubLat.percentileMs(99)));
-            have += m * sizes.runs();
             Map<String, Object> l = new LinkedHashMap<>();
             l.put("backlog", backlog);
+            l.put("backlog_observed_rows", observed);
             l.put("consume", consume);
             l.put("publish", publish);
+            l.put("cpu", cpu.since());
+            l.put("db_per_msg_published_and_consumed", Db.perMessage(before, db.status(), m * sizes.runs()));
             l.put("fill_msgs_per_s", Stats.round(fill));
             l.put("fill_cpu", fillInfo);
             levels.add(l);
@@ -834,9 +853,9 @@ public final class Bench {
         }
         e.put("levels", levels);
         e.put("params", params("backlogs", sizes.scaleBacklogs(), "partitions", PARTITIONS,
-                "measured_messages_per_run", m, "consume", "fresh consumer group per run reads the first "
-                        + m + " messages of the backlog, 4 consumers, fetch 100 + ack 100",
-                "publish", "4 clients, batches of 100, onto the same topic"));
+                "measured_messages_per_run", m, "run", "publish " + m + " (4 clients, batches of 100) onto the topic, then "
+                        + "consume " + m + " (one consumer group per level, 4 consumers, fetch 100 + ack 100), so the backlog holds",
+                "p99", "consume: of fetch requests; publish: of publish requests"));
 
         List<Map<String, Object>> ticks = new ArrayList<>();
         boolean tickOk = true;

@@ -54,6 +54,19 @@ final class Db {
         return m;
     }
 
+    /** Messages stored in one topic of the service's schema (a read-only look at its table). */
+    long topicRows(String schema, String tenant, String topic) throws Exception {
+        try (Connection c = connect(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "SELECT COUNT(*) FROM `" + schema + "`.queue_messages WHERE tenant = ? AND topic = ?")) {
+            ps.setString(1, tenant);
+            ps.setString(2, topic);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
     String version() throws Exception {
         try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT VERSION()")) {
             rs.next();

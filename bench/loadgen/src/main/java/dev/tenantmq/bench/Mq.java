@@ -17,6 +17,8 @@ import java.util.List;
 /** A tenant-mq HTTP client on the JDK HTTP client; safe to share between (virtual) threads. */
 final class Mq implements AutoCloseable {
     private static final JsonFactory JSON = new JsonFactory();
+    /** 503 answers retried after their Retry-After, over all clients (the service maps deadlocks to 503). */
+    static final java.util.concurrent.atomic.AtomicLong RETRIES_503 = new java.util.concurrent.atomic.AtomicLong();
     final HttpClient http;
     private final String base;
 
@@ -42,7 +44,8 @@ final class Mq implements AutoCloseable {
             if (r.statusCode() == expect) {
                 return r.body();
             }
-            if (r.statusCode() == 503 && attempt < 5) { // database briefly unavailable: retry as told
+            if (r.statusCode() == 503 && attempt < 20) { // database briefly unavailable: retry as told
+                RETRIES_503.incrementAndGet();
                 Thread.sleep(1000L * Long.parseLong(r.headers().firstValue("Retry-After").orElse("1")));
                 continue;
             }

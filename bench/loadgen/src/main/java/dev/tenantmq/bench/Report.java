@@ -26,7 +26,11 @@ final class Report {
 
     private static String met(Map<String, Object> e) {
         Map<String, Object> t = map(e.get("target"));
-        return t.isEmpty() ? "" : (Boolean.TRUE.equals(t.get("met")) ? "**met**" : "**missed**") + ": " + t.get("goal");
+        if (t.isEmpty()) {
+            return "";
+        }
+        Object met = t.get("met");
+        return (met == null ? "no target" : Boolean.TRUE.equals(met) ? "**met**" : "**missed**") + ": " + t.get("goal");
     }
 
     private static String cpu(Map<String, Object> fig) {
