@@ -86,6 +86,18 @@ final class Raw {
      */
     double insert(String topic, String idPrefix, long total, int conns, int batch, int partitions, Stats.Latencies lat)
             throws Exception {
+        return insert(topic, idPrefix, total, conns, batch, partitions, lat, false);
+    }
+
+    /**
+     * As above; with {@code ownedPartitions} each connection writes only its own partitions
+     * (p mod conns), so each partition's rows commit in offset order and a concurrent
+     * after-the-cursor reader cannot pass over a row that commits late (end_to_end). Without
+     * it, AUTO_INCREMENT offsets of concurrent writers commit out of order and such a reader
+     * would lose rows.
+     */
+    double insert(String topic, String idPrefix, long total, int conns, int batch, int partitions, Stats.Latencies lat,
+                  boolean ownedPartitions) throws Exception {
         AtomicLong next = new AtomicLong();
         long started = System.nanoTime();
         try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -103,7 +115,9 @@ final class Raw {
                             for (int i = 0; i < n; i++) {
                                 st.setString(k++, TENANT);
                                 st.setString(k++, topic);
-                                st.setString(k++, Payloads.partition(rnd.nextInt(partitions)));
+                                int p = ownedPartitions ? worker + conns * rnd.nextInt((partitions - worker + conns - 1) / conns)
+                                        : rnd.nextInt(partitions);
+                                st.setString(k++, Payloads.partition(p));
                                 st.setString(k++, idPrefix + "-" + (first + i));
                                 st.setString(k++, Payloads.PAYLOAD);
                                 st.setString(k++, META);
