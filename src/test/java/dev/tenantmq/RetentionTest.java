@@ -283,11 +283,22 @@ class RetentionTest {
                 WHERE tenant = ? AND topic = ? AND partition_key = ? ORDER BY `offset`""", tenant, topic, partitionKey);
     }
 
-    /** Offsets with delivery state in any consumer group, ascending and distinct. */
+    /**
+     * Offsets with delivery state in any consumer group, ascending and distinct: a delivery row,
+     * or a place in a group's open delivery batch ({@code (committed_offset, delivered_offset]} of
+     * {@code queue_offsets}, migration V3), where in-flight messages have no row of their own.
+     */
     private List<Long> deliveryOffsets(String tenant, String topic, String partitionKey) throws Exception {
         return longs("""
-                SELECT DISTINCT message_offset FROM queue_delivery_state
-                WHERE tenant = ? AND topic = ? AND partition_key = ? ORDER BY message_offset""", tenant, topic, partitionKey);
+                SELECT message_offset FROM queue_delivery_state
+                WHERE tenant = ? AND topic = ? AND partition_key = ?
+                UNION
+                SELECT m.`offset` FROM queue_offsets o
+                JOIN queue_messages m
+                  ON m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                 AND m.`offset` > o.committed_offset AND m.`offset` <= o.delivered_offset
+                WHERE o.tenant = ? AND o.topic = ? AND o.partition_key = ?
+                ORDER BY 1""", tenant, topic, partitionKey, tenant, topic, partitionKey);
     }
 
     private List<Long> longs(String sql, Object... params) throws Exception {

@@ -129,16 +129,37 @@ public class ConsumeService {
         return claimed[0];
     }
 
+    /**
+     * Partitions a fetch of this process is leasing right now, per (tenant, group, topic). Only
+     * this process holds its leases, so concurrent fetches of one group here would otherwise read
+     * the same ready partitions and queue on the same lease row locks, the second one finding
+     * nothing left. Each fetch skips the partitions another one has claimed.
+     */
+    private final Map<GroupScope, java.util.Set<String>> claimed = new ConcurrentHashMap<>();
+
     /** One look for messages: ready partitions first (no locks), then lease them in one transaction. */
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f) {
         String subscriber = identity.subscriberName().value();
         String cursor = cursors.getOrDefault(scope, "");
-        List<String> ready = store.readyPartitions(scope, subscriber, cursor, f.maxMessages());
-        if (ready.isEmpty()) {
+        java.util.Set<String> busy = claimed.computeIfAbsent(scope, k -> ConcurrentHashMap.newKeySet());
+        // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
+        List<String> ready = store.readyPartitions(scope, subscriber, cursor, f.maxMessages() + busy.size());
+        List<String> mine = new ArrayList<>();
+        for (String p : ready) {
+            if (mine.size() < f.maxMessages() && busy.add(p)) {
+                mine.add(p);
+            }
+        }
+        if (mine.isEmpty()) {
             return List.of();
         }
-        ConsumerStore.LeaseResult result = store.lease(scope, subscriber, ready, f.maxMessages(),
-                f.visibility().toNanos() / 1_000, deadLetterPolicy(scope));
+        ConsumerStore.LeaseResult result;
+        try {
+            result = store.lease(scope, subscriber, mine, f.maxMessages(), f.visibility().toNanos() / 1_000,
+                    deadLetterPolicy(scope));
+        } finally {
+            busy.removeAll(mine);
+        }
         deadLettered(scope, result.deadLettered());
         List<ConsumerStore.Delivery> leased = result.deliveries();
         if (leased.isEmpty()) {

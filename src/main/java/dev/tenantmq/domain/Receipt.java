@@ -13,14 +13,16 @@ import java.util.Optional;
  * The opaque token that names one delivery (SPEC section 4, "Ack, nack, extend"). It carries
  * everything an ack needs, so any process of the service can handle it: the message identity
  * (tenant, consumer group, topic, partition key, offset) and the fencing values: the lease epoch
- * and the delivery number ({@code queue_delivery_state.delivery_count}, which grows with every
- * hand-out of the message, unlike {@code deliveryAttempt}, which a handed-back message keeps).
- * Encoded as URL-safe base64 without padding of a versioned binary record. Version 2 replaced
- * version 1, which carried the attempt; version 1 receipts are INVALID.
+ * and the delivery number (the partition's {@code queue_offsets.delivery_seq} when the message was
+ * handed out: it grows with every hand-out, unlike {@code deliveryAttempt}, which a handed-back
+ * message keeps). Encoded as URL-safe base64 without padding of a versioned binary record.
+ * Version 3 carries the delivery number as 64 bits; version 2 receipts (32 bits) are still read,
+ * so receipts issued before an upgrade keep working. Version 1 carried the attempt and is INVALID.
  */
 public record Receipt(String tenant, String consumerGroup, String topic, String partitionKey, long offset,
-                      long leaseEpoch, int delivery) {
-    private static final byte VERSION = 2;
+                      long leaseEpoch, long delivery) {
+    private static final byte VERSION = 3;
+    private static final byte VERSION_2 = 2;
 
     /** The token handed to clients. */
     public String encode() {
@@ -33,7 +35,7 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
             out.writeUTF(partitionKey);
             out.writeLong(offset);
             out.writeLong(leaseEpoch);
-            out.writeInt(delivery);
+            out.writeLong(delivery);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -49,11 +51,12 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
             return Optional.empty();
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(Base64.getUrlDecoder().decode(token)))) {
-            if (in.readByte() != VERSION) {
+            byte version = in.readByte();
+            if (version != VERSION && version != VERSION_2) {
                 return Optional.empty();
             }
             Receipt r = new Receipt(in.readUTF(), in.readUTF(), in.readUTF(), in.readUTF(), in.readLong(), in.readLong(),
-                    in.readInt());
+                    version == VERSION ? in.readLong() : in.readInt());
             if (in.read() != -1 || Identifiers.keyProblem(r.partitionKey) != null || r.offset <= 0 || r.delivery < 1) {
                 return Optional.empty();
             }

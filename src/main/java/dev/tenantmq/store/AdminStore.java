@@ -105,9 +105,14 @@ public class AdminStore {
             SELECT `offset`, payload, metadata, created_at FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?""";
 
-    /** Each group that has consumed the partition, with its state of one message (offset is the first ?). */
+    /**
+     * Each group that has consumed the partition, with its delivery row of one message, the
+     * group's open delivery batch (migration V3), and the message's offset (the first ?) again so
+     * that the caller can tell whether the batch holds it. Binds: offset, tenant, topic, partition_key.
+     */
     static final String SELECT_GROUP_STATES = """
-            SELECT o.consumer_group, o.committed_offset, d.state, d.delivery_attempt, d.visible_at
+            SELECT o.consumer_group, o.committed_offset, d.state, d.delivery_attempt, d.visible_at,
+                   o.delivered_offset, o.visible_at, d.message_offset
             FROM queue_offsets o
             LEFT JOIN queue_delivery_state d
               ON d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
@@ -243,9 +248,19 @@ public class AdminStore {
                     created = instant(rs, 4);
                 }
             }
+            long messageOffset = offset;
             List<GroupState> groups = list(c, SELECT_GROUP_STATES, new Object[] {offset, tenant, topic, partitionKey},
-                    rs -> new GroupState(rs.getString(1), rs.getLong(2), rs.getString(3),
-                            rs.getObject(4) == null ? null : rs.getInt(4), instant(rs, 5)));
+                    rs -> {
+                        // Columns as listed in SELECT_GROUP_STATES.
+                        long committed = rs.getLong(2);
+                        boolean hasRow = rs.getObject(8) != null;
+                        if (!hasRow && messageOffset > committed && messageOffset <= rs.getLong(6)) {
+                            // In flight in the group's open batch: attempt 1, the batch's deadline.
+                            return new GroupState(rs.getString(1), committed, "INFLIGHT", 1, instant(rs, 7));
+                        }
+                        return new GroupState(rs.getString(1), committed, rs.getString(3),
+                                rs.getObject(4) == null ? null : rs.getInt(4), instant(rs, 5));
+                    });
             return Optional.of(new StoredMessage(offset, payload, metadata, created, groups));
         });
     }

@@ -1,5 +1,8 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.domain.CommitWalk;
+import dev.tenantmq.domain.PartitionWalk;
+import dev.tenantmq.model.DeliveryState;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -9,8 +12,9 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,29 +25,35 @@ import java.util.TreeSet;
 /**
  * SQL of consumption: lease-fetch, ack, nack, extend and dead-lettering over
  * {@code queue_partition_leases}, {@code queue_offsets}, {@code queue_delivery_state} and
- * {@code queue_messages}.
+ * {@code queue_messages}. The rules of what to deliver and where the committed offset moves are
+ * pure domain code ({@link PartitionWalk}, {@link CommitWalk}); this class reads their input and
+ * writes their outcome.
  *
- * <p>Locking rule: every transaction that writes a partition's delivery state or committed
- * offset first locks that partition's lease row ({@code FOR UPDATE}). Fetch and ack of one
- * partition therefore run one at a time, and the rows they read after the lock (READ
- * COMMITTED: each statement sees the latest commits) cannot change under them. Lease rows are
- * locked in primary-key order, so two such transactions cannot deadlock on them.
+ * <p>Delivery batches (migration V3): a fetch records the messages it hands out for the first
+ * time on the partition's {@code queue_offsets} row, as the batch {@code (committed_offset,
+ * delivered_offset]}, and writes no row per message. An ack of a prefix of the batch moves
+ * {@code committed_offset} only. Anything else that touches a message of an open batch (a nack,
+ * an extend, an ack out of order, a lease hand-over, a fetch after the batch expired or its lease
+ * was lost) first materializes the batch: one INFLIGHT row per message still in it, then the
+ * batch is closed, and the per-message rules apply to the rows.
+ *
+ * <p>Locking rule: every transaction that writes a partition's delivery state or its
+ * {@code queue_offsets} row first locks that partition's lease row ({@code FOR UPDATE}). Fetch
+ * and ack of one partition therefore run one at a time, and the rows they read after the lock
+ * (READ COMMITTED: each statement sees the latest commits) cannot change under them. Lease rows
+ * are locked in primary-key order, so two such transactions cannot deadlock on them.
  */
 @ApplicationScoped
 public class ConsumerStore {
-    /** Delivery states of {@code queue_delivery_state.state} (see the V2 migration). */
-    public static final String INFLIGHT = "INFLIGHT";
-    public static final String RETRY = "RETRY";
-    public static final String PENDING = "PENDING";
-    public static final String ACKED = "ACKED";
-    public static final String DEAD = "DEAD";
+    /** Extra rows a scan reads beyond its budget: acknowledged-but-uncommitted rows are skipped. */
+    private static final int SCAN_SLACK = 16;
 
     /**
      * Partitions this subscriber leases that have something to deliver (a message above the
      * committed offset, or a requeued one at or below it) and nothing that holds the partition
-     * back (a delivery of the current lease still invisible, or a nacked or handed-back message
-     * whose delay has not passed). Keys after {@code ?} (the fairness cursor) come first, then
-     * the rest from the start.
+     * back: an open batch of the current lease still within its visibility, a delivery row of
+     * the current lease still invisible, or a nacked or handed-back message whose delay has not
+     * passed. Keys after {@code ?} (the fairness cursor) come first, then the rest from the start.
      */
     static final String SELECT_READY_PARTITIONS = """
             SELECT l.partition_key
@@ -53,6 +63,8 @@ public class ConsumerStore {
              AND o.partition_key = l.partition_key AND o.consumer_group = l.consumer_group
             WHERE l.tenant = ? AND l.consumer_group = ? AND l.topic = ?
               AND l.leased_by = ? AND l.expires_at > UTC_TIMESTAMP(6)
+              AND NOT (o.delivered_offset > o.committed_offset AND o.delivery_epoch = l.epoch
+                       AND o.visible_at > UTC_TIMESTAMP(6))
               AND (EXISTS (
                       SELECT 1 FROM queue_messages m
                       WHERE m.tenant = l.tenant AND m.topic = l.topic AND m.partition_key = l.partition_key
@@ -93,11 +105,13 @@ public class ConsumerStore {
             FOR UPDATE""";
 
     /**
-     * Committed offsets of the given partitions (%s is the IN list), and whether each has a
-     * requeued message at or below it still to deliver.
+     * The group's position in the given partitions (%s is the IN list): committed offset, the
+     * open batch, and whether a requeued message waits at or below the committed offset. Read
+     * after the lease row locks, which every writer of these rows takes first.
      */
-    static final String SELECT_COMMITTED = """
-            SELECT o.partition_key, o.committed_offset,
+    static final String SELECT_CURSORS = """
+            SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.delivery_epoch, o.delivery_seq,
+                   o.visible_at, o.visible_at > UTC_TIMESTAMP(6),
                    EXISTS (SELECT 1 FROM queue_delivery_state r
                            WHERE r.tenant = o.tenant AND r.consumer_group = o.consumer_group AND r.topic = o.topic
                              AND r.partition_key = o.partition_key AND r.message_offset <= o.committed_offset
@@ -105,16 +119,17 @@ public class ConsumerStore {
             FROM queue_offsets o
             WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%s) AND o.consumer_group = ?""";
 
-    /** Columns shared by the two message scans of {@link #lease}. */
-    private static final String DELIVERY_COLUMNS = """
-            m.`offset`, m.id, m.payload, m.metadata, m.created_at,
+    /** Columns of the two message scans of {@link #lease}. */
+    private static final String SCAN_COLUMNS = """
+            m.partition_key, m.`offset`, m.id, m.payload, m.metadata, m.created_at,
             d.state, d.delivery_attempt, d.delivery_count, d.lease_epoch, d.visible_at > UTC_TIMESTAMP(6)""";
 
     /**
-     * The next messages of one partition above its committed offset, in offset order, with
-     * this group's delivery state of each.
+     * The next messages of one partition above its committed offset, in offset order, with this
+     * group's delivery row of each. One branch of a UNION ALL over the partitions of a fetch.
+     * Binds: consumer_group, tenant, topic, partition_key, committed offset, row limit.
      */
-    static final String SELECT_PARTITION_MESSAGES = """
+    static final String SCAN_PARTITION = """
             SELECT %s
             FROM queue_messages m
             LEFT JOIN queue_delivery_state d
@@ -122,13 +137,14 @@ public class ConsumerStore {
              AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
             WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
             ORDER BY m.`offset`
-            LIMIT ?""".formatted(DELIVERY_COLUMNS);
+            LIMIT ?""".formatted(SCAN_COLUMNS);
 
     /**
-     * Requeued messages of one partition at or below its committed offset (admin requeue hands
-     * a dead letter back there), in offset order. They go out before anything above the offset.
+     * Requeued messages of one partition at or below its committed offset (admin requeue hands a
+     * dead letter back there), in offset order; they go out before anything above it. One branch
+     * of a UNION ALL. Binds: tenant, consumer_group, topic, partition_key, committed offset, limit.
      */
-    static final String SELECT_REQUEUED_MESSAGES = """
+    static final String SCAN_REQUEUED = """
             SELECT %s
             FROM queue_delivery_state d
             JOIN queue_messages m
@@ -137,22 +153,64 @@ public class ConsumerStore {
             WHERE d.tenant = ? AND d.consumer_group = ? AND d.topic = ? AND d.partition_key = ?
               AND d.message_offset <= ? AND d.state IN ('INFLIGHT', 'RETRY', 'PENDING')
             ORDER BY d.message_offset
-            LIMIT ?""".formatted(DELIVERY_COLUMNS);
+            LIMIT ?""".formatted(SCAN_COLUMNS);
 
-    static final String INSERT_DELIVERY = """
+    /**
+     * Records a fetch's hand-out of a partition: the new batch (the messages up to
+     * {@code delivered_offset} handed out for the first time), its lease epoch, its delivery
+     * number and its visibility deadline. Compare-and-set on the delivery number read under the
+     * lease row lock, so a mismatch is a bug.
+     */
+    static final String OPEN_BATCH = """
+            UPDATE queue_offsets
+            SET delivered_offset = ?, delivery_epoch = ?, delivery_seq = ?,
+                visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND delivery_seq = ?""";
+
+    /** Messages of an open batch that have no delivery row yet: the ones to materialize. */
+    static final String SELECT_BATCH_MESSAGES = """
+            SELECT m.`offset`
+            FROM queue_messages m
+            LEFT JOIN queue_delivery_state d
+              ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
+             AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
+            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ? AND m.`offset` <= ?
+              AND d.message_offset IS NULL
+            ORDER BY m.`offset`""";
+
+    /**
+     * Delivery rows inside the open batches of the given partitions (%s is the IN list): a
+     * message handed out again in a batch (after a hand-back) has a row there, and an ack of it
+     * goes through the row.
+     */
+    static final String SELECT_BATCH_ROWS = """
+            SELECT d.partition_key, d.message_offset
+            FROM queue_offsets o
+            JOIN queue_delivery_state d
+              ON d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
+             AND d.partition_key = o.partition_key
+             AND d.message_offset > o.committed_offset AND d.message_offset <= o.delivered_offset
+            WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ? AND o.partition_key IN (%s)""";
+
+    /** The explicit row of one batch delivery (materialization): in flight as the batch was. */
+    static final String INSERT_BATCH_DELIVERY = """
             INSERT INTO queue_delivery_state
               (tenant, consumer_group, topic, partition_key, message_offset,
                state, delivery_attempt, delivery_count, lease_epoch, visible_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, 'INFLIGHT', 1, 1, ?,
-                    UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6))""";
+            VALUES (?, ?, ?, ?, ?, 'INFLIGHT', 1, ?, ?, ?, UTC_TIMESTAMP(6))""";
+
+    /** Closes a materialized batch: its messages have rows now. Compare-and-set like {@link #OPEN_BATCH}. */
+    static final String CLOSE_BATCH = """
+            UPDATE queue_offsets SET delivered_offset = committed_offset
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND delivery_seq = ?""";
 
     /**
-     * Hands a message out again (after an expiry, a lost lease, a nack or a hand-back), fenced
-     * by the state and delivery number it was read with.
+     * Hands a message with a row out again (after an expiry, a lost lease, a nack or a
+     * hand-back), fenced by the state and delivery number it was read with.
      */
     static final String UPDATE_REDELIVERY = """
             UPDATE queue_delivery_state
-            SET state = 'INFLIGHT', delivery_attempt = ?, delivery_count = delivery_count + 1, lease_epoch = ?,
+            SET state = 'INFLIGHT', delivery_attempt = ?, delivery_count = ?, lease_epoch = ?,
                 visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
               AND state = ? AND delivery_count = ?""";
@@ -164,7 +222,7 @@ public class ConsumerStore {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
               AND state = ? AND delivery_count = ?""";
 
-    /** Ack, fenced by the lease epoch and delivery number the receipt names. */
+    /** Ack of a delivery row, fenced by the lease epoch and delivery number the receipt names. */
     static final String ACK_DELIVERY = """
             UPDATE queue_delivery_state
             SET state = 'ACKED', updated_at = UTC_TIMESTAMP(6)
@@ -189,7 +247,8 @@ public class ConsumerStore {
      * Hands in-flight messages of a lease after an offset back without failing (SPEC: they keep
      * their {@code deliveryAttempt}): after a nack the later ones, which follow the nacked one
      * again; on a graceful lease release all of them (offset 0, see LeaseStore.release). Those
-     * whose visibility timeout already expired stay: the expiry is a failed attempt.
+     * whose visibility timeout already expired stay: the expiry is a failed attempt. The caller
+     * materializes the partition's open batch first.
      */
     static final String HAND_BACK_LATER = """
             UPDATE queue_delivery_state
@@ -207,11 +266,12 @@ public class ConsumerStore {
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
 
     /**
-     * Message offsets of one partition above the committed offset with their state; walked to
-     * find the contiguous prefix of finished (acked or dead-lettered) messages.
+     * Message offsets of one partition above the committed offset with their delivery state;
+     * walked to find the contiguous prefix of finished messages. One branch of a UNION ALL.
+     * Binds: consumer_group, tenant, topic, partition_key, committed offset, row limit.
      */
     static final String SELECT_PREFIX_STATES = """
-            SELECT m.`offset`, d.state
+            SELECT m.partition_key, m.`offset`, d.state
             FROM queue_messages m
             LEFT JOIN queue_delivery_state d
               ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
@@ -220,7 +280,7 @@ public class ConsumerStore {
             ORDER BY m.`offset`
             LIMIT ?""";
 
-    /** Finished deliveries above the committed offset, per partition (%s is the IN list). */
+    /** Finished delivery rows above the committed offset, per partition (%s is the IN list). */
     static final String COUNT_FINISHED = """
             SELECT d.partition_key, COUNT(*) FROM queue_delivery_state d
             JOIN queue_offsets o
@@ -251,9 +311,13 @@ public class ConsumerStore {
         this.db = db;
     }
 
-    /** One message handed out by {@link #lease}; {@code delivery} is its fencing delivery number. */
+    /**
+     * One message handed out by {@link #lease}.
+     *
+     * @param delivery the fencing delivery number of this hand-out (the partition's delivery_seq)
+     */
     public record Delivery(String partitionKey, long offset, String id, String payloadJson, String metadataJson,
-                           Instant createdAt, int deliveryAttempt, int delivery, long leaseEpoch) {}
+                           Instant createdAt, int deliveryAttempt, long delivery, long leaseEpoch) {}
 
     /**
      * When and where a group dead-letters (SPEC "Dead letters").
@@ -270,6 +334,36 @@ public class ConsumerStore {
     public record LeaseResult(List<Delivery> deliveries, int deadLettered) {}
 
     /**
+     * The group's position in one partition ({@code queue_offsets}), read under the lease row lock.
+     *
+     * @param committed every message at or below it is finished
+     * @param delivered end of the open batch; the batch is open when above {@code committed}
+     * @param batchEpoch lease epoch of the batch
+     * @param seq delivery number of the partition's last hand-out
+     * @param batchVisibleAt the batch's visibility deadline (database clock)
+     * @param batchInvisible whether that deadline is still ahead
+     * @param requeued whether a requeued message waits at or below {@code committed}
+     */
+    private record Cursor(String key, long committed, long delivered, long batchEpoch, long seq,
+                          LocalDateTime batchVisibleAt, boolean batchInvisible, boolean requeued) {
+        boolean batchOpen() {
+            return delivered > committed;
+        }
+
+        Cursor closed() {
+            return new Cursor(key, committed, committed, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued);
+        }
+
+        Cursor committedAt(long offset) {
+            return new Cursor(key, offset, delivered, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued);
+        }
+    }
+
+    /** One message read by a fetch scan: its content and the walk's view of it. */
+    private record Scanned(String key, long offset, String id, String payloadJson, String metadataJson,
+                           Instant createdAt, PartitionWalk.Row row) {}
+
+    /**
      * Finds up to {@code maxPartitions} leased partitions with deliverable messages, starting
      * after {@code cursor} in key order and wrapping around. Read-only, no locks.
      */
@@ -282,10 +376,9 @@ public class ConsumerStore {
      * Leases messages for delivery: in one transaction, locks the lease rows this subscriber
      * still holds among {@code partitions}, and from each partition with nothing holding it back
      * takes, in offset order, first its requeued messages and then the messages above the
-     * committed offset (skipping acked and dead-lettered ones), marking each in flight until
-     * now + visibility. A message whose earlier delivery expired or lost its lease has failed an
-     * attempt; when that was its {@code maxDeliveries}-th, it is dead-lettered here instead of
-     * delivered, and the partition moves on.
+     * committed offset, as {@link PartitionWalk} decides. Partitions are scanned in rounds of
+     * 1, 2, 4 ... partitions (one statement each), so a fetch that one deep partition fills reads
+     * one partition, and one spread over many shallow partitions still takes few statements.
      *
      * @param visibilityMicros visibility timeout in microseconds
      * @param maxMessages most messages to return in total
@@ -301,160 +394,190 @@ public class ConsumerStore {
             if (epochs.isEmpty()) {
                 return new LeaseResult(List.of(), 0);
             }
-            Map<String, Committed> committed = committedOffsets(c, s, epochs.keySet());
+            Map<String, Cursor> cursors = cursors(c, s, epochs.keySet());
+            List<String> keys = new ArrayList<>(epochs.keySet());
             List<Delivery> out = new ArrayList<>();
-            List<Object[]> inserts = new ArrayList<>();
-            List<Object[]> updates = new ArrayList<>();
-            List<Dead> deads = new ArrayList<>();
-            for (Map.Entry<String, Long> lease : epochs.entrySet()) {
+            List<Object[]> redeliveries = new ArrayList<>();
+            List<Object[]> batches = new ArrayList<>();
+            List<DeadStep> deads = new ArrayList<>();
+            int next = 0;
+            for (int width = 1; out.size() < maxMessages && next < keys.size(); width *= 2) {
+                List<Cursor> round = new ArrayList<>();
+                for (; next < keys.size() && round.size() < width; next++) {
+                    Cursor cur = cursors.get(keys.get(next));
+                    if (cur == null) {
+                        continue; // offsets row is created with the lease; absent means not ready yet
+                    }
+                    if (cur.batchOpen()) {
+                        if (cur.batchEpoch() == epochs.get(cur.key()) && cur.batchInvisible()) {
+                            continue; // the current lease's batch is still out: nothing may go now
+                        }
+                        // Expired, or handed out under a lost lease: each message failed an attempt,
+                        // which the walk counts on the rows.
+                        cur = materialize(c, s, cur);
+                    }
+                    round.add(cur);
+                }
                 int budget = maxMessages - out.size();
-                if (budget <= 0) {
-                    break;
+                Map<String, List<Scanned>> requeued = scan(c, s, SCAN_REQUEUED,
+                        round.stream().filter(Cursor::requeued).toList(), budget + SCAN_SLACK, true);
+                Map<String, List<Scanned>> above = scan(c, s, SCAN_PARTITION, round, budget + SCAN_SLACK, false);
+                for (Cursor cur : round) {
+                    int left = maxMessages - out.size();
+                    if (left <= 0) {
+                        break;
+                    }
+                    long epoch = epochs.get(cur.key());
+                    PartitionWalk walk = new PartitionWalk(epoch, left, policy.maxDeliveries());
+                    Map<Long, Scanned> seen = new HashMap<>();
+                    boolean more = walk(walk, requeued.getOrDefault(cur.key(), List.of()), seen);
+                    if (more) {
+                        walk(walk, above.getOrDefault(cur.key(), List.of()), seen);
+                    }
+                    if (walk.busy()) {
+                        continue; // an earlier delivery row of the current lease is still out
+                    }
+                    long seq = cur.seq() + 1;
+                    for (PartitionWalk.Step step : walk.steps()) {
+                        Scanned m = seen.get(step.offset());
+                        if (step instanceof PartitionWalk.Deliver d) {
+                            if (!d.first()) {
+                                redeliveries.add(new Object[] {d.attempt(), seq, epoch, visibilityMicros, // SET
+                                        s.tenant(), s.consumerGroup(), s.topic(), cur.key(), d.offset(), // row
+                                        d.fromState().name(), d.fromDelivery()}); // fencing: as read
+                            }
+                            out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payloadJson(), m.metadataJson(),
+                                    m.createdAt(), d.attempt(), seq, epoch));
+                        } else if (step instanceof PartitionWalk.DeadLetter dl) {
+                            deads.add(new DeadStep(cur.key(), m, dl));
+                        }
+                    }
+                    if (walk.delivered() > 0) {
+                        batches.add(new Object[] {walk.lastFirstDelivery(cur.committed()), epoch, seq, visibilityMicros,
+                                s.tenant(), s.topic(), cur.key(), s.consumerGroup(), cur.seq()});
+                    }
                 }
-                Committed from = committed.get(lease.getKey());
-                if (from == null) {
-                    continue; // offsets row is created with the lease; absent means not ready yet
-                }
-                PartitionWalk walk = new PartitionWalk(s, lease.getKey(), lease.getValue(), budget, visibilityMicros,
-                        policy.maxDeliveries());
-                // Acked-but-uncommitted messages are skipped, so read a little more than the budget.
-                boolean more = !from.requeued() || walk.scan(c, SELECT_REQUEUED_MESSAGES, s.tenant(), s.consumerGroup(),
-                        s.topic(), lease.getKey(), from.offset(), budget + 64);
-                if (more) {
-                    walk.scan(c, SELECT_PARTITION_MESSAGES, s.consumerGroup(), s.tenant(), s.topic(), lease.getKey(),
-                            from.offset(), budget + 64);
-                }
-                if (walk.busy) {
-                    continue; // an earlier delivery of the current lease is still out: nothing may go now
-                }
-                inserts.addAll(walk.inserts);
-                updates.addAll(walk.updates);
-                deads.addAll(walk.deads);
-                out.addAll(walk.batch);
             }
-            executeBatch(c, INSERT_DELIVERY, inserts, "insert delivery");
-            executeBatch(c, UPDATE_REDELIVERY, updates, "redeliver");
+            executeBatch(c, UPDATE_REDELIVERY, redeliveries, "redeliver");
+            executeBatch(c, OPEN_BATCH, batches, "open delivery batch");
             Set<String> deadKeys = new TreeSet<>();
-            for (Dead d : deads) {
-                deadLetter(c, s, policy, d, gapLocks);
-                deadKeys.add(d.partitionKey());
+            for (DeadStep d : deads) {
+                deadLetter(c, s, policy, new Dead(d.key(), d.step().offset(), d.message().id(), d.message().payloadJson(),
+                        d.message().metadataJson(), d.step().fromState(), d.step().fromDelivery(), d.step().attempts(),
+                        d.step().reason()), gapLocks);
+                deadKeys.add(d.key());
             }
-            advanceCommitted(c, s, deadKeys, committed);
+            advanceCommitted(c, s, deadKeys, cursors, Map.of(), Set.of());
             return new LeaseResult(out, deads.size());
         });
     }
 
-    /** A message to dead-letter: the row as read, and why. */
-    private record Dead(String partitionKey, long offset, String id, String payloadJson, String metadataJson,
-                        String fromState, int delivery, int attempts, String reason) {}
+    private record DeadStep(String key, Scanned message, PartitionWalk.DeadLetter step) {}
+
+    /** Offers scanned rows to the walk in order; false when the partition gives nothing more. */
+    private static boolean walk(PartitionWalk walk, List<Scanned> rows, Map<Long, Scanned> seen) {
+        for (Scanned m : rows) {
+            seen.put(m.offset(), m);
+            if (!walk.accept(m.row())) {
+                return false;
+            }
+        }
+        return true;
+    }
 
     /**
-     * Decides, row by row in offset order, what {@link #lease} does with one partition's
-     * messages (SPEC "Ack, nack, extend": attempts, hand-backs and dead letters).
+     * Runs one scan branch for each of {@code round} as one UNION ALL statement, and returns the
+     * rows by partition, each in offset order.
      */
-    private static final class PartitionWalk {
-        private final GroupScope s;
-        private final String key;
-        private final long epoch;
-        private final int budget;
-        private final long visibilityMicros;
-        private final int maxDeliveries;
-        final List<Delivery> batch = new ArrayList<>();
-        final List<Object[]> inserts = new ArrayList<>();
-        final List<Object[]> updates = new ArrayList<>();
-        final List<Dead> deads = new ArrayList<>();
-        boolean busy;
-
-        PartitionWalk(GroupScope s, String key, long epoch, int budget, long visibilityMicros, int maxDeliveries) {
-            this.s = s;
-            this.key = key;
-            this.epoch = epoch;
-            this.budget = budget;
-            this.visibilityMicros = visibilityMicros;
-            this.maxDeliveries = maxDeliveries;
+    private static Map<String, List<Scanned>> scan(Connection c, GroupScope s, String branch, List<Cursor> round,
+                                                   int limit, boolean requeued) throws SQLException {
+        Map<String, List<Scanned>> rows = new HashMap<>();
+        if (round.isEmpty()) {
+            return rows;
         }
-
-        /** Walks the rows of {@code sql}; returns false when the partition can give nothing more now. */
-        boolean scan(Connection c, String sql, Object... params) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                Db.bind(ps, params);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        if (batch.size() >= budget || !accept(rs)) {
-                            return false;
-                        }
-                    }
+        try (PreparedStatement ps = c.prepareStatement(unionAll(branch, round.size()))) {
+            int i = 1;
+            for (Cursor cur : round) {
+                Object[] binds = requeued
+                        ? new Object[] {s.tenant(), s.consumerGroup(), s.topic(), cur.key(), cur.committed(), limit}
+                        : new Object[] {s.consumerGroup(), s.tenant(), s.topic(), cur.key(), cur.committed(), limit};
+                for (Object b : binds) {
+                    ps.setObject(i++, b);
                 }
             }
-            return true;
-        }
-
-        private boolean accept(ResultSet rs) throws SQLException {
-            long offset = rs.getLong(1);
-            String state = rs.getString(6);
-            if (state == null) {
-                inserts.add(new Object[] {s.tenant(), s.consumerGroup(), s.topic(), key, offset, epoch, visibilityMicros});
-                deliver(rs, offset, 1, 1);
-                return true;
-            }
-            int attempt = rs.getInt(7);
-            int delivery = rs.getInt(8);
-            boolean sameLease = rs.getLong(9) == epoch;
-            boolean invisible = rs.getBoolean(10);
-            switch (state) {
-                case ACKED, DEAD -> {
-                    return true; // finished for this group: never delivered again
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    // Columns as listed in SCAN_COLUMNS.
+                    String key = rs.getString(1);
+                    long offset = rs.getLong(2);
+                    DeliveryState state = DeliveryState.of(rs.getString(7));
+                    PartitionWalk.Row row = state == null ? PartitionWalk.Row.undelivered(offset)
+                            : new PartitionWalk.Row(offset, state, rs.getInt(8), rs.getLong(9), rs.getLong(10),
+                                    rs.getBoolean(11));
+                    rows.computeIfAbsent(key, k -> new ArrayList<>()).add(new Scanned(key, offset, rs.getString(3),
+                            rs.getString(4), rs.getString(5),
+                            rs.getObject(6, LocalDateTime.class).toInstant(ZoneOffset.UTC), row));
                 }
-                case INFLIGHT -> {
-                    if (sameLease && invisible) {
-                        busy = true;
-                        return false;
-                    }
-                    // Its visibility expired, or its lease was lost: a failed attempt.
-                    return failedAttempt(rs, offset, state, attempt, delivery,
-                            sameLease ? "visibility timeout expired" : "lease lost before acknowledgement");
-                }
-                case RETRY -> {
-                    if (invisible) {
-                        return false; // nacked, delay not over: nothing after it may go either
-                    }
-                    return failedAttempt(rs, offset, state, attempt, delivery, "nacked");
-                }
-                case PENDING -> {
-                    if (invisible) {
-                        return false;
-                    }
-                    // Handed back without failing: same attempt.
-                    updates.add(redelivery(offset, attempt, state, delivery));
-                    deliver(rs, offset, attempt, delivery + 1);
-                    return true;
-                }
-                default -> throw new SQLException("unknown delivery state " + state);
             }
         }
+        rows.values().forEach(list -> list.sort(Comparator.comparingLong(Scanned::offset)));
+        return rows;
+    }
 
-        private boolean failedAttempt(ResultSet rs, long offset, String state, int attempt, int delivery, String reason)
-                throws SQLException {
-            if (attempt >= maxDeliveries) {
-                deads.add(new Dead(key, offset, rs.getString(2), rs.getString(3), rs.getString(4), state, delivery, attempt,
-                        reason));
-                return true; // dead-lettering releases the partition: later messages flow
+    /** {@code n} parenthesized copies of {@code branch} joined by UNION ALL (one copy: as is). */
+    static String unionAll(String branch, int n) {
+        if (n == 1) {
+            return branch;
+        }
+        StringBuilder sql = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            sql.append(i == 0 ? "(" : "\nUNION ALL\n(").append(branch).append(')');
+        }
+        return sql.toString();
+    }
+
+    /**
+     * Materializes the open batch of one partition: every message of it without a row gets an
+     * INFLIGHT row as the batch handed it out (attempt 1, the batch's delivery number, lease epoch
+     * and visibility deadline), and the batch is closed. From then on the per-message rules apply.
+     * Caller holds the partition's lease row lock.
+     */
+    private static Cursor materialize(Connection c, GroupScope s, Cursor cur) throws SQLException {
+        if (!cur.batchOpen()) {
+            return cur;
+        }
+        List<Object[]> rows = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(SELECT_BATCH_MESSAGES)) {
+            Db.bind(ps, s.consumerGroup(), s.tenant(), s.topic(), cur.key(), cur.committed(), cur.delivered());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new Object[] {s.tenant(), s.consumerGroup(), s.topic(), cur.key(), rs.getLong(1),
+                            cur.seq(), cur.batchEpoch(), cur.batchVisibleAt()}); // as the batch handed it out
+                }
             }
-            updates.add(redelivery(offset, attempt + 1, state, delivery));
-            deliver(rs, offset, attempt + 1, delivery + 1);
-            return true;
         }
+        executeBatch(c, INSERT_BATCH_DELIVERY, rows, "materialize batch delivery");
+        executeBatch(c, CLOSE_BATCH, List.<Object[]>of(new Object[] {s.tenant(), s.topic(), cur.key(), s.consumerGroup(),
+                cur.seq()}), "close delivery batch");
+        return cur.closed();
+    }
 
-        private Object[] redelivery(long offset, int attempt, String fromState, int delivery) {
-            return new Object[] {attempt, epoch, visibilityMicros, s.tenant(), s.consumerGroup(), s.topic(), key, offset,
-                    fromState, delivery};
+    /**
+     * Materializes the open batch of each given partition (see {@link #materialize}); for
+     * callers outside this class that hand in-flight messages back. Caller holds the lease row locks.
+     */
+    static void materializeBatches(Connection c, GroupScope s, Set<String> keys) throws SQLException {
+        if (keys.isEmpty()) {
+            return;
         }
-
-        private void deliver(ResultSet rs, long offset, int attempt, int delivery) throws SQLException {
-            batch.add(new Delivery(key, offset, rs.getString(2), rs.getString(3), rs.getString(4),
-                    rs.getObject(5, LocalDateTime.class).toInstant(ZoneOffset.UTC), attempt, delivery, epoch));
+        for (Cursor cur : cursors(c, s, keys).values()) {
+            materialize(c, s, cur);
         }
     }
+
+    /** A message to dead-letter: the row as read, and why. */
+    private record Dead(String partitionKey, long offset, String id, String payloadJson, String metadataJson,
+                        DeliveryState fromState, long delivery, int attempts, String reason) {}
 
     /** Writes the dead letter of {@code d} and marks it DEAD for the group, in the caller's transaction. */
     private static void deadLetter(Connection c, GroupScope s, DeadLetterPolicy policy, Dead d, boolean gapLocks)
@@ -463,8 +586,8 @@ public class ConsumerStore {
                 d.id(), d.payloadJson(), d.metadataJson(), s.topic(), d.offset(), s.consumerGroup(), d.reason(),
                 d.attempts()), gapLocks);
         try (PreparedStatement ps = c.prepareStatement(MARK_DEAD)) {
-            Db.bind(ps, d.attempts(), s.tenant(), s.consumerGroup(), s.topic(), d.partitionKey(), d.offset(), d.fromState(),
-                    d.delivery());
+            Db.bind(ps, d.attempts(), s.tenant(), s.consumerGroup(), s.topic(), d.partitionKey(), d.offset(),
+                    d.fromState().name(), d.delivery());
             int n = ps.executeUpdate();
             if (n == 0) {
                 throw new SQLException("mark dead changed no row", "40001"); // see executeBatch
@@ -498,25 +621,80 @@ public class ConsumerStore {
     public enum SettleStatus { DONE, ALREADY_ACKED, STALE }
 
     /** What one receipt names: the message and the delivery (lease epoch, delivery number). */
-    public record AckTarget(String partitionKey, long offset, long leaseEpoch, int delivery) {}
+    public record AckTarget(String partitionKey, long offset, long leaseEpoch, long delivery) {}
 
     /** Outcome of a nack: one status per receipt, and how many messages went to the dead-letter topic. */
     public record NackResult(List<SettleStatus> statuses, int deadLettered) {}
 
     /**
      * Acknowledges deliveries and advances each partition's committed offset over its
-     * contiguous finished prefix, in one transaction.
+     * contiguous finished prefix, in one transaction. An ack of messages of the partition's open
+     * batch that the committed offset then covers writes only the {@code queue_offsets} row; an
+     * ack out of order materializes the batch and marks the row ACKED.
      *
      * @return one status per target, in the given order
      */
     public List<SettleStatus> ack(GroupScope s, List<AckTarget> targets) {
-        return settle(s, targets, (c, t, ctx) -> {
-            if (fencedUpdate(c, ACK_DELIVERY, new Object[0], s, t)) {
-                ctx.finished.add(t.partitionKey());
-                return true;
+        if (targets.isEmpty()) {
+            return List.of();
+        }
+        return writeTx((c, gapLocks) -> {
+            Set<String> keys = keys(targets);
+            Map<String, Long> epochs = lockedEpochs(c, LOCK_LEASES, s, new ArrayList<>(keys), null);
+            Map<String, Cursor> cursors = cursors(c, s, keys);
+            Map<String, Set<Long>> batchRows = batchRows(c, s, keys, cursors);
+            SettleStatus[] result = new SettleStatus[targets.size()];
+            Map<String, Set<Long>> batchAcks = new TreeMap<>();
+            Map<Integer, String> batchAckOf = new HashMap<>(); // target index -> partition
+            Set<String> rowAcked = new TreeSet<>();
+            for (int i = 0; i < targets.size(); i++) {
+                AckTarget t = targets.get(i);
+                if (!currentLease(epochs, t)) {
+                    continue;
+                }
+                Cursor cur = cursors.get(t.partitionKey());
+                if (cur != null && inBatch(cur, t)
+                        && !batchRows.getOrDefault(t.partitionKey(), Set.of()).contains(t.offset())) {
+                    if (batchAcks.computeIfAbsent(t.partitionKey(), k -> new HashSet<>()).add(t.offset())) {
+                        batchAckOf.put(i, t.partitionKey());
+                    } else {
+                        result[i] = SettleStatus.ALREADY_ACKED; // the same receipt twice in one request
+                    }
+                } else if (fencedUpdate(c, ACK_DELIVERY, new Object[0], s, t)) {
+                    rowAcked.add(t.partitionKey());
+                    result[i] = SettleStatus.DONE;
+                }
             }
-            return false;
-        }).statuses();
+            Set<String> finished = new TreeSet<>(rowAcked);
+            finished.addAll(batchAcks.keySet());
+            Map<String, CommitWalk.Advance> advanced = advanceCommitted(c, s, finished, cursors, batchAcks, rowAcked);
+            // Batch acks the committed offset does not cover (an ack out of order) need rows.
+            for (Map.Entry<String, Set<Long>> e : batchAcks.entrySet()) {
+                CommitWalk.Advance a = advanced.get(e.getKey());
+                Set<Long> uncovered = new TreeSet<>(e.getValue());
+                if (a != null) {
+                    uncovered.removeAll(a.batchAcks());
+                }
+                if (!uncovered.isEmpty()) {
+                    Cursor cur = cursors.get(e.getKey());
+                    materialize(c, s, a == null ? cur : cur.committedAt(a.committed()));
+                }
+            }
+            for (Map.Entry<Integer, String> e : batchAckOf.entrySet()) {
+                AckTarget t = targets.get(e.getKey());
+                CommitWalk.Advance a = advanced.get(e.getValue());
+                if (a != null && a.batchAcks().contains(t.offset())) {
+                    result[e.getKey()] = SettleStatus.DONE;
+                } else if (fencedUpdate(c, ACK_DELIVERY, new Object[0], s, t)) {
+                    result[e.getKey()] = SettleStatus.DONE; // materialized just now: acked out of order
+                }
+            }
+            Map<String, Long> committed = new HashMap<>();
+            cursors.forEach((k, cur) -> committed.put(k, advanced.containsKey(k) ? advanced.get(k).committed()
+                    : cur.committed()));
+            classifyUnsettled(c, s, targets, epochs, committed, result);
+            return List.of(result);
+        });
     }
 
     /**
@@ -543,15 +721,14 @@ public class ConsumerStore {
     public NackResult nack(GroupScope s, List<AckTarget> targets, DeadLetterPolicy policy,
                            java.util.function.IntToLongFunction delayMicros, String reason) {
         return settle(s, targets, (c, t, ctx) -> {
-            int[] row = currentDelivery(c, s, t);
-            if (row == null) {
+            Integer attempt = currentAttempt(c, s, t);
+            if (attempt == null) {
                 return false;
             }
-            int attempt = row[0];
             if (attempt >= policy.maxDeliveries()) {
                 String[] message = message(c, s, t.partitionKey(), t.offset());
                 deadLetter(c, s, policy, new Dead(t.partitionKey(), t.offset(), message[0], message[1], message[2],
-                        INFLIGHT, t.delivery(), attempt, reason), ctx.gapLocks);
+                        DeliveryState.INFLIGHT, t.delivery(), attempt, reason), ctx.gapLocks);
                 ctx.finished.add(t.partitionKey());
                 ctx.deadLettered++;
             } else if (!fencedUpdate(c, NACK_DELIVERY, new Object[] {delayMicros.applyAsLong(attempt)}, s, t)) {
@@ -566,13 +743,14 @@ public class ConsumerStore {
     }
 
     /** The attempt of the delivery {@code t} names, when it is the current in-flight one; else null. */
-    private static int[] currentDelivery(Connection c, GroupScope s, AckTarget t) throws SQLException {
+    private static Integer currentAttempt(Connection c, GroupScope s, AckTarget t) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(SELECT_DELIVERY_STATE)) {
             Db.bind(ps, s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset());
             try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next() && INFLIGHT.equals(rs.getString(1)) && rs.getLong(2) == t.leaseEpoch()
-                        && rs.getInt(3) == t.delivery()) {
-                    return new int[] {rs.getInt(4)};
+                // Columns: state, lease_epoch, delivery_count, delivery_attempt.
+                if (rs.next() && DeliveryState.INFLIGHT.name().equals(rs.getString(1))
+                        && rs.getLong(2) == t.leaseEpoch() && rs.getLong(3) == t.delivery()) {
+                    return rs.getInt(4);
                 }
                 return null;
             }
@@ -597,7 +775,7 @@ public class ConsumerStore {
             throws SQLException {
         Object[] where = {s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset(), t.leaseEpoch(),
                 t.delivery()};
-        Object[] params = Arrays.copyOf(leading, leading.length + where.length);
+        Object[] params = java.util.Arrays.copyOf(leading, leading.length + where.length);
         System.arraycopy(where, 0, params, leading.length, where.length);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             Db.bind(ps, params);
@@ -612,7 +790,7 @@ public class ConsumerStore {
     /** What the per-receipt actions of one settle transaction leave for its end. */
     private static final class SettleContext {
         final boolean gapLocks;
-        /** Partitions where a message finished (acked or dead-lettered): the committed offset may move. */
+        /** Partitions where a message finished (dead-lettered): the committed offset may move. */
         final Set<String> finished = new TreeSet<>();
         /** Per partition, the lowest nacked offset and its lease epoch: later in-flight messages go back. */
         final Map<String, long[]> handBack = new TreeMap<>();
@@ -630,25 +808,35 @@ public class ConsumerStore {
     }
 
     /**
-     * Applies {@code action} to each receipt whose lease epoch is the partition's current one,
-     * under the partitions' lease row locks. A receipt that changed nothing is classified
-     * {@link SettleStatus#ALREADY_ACKED} when this very delivery was acknowledged, else
-     * {@link SettleStatus#STALE} (SPEC: another delivery or lease owns the message now).
+     * Nack and extend: materializes the open batch of each partition a current-lease receipt
+     * names (these are the exceptions the batch does not cover), then applies {@code action} to
+     * each such receipt's row under the partitions' lease row locks.
      */
     private NackResult settle(GroupScope s, List<AckTarget> targets, TargetAction action) {
         if (targets.isEmpty()) {
             return new NackResult(List.of(), 0);
         }
         return writeTx((c, gapLocks) -> {
-            Set<String> keys = new TreeSet<>();
-            targets.forEach(t -> keys.add(t.partitionKey()));
+            Set<String> keys = keys(targets);
             Map<String, Long> epochs = lockedEpochs(c, LOCK_LEASES, s, new ArrayList<>(keys), null);
+            Map<String, Cursor> cursors = cursors(c, s, keys);
+            Set<String> touched = new TreeSet<>();
+            for (AckTarget t : targets) {
+                if (currentLease(epochs, t)) {
+                    touched.add(t.partitionKey());
+                }
+            }
+            for (String key : touched) {
+                Cursor cur = cursors.get(key);
+                if (cur != null && cur.batchOpen()) {
+                    cursors.put(key, materialize(c, s, cur));
+                }
+            }
             SettleStatus[] result = new SettleStatus[targets.size()];
             SettleContext ctx = new SettleContext(gapLocks);
             for (int i = 0; i < targets.size(); i++) {
                 AckTarget t = targets.get(i);
-                Long current = epochs.get(t.partitionKey());
-                if (current != null && current == t.leaseEpoch() && action.apply(c, t, ctx)) {
+                if (currentLease(epochs, t) && action.apply(c, t, ctx)) {
                     result[i] = SettleStatus.DONE;
                 }
             }
@@ -658,60 +846,175 @@ public class ConsumerStore {
                     ps.executeUpdate(); // any number of later messages may be in flight
                 }
             }
-            Map<String, Committed> committed = committedOffsets(c, s, keys);
-            try (PreparedStatement ps = c.prepareStatement(SELECT_DELIVERY_STATE)) {
-                for (int i = 0; i < targets.size(); i++) {
-                    if (result[i] != null) {
-                        continue;
-                    }
-                    AckTarget t = targets.get(i);
-                    Long current = epochs.get(t.partitionKey());
-                    if (current == null || current != t.leaseEpoch()) {
-                        // Another lease owns the partition now: whatever happened since, this
-                        // receipt's delivery is not current (SPEC: STALE, nothing changed).
-                        result[i] = SettleStatus.STALE;
-                        continue;
-                    }
-                    Db.bind(ps, s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset());
-                    try (ResultSet rs = ps.executeQuery()) {
-                        boolean acked;
-                        if (rs.next()) {
-                            // Acked by this very delivery, not by a later redelivery of it.
-                            acked = ACKED.equals(rs.getString(1)) && rs.getLong(2) == t.leaseEpoch()
-                                    && rs.getInt(3) == t.delivery();
-                        } else {
-                            // Pruned: at or below the committed offset means acknowledged.
-                            Committed c0 = committed.get(t.partitionKey());
-                            acked = c0 != null && t.offset() <= c0.offset();
-                        }
-                        result[i] = acked ? SettleStatus.ALREADY_ACKED : SettleStatus.STALE;
-                    }
-                }
-            }
-            advanceCommitted(c, s, ctx.finished, committed);
+            Map<String, CommitWalk.Advance> advanced = advanceCommitted(c, s, ctx.finished, cursors, Map.of(), Set.of());
+            Map<String, Long> committed = new HashMap<>();
+            cursors.forEach((k, cur) -> committed.put(k, advanced.containsKey(k) ? advanced.get(k).committed()
+                    : cur.committed()));
+            classifyUnsettled(c, s, targets, epochs, committed, result);
             return new NackResult(List.of(result), ctx.deadLettered);
         });
     }
 
     /**
-     * Moves each partition's committed offset to the end of its contiguous run of finished
-     * messages and prunes the acknowledged delivery state at or below it (including that of
-     * requeued messages acknowledged below it). Caller holds the lease row locks.
+     * Classifies each receipt that changed nothing: {@link SettleStatus#ALREADY_ACKED} when this
+     * very delivery was acknowledged, or the message lies at or below the committed offset
+     * (its state pruned: acknowledged), else {@link SettleStatus#STALE} (SPEC: another delivery
+     * or lease owns the message now).
      */
-    private static void advanceCommitted(Connection c, GroupScope s, Set<String> keys, Map<String, Committed> committed)
-            throws SQLException {
-        if (keys.isEmpty()) {
-            return;
+    private static void classifyUnsettled(Connection c, GroupScope s, List<AckTarget> targets, Map<String, Long> epochs,
+                                          Map<String, Long> committed, SettleStatus[] result) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SELECT_DELIVERY_STATE)) {
+            for (int i = 0; i < targets.size(); i++) {
+                if (result[i] != null) {
+                    continue;
+                }
+                AckTarget t = targets.get(i);
+                if (!currentLease(epochs, t)) {
+                    // Another lease owns the partition now: whatever happened since, this
+                    // receipt's delivery is not current (SPEC: STALE, nothing changed).
+                    result[i] = SettleStatus.STALE;
+                    continue;
+                }
+                Db.bind(ps, s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset());
+                try (ResultSet rs = ps.executeQuery()) {
+                    boolean acked;
+                    if (rs.next()) {
+                        // Columns: state, lease_epoch, delivery_count. Acked by this very delivery,
+                        // not by a later redelivery of it.
+                        acked = DeliveryState.ACKED.name().equals(rs.getString(1)) && rs.getLong(2) == t.leaseEpoch()
+                                && rs.getLong(3) == t.delivery();
+                    } else {
+                        Long c0 = committed.get(t.partitionKey());
+                        acked = c0 != null && t.offset() <= c0;
+                    }
+                    result[i] = acked ? SettleStatus.ALREADY_ACKED : SettleStatus.STALE;
+                }
+            }
         }
+    }
+
+    private static boolean currentLease(Map<String, Long> epochs, AckTarget t) {
+        Long current = epochs.get(t.partitionKey());
+        return current != null && current == t.leaseEpoch();
+    }
+
+    /** Whether {@code t} names a delivery of the partition's open batch. */
+    private static boolean inBatch(Cursor cur, AckTarget t) {
+        return cur.batchOpen() && t.offset() > cur.committed() && t.offset() <= cur.delivered()
+                && t.leaseEpoch() == cur.batchEpoch() && t.delivery() == cur.seq();
+    }
+
+    private static Set<String> keys(List<AckTarget> targets) {
+        Set<String> keys = new TreeSet<>();
+        targets.forEach(t -> keys.add(t.partitionKey()));
+        return keys;
+    }
+
+    /** Offsets of the delivery rows inside each partition's open batch. */
+    private static Map<String, Set<Long>> batchRows(Connection c, GroupScope s, Set<String> keys,
+                                                   Map<String, Cursor> cursors) throws SQLException {
+        Map<String, Set<Long>> rows = new HashMap<>();
+        List<String> open = keys.stream().filter(k -> cursors.containsKey(k) && cursors.get(k).batchOpen()).toList();
+        if (open.isEmpty()) {
+            return rows;
+        }
+        try (PreparedStatement ps = c.prepareStatement(SELECT_BATCH_ROWS.formatted(Db.placeholders(open.size())))) {
+            int i = 1;
+            ps.setString(i++, s.tenant());
+            ps.setString(i++, s.topic());
+            ps.setString(i++, s.consumerGroup());
+            for (String k : open) {
+                ps.setString(i++, k);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.computeIfAbsent(rs.getString(1), k -> new HashSet<>()).add(rs.getLong(2));
+                }
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * Moves each partition's committed offset to the end of its contiguous run of finished
+     * messages ({@link CommitWalk}), counting the given batch acks as finished, and prunes the
+     * acknowledged delivery rows at or below it (including those of requeued messages
+     * acknowledged below it, in partitions where a row was acked). Caller holds the lease row
+     * locks.
+     *
+     * @return the outcome per partition walked
+     */
+    private static Map<String, CommitWalk.Advance> advanceCommitted(Connection c, GroupScope s, Set<String> keys,
+                                                                    Map<String, Cursor> cursors,
+                                                                    Map<String, Set<Long>> batchAcks,
+                                                                    Set<String> rowAcked) throws SQLException {
+        Map<String, CommitWalk.Advance> out = new HashMap<>();
+        List<Cursor> walked = keys.stream().map(cursors::get).filter(java.util.Objects::nonNull).toList();
+        if (walked.isEmpty()) {
+            return out;
+        }
+        Map<String, Integer> finishedRows = countFinished(c, s, walked);
+        // The finished run has at most (finished rows + batch acks) messages, so one more row
+        // always reaches its end.
+        Map<String, List<CommitWalk.Row>> rows = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(unionAll(SELECT_PREFIX_STATES, walked.size()))) {
+            int i = 1;
+            for (Cursor cur : walked) {
+                int limit = finishedRows.getOrDefault(cur.key(), 0) + batchAcks.getOrDefault(cur.key(), Set.of()).size()
+                        + 1;
+                for (Object b : new Object[] {s.consumerGroup(), s.tenant(), s.topic(), cur.key(), cur.committed(),
+                        limit}) {
+                    ps.setObject(i++, b);
+                }
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    // Columns: partition_key, offset, state.
+                    rows.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                            .add(new CommitWalk.Row(rs.getLong(2), DeliveryState.of(rs.getString(3))));
+                }
+            }
+        }
+        List<Object[]> advances = new ArrayList<>();
+        List<Object[]> prunes = new ArrayList<>();
+        for (Cursor cur : walked) {
+            List<CommitWalk.Row> partition = rows.getOrDefault(cur.key(), new ArrayList<>());
+            partition.sort(Comparator.comparingLong(CommitWalk.Row::offset));
+            CommitWalk.Advance a = CommitWalk.advance(cur.committed(), partition,
+                    batchAcks.getOrDefault(cur.key(), Set.of()));
+            out.put(cur.key(), a);
+            if (a.committed() > cur.committed()) {
+                advances.add(new Object[] {a.committed(), // SET committed_offset
+                        s.tenant(), s.topic(), cur.key(), s.consumerGroup(), cur.committed()}); // row, as read
+            }
+            if (a.prunable() || rowAcked.contains(cur.key()) || finishedRows.containsKey(cur.key())) {
+                prunes.add(new Object[] {s.tenant(), s.consumerGroup(), s.topic(), cur.key(), a.committed()});
+            }
+        }
+        executeBatch(c, ADVANCE_COMMITTED, advances, "advance committed offset");
+        if (!prunes.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(PRUNE_DELIVERIES)) {
+                for (Object[] row : prunes) {
+                    Db.bind(ps, row);
+                    ps.addBatch();
+                }
+                ps.executeBatch(); // deletes any number of rows: no count to check
+            }
+        }
+        return out;
+    }
+
+    /** Finished (ACKED or DEAD) delivery rows above the committed offset, per partition. */
+    private static Map<String, Integer> countFinished(Connection c, GroupScope s, List<Cursor> walked)
+            throws SQLException {
         Map<String, Integer> finished = new HashMap<>();
-        List<String> keyList = new ArrayList<>(keys);
-        try (PreparedStatement ps = c.prepareStatement(COUNT_FINISHED.formatted(Db.placeholders(keyList.size())))) {
+        try (PreparedStatement ps = c.prepareStatement(COUNT_FINISHED.formatted(Db.placeholders(walked.size())))) {
             int i = 1;
             ps.setString(i++, s.tenant());
             ps.setString(i++, s.consumerGroup());
             ps.setString(i++, s.topic());
-            for (String k : keyList) {
-                ps.setString(i++, k);
+            for (Cursor cur : walked) {
+                ps.setString(i++, cur.key());
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -719,45 +1022,7 @@ public class ConsumerStore {
                 }
             }
         }
-        List<Object[]> advances = new ArrayList<>();
-        List<Object[]> prunes = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(SELECT_PREFIX_STATES)) {
-            for (String key : keyList) {
-                Committed from = committed.get(key);
-                if (from == null) {
-                    continue;
-                }
-                long to = from.offset();
-                Integer count = finished.get(key);
-                if (count != null) {
-                    // The finished prefix has at most `count` rows, so count + 1 rows always reach its end.
-                    Db.bind(ps, s.consumerGroup(), s.tenant(), s.topic(), key, from.offset(), count + 1);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            String state = rs.getString(2);
-                            if (!ACKED.equals(state) && !DEAD.equals(state)) {
-                                break;
-                            }
-                            to = rs.getLong(1);
-                        }
-                    }
-                }
-                if (to > from.offset()) {
-                    advances.add(new Object[] {to, s.tenant(), s.topic(), key, s.consumerGroup(), from.offset()});
-                }
-                prunes.add(new Object[] {s.tenant(), s.consumerGroup(), s.topic(), key, to});
-            }
-        }
-        executeBatch(c, ADVANCE_COMMITTED, advances, "advance committed offset");
-        try (PreparedStatement ps = c.prepareStatement(PRUNE_DELIVERIES)) {
-            for (Object[] row : prunes) {
-                Db.bind(ps, row);
-                ps.addBatch();
-            }
-            if (!prunes.isEmpty()) {
-                ps.executeBatch(); // deletes any number of rows: no count to check
-            }
-        }
+        return finished;
     }
 
     private static Map<String, Long> lockedEpochs(Connection c, String sql, GroupScope s, List<String> partitions,
@@ -783,14 +1048,10 @@ public class ConsumerStore {
         return epochs;
     }
 
-    /** A partition's committed offset, and whether requeued messages wait at or below it. */
-    private record Committed(long offset, boolean requeued) {}
-
-    private static Map<String, Committed> committedOffsets(Connection c, GroupScope s, Set<String> keys)
-            throws SQLException {
-        Map<String, Committed> committed = new HashMap<>();
+    private static Map<String, Cursor> cursors(Connection c, GroupScope s, Set<String> keys) throws SQLException {
+        Map<String, Cursor> cursors = new HashMap<>();
         List<String> keyList = new ArrayList<>(keys);
-        try (PreparedStatement ps = c.prepareStatement(SELECT_COMMITTED.formatted(Db.placeholders(keyList.size())))) {
+        try (PreparedStatement ps = c.prepareStatement(SELECT_CURSORS.formatted(Db.placeholders(keyList.size())))) {
             int i = 1;
             ps.setString(i++, s.tenant());
             ps.setString(i++, s.topic());
@@ -800,11 +1061,14 @@ public class ConsumerStore {
             ps.setString(i, s.consumerGroup());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    committed.put(rs.getString(1), new Committed(rs.getLong(2), rs.getBoolean(3)));
+                    // Columns as listed in SELECT_CURSORS.
+                    cursors.put(rs.getString(1), new Cursor(rs.getString(1), rs.getLong(2), rs.getLong(3),
+                            rs.getLong(4), rs.getLong(5), rs.getObject(6, LocalDateTime.class), rs.getBoolean(7),
+                            rs.getBoolean(8)));
                 }
             }
         }
-        return committed;
+        return cursors;
     }
 
     /** Runs a batch of single-row writes and checks that each changed exactly one row. */

@@ -122,6 +122,12 @@ public class LeaseStore {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND state = 'INFLIGHT'
               AND visible_at > UTC_TIMESTAMP(6)""";
 
+    /** Partitions of the triple whose open delivery batch (migration V3) is within its visibility timeout. */
+    static final String SELECT_BUSY_BATCHES = """
+            SELECT partition_key FROM queue_offsets
+            WHERE tenant = ? AND topic = ? AND consumer_group = ?
+              AND delivered_offset > committed_offset AND visible_at > UTC_TIMESTAMP(6)""";
+
     /** Starting point of a new partition for the group: nothing committed. */
     static final String ENSURE_OFFSET_ROW = """
             INSERT INTO queue_offsets (tenant, topic, partition_key, consumer_group, committed_offset, updated_at)
@@ -280,6 +286,8 @@ public class LeaseStore {
                         throw new SQLException("lease release changed " + n + " rows");
                     }
                     if (n == 1) {
+                        // The batch's messages need rows to be handed back one by one.
+                        ConsumerStore.materializeBatches(c, t, java.util.Set.of(l.partitionKey()));
                         // Offsets start at 1: every in-flight message of this lease.
                         Db.bind(handBack, t.tenant(), t.consumerGroup(), t.topic(), l.partitionKey(), 0L, l.epoch());
                         handBack.executeUpdate(); // any number may be in flight
@@ -319,8 +327,12 @@ public class LeaseStore {
 
     /** Partitions of the triple with a delivery in flight (their leases are released last). */
     public java.util.Set<String> busyPartitions(GroupScope t) {
-        return new java.util.HashSet<>(db.read(c -> Db.column(c, SELECT_BUSY_PARTITIONS, t.tenant(), t.consumerGroup(),
-                t.topic())));
+        return db.read(c -> {
+            java.util.Set<String> busy = new java.util.HashSet<>(Db.column(c, SELECT_BUSY_PARTITIONS, t.tenant(),
+                    t.consumerGroup(), t.topic()));
+            busy.addAll(Db.column(c, SELECT_BUSY_BATCHES, t.tenant(), t.topic(), t.consumerGroup()));
+            return busy;
+        });
     }
 
     /** Purges heartbeats older than {@code heartbeatTimeoutMicros}. */

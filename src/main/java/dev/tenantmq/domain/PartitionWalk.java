@@ -1,0 +1,179 @@
+package dev.tenantmq.domain;
+
+import dev.tenantmq.model.DeliveryState;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one fetch does with one partition's messages, decided row by row in offset order (SPEC
+ * section 4, "Lease-fetch" and "Ack, nack, extend"). Pure: the store reads the rows and writes
+ * the steps.
+ *
+ * <ul>
+ *   <li>A message never delivered to the group goes out with attempt 1.</li>
+ *   <li>Acknowledged and dead-lettered messages are skipped.</li>
+ *   <li>A delivery of the current lease still within its visibility timeout holds the partition:
+ *       nothing may go (ordering).</li>
+ *   <li>An in-flight delivery whose visibility expired, or whose lease was lost, failed an
+ *       attempt; a nacked one whose delay passed did too. It goes out with the next attempt, or,
+ *       when that failed attempt was the {@code maxDeliveries}-th, is dead-lettered and the
+ *       partition moves on.</li>
+ *   <li>A nacked or handed-back message whose delay has not passed holds the partition.</li>
+ *   <li>A handed-back message goes out again with the same attempt.</li>
+ * </ul>
+ */
+public final class PartitionWalk {
+    /** Dead-letter reason of an in-flight delivery whose visibility timeout expired. */
+    public static final String EXPIRED = "visibility timeout expired";
+    /** Dead-letter reason of an in-flight delivery whose lease another holder took over. */
+    public static final String LEASE_LOST = "lease lost before acknowledgement";
+    /** Dead-letter reason of a nacked message found after its delay (the nack gave no reason). */
+    public static final String NACKED = "nacked";
+
+    /**
+     * One message as the walk sees it.
+     *
+     * @param state the group's delivery row, or null when the message was never delivered to it
+     * @param attempt the row's {@code delivery_attempt} (ignored without a row)
+     * @param delivery the row's delivery number, the fencing token of its last hand-out
+     * @param leaseEpoch the lease epoch the row was last handed out under
+     * @param invisible whether the row's {@code visible_at} is still in the future (database clock)
+     */
+    public record Row(long offset, DeliveryState state, int attempt, long delivery, long leaseEpoch,
+                      boolean invisible) {
+        /** A message the group never received. */
+        public static Row undelivered(long offset) {
+            return new Row(offset, null, 0, 0, 0, false);
+        }
+    }
+
+    /** Something the fetch does with one message. */
+    public sealed interface Step {
+        /** The message's offset. */
+        long offset();
+    }
+
+    /**
+     * Hand the message out with {@code attempt}.
+     *
+     * @param fromState the row's state as read, fencing the update; null when the message has no row
+     * @param fromDelivery the row's delivery number as read (fencing); 0 without a row
+     */
+    public record Deliver(long offset, int attempt, DeliveryState fromState, long fromDelivery) implements Step {
+        /** A first delivery: no row, nothing to fence. */
+        public boolean first() {
+            return fromState == null;
+        }
+    }
+
+    /** Dead-letter the message after {@code attempts} failed attempts, fenced like {@link Deliver}. */
+    public record DeadLetter(long offset, DeliveryState fromState, long fromDelivery, int attempts, String reason)
+            implements Step {}
+
+    private final long leaseEpoch;
+    private final int budget;
+    private final int maxDeliveries;
+    private final List<Step> steps = new ArrayList<>();
+    private int delivered;
+    private boolean busy;
+    private boolean stopped;
+
+    /**
+     * @param leaseEpoch the epoch of the lease the fetch holds on the partition
+     * @param budget most messages to hand out
+     * @param maxDeliveries failed attempts after which a message is dead-lettered
+     */
+    public PartitionWalk(long leaseEpoch, int budget, int maxDeliveries) {
+        this.leaseEpoch = leaseEpoch;
+        this.budget = budget;
+        this.maxDeliveries = maxDeliveries;
+    }
+
+    /**
+     * Takes the next row, in offset order.
+     *
+     * @return false when the partition can give nothing more now: the budget is spent, or a row
+     *     holds the partition back; later rows must not be offered then
+     */
+    public boolean accept(Row row) {
+        if (stopped) {
+            throw new IllegalStateException("the walk of this partition has stopped");
+        }
+        if (delivered >= budget || !decide(row)) {
+            stopped = true;
+            return false;
+        }
+        return true;
+    }
+
+    private boolean decide(Row row) {
+        if (row.state() == null) {
+            deliver(new Deliver(row.offset(), 1, null, 0));
+            return true;
+        }
+        return switch (row.state()) {
+            case ACKED, DEAD -> true; // finished for this group: never delivered again
+            case INFLIGHT -> {
+                boolean sameLease = row.leaseEpoch() == leaseEpoch;
+                if (sameLease && row.invisible()) {
+                    busy = true; // an earlier delivery of the current lease is still out
+                    yield false;
+                }
+                yield failedAttempt(row, sameLease ? EXPIRED : LEASE_LOST);
+            }
+            case RETRY -> !row.invisible() && failedAttempt(row, NACKED);
+            case PENDING -> {
+                if (row.invisible()) {
+                    yield false;
+                }
+                deliver(new Deliver(row.offset(), row.attempt(), row.state(), row.delivery())); // same attempt
+                yield true;
+            }
+        };
+    }
+
+    private boolean failedAttempt(Row row, String reason) {
+        if (row.attempt() >= maxDeliveries) {
+            steps.add(new DeadLetter(row.offset(), row.state(), row.delivery(), row.attempt(), reason));
+            return true; // dead-lettering releases the partition: later messages flow
+        }
+        deliver(new Deliver(row.offset(), row.attempt() + 1, row.state(), row.delivery()));
+        return true;
+    }
+
+    private void deliver(Deliver d) {
+        steps.add(d);
+        delivered++;
+    }
+
+    /** The decisions so far, in offset order. */
+    public List<Step> steps() {
+        return List.copyOf(steps);
+    }
+
+    /** Messages handed out so far. */
+    public int delivered() {
+        return delivered;
+    }
+
+    /** Whether a delivery of the current lease, still invisible, held the partition. */
+    public boolean busy() {
+        return busy;
+    }
+
+    /** Whether the walk stopped (budget spent or partition held); rows after it were not looked at. */
+    public boolean stopped() {
+        return stopped;
+    }
+
+    /** The highest offset handed out for the first time, or {@code floor} when none was. */
+    public long lastFirstDelivery(long floor) {
+        long last = floor;
+        for (Step s : steps) {
+            if (s instanceof Deliver d && d.first()) {
+                last = Math.max(last, d.offset());
+            }
+        }
+        return last;
+    }
+}

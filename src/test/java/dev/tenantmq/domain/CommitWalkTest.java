@@ -1,0 +1,56 @@
+package dev.tenantmq.domain;
+
+import static dev.tenantmq.model.DeliveryState.ACKED;
+import static dev.tenantmq.model.DeliveryState.DEAD;
+import static dev.tenantmq.model.DeliveryState.INFLIGHT;
+import static dev.tenantmq.model.DeliveryState.PENDING;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tenantmq.domain.CommitWalk.Row;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Where the committed offset moves (SPEC section 4), without a database. */
+class CommitWalkTest {
+    @Test
+    void the_committed_offset_moves_over_acknowledged_batch_deliveries_in_order() {
+        CommitWalk.Advance a = CommitWalk.advance(5, List.of(new Row(7, null), new Row(9, null), new Row(12, null)),
+                Set.of(7L, 9L));
+        assertEquals(9, a.committed());
+        assertEquals(Set.of(7L, 9L), a.batchAcks());
+        assertFalse(a.prunable(), "no acknowledged row to prune");
+    }
+
+    @Test
+    void a_gap_stops_the_walk_and_later_batch_acks_are_not_covered() {
+        CommitWalk.Advance a = CommitWalk.advance(5, List.of(new Row(7, null), new Row(9, null)), Set.of(9L));
+        assertEquals(5, a.committed());
+        assertEquals(Set.of(), a.batchAcks());
+    }
+
+    @Test
+    void acknowledged_and_dead_lettered_rows_count_as_finished_and_acknowledged_ones_are_pruned() {
+        CommitWalk.Advance a = CommitWalk.advance(0, List.of(new Row(1, ACKED), new Row(2, DEAD), new Row(3, null),
+                new Row(4, ACKED), new Row(5, INFLIGHT)), Set.of(3L));
+        assertEquals(4, a.committed());
+        assertEquals(Set.of(3L), a.batchAcks());
+        assertTrue(a.prunable());
+    }
+
+    @Test
+    void an_unfinished_row_stops_the_walk() {
+        for (var state : List.of(INFLIGHT, PENDING, dev.tenantmq.model.DeliveryState.RETRY)) {
+            assertEquals(0, CommitWalk.advance(0, List.of(new Row(1, state), new Row(2, ACKED)), Set.of()).committed());
+        }
+    }
+
+    @Test
+    void nothing_above_the_committed_offset_leaves_it_where_it_is() {
+        CommitWalk.Advance a = CommitWalk.advance(42, List.of(), Set.of());
+        assertEquals(42, a.committed());
+        assertFalse(a.prunable());
+    }
+}

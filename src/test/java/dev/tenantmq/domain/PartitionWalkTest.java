@@ -1,0 +1,117 @@
+package dev.tenantmq.domain;
+
+import static dev.tenantmq.model.DeliveryState.ACKED;
+import static dev.tenantmq.model.DeliveryState.DEAD;
+import static dev.tenantmq.model.DeliveryState.INFLIGHT;
+import static dev.tenantmq.model.DeliveryState.PENDING;
+import static dev.tenantmq.model.DeliveryState.RETRY;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tenantmq.domain.PartitionWalk.DeadLetter;
+import dev.tenantmq.domain.PartitionWalk.Deliver;
+import dev.tenantmq.domain.PartitionWalk.Row;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The delivery rules of one partition (SPEC section 4), without a database. */
+class PartitionWalkTest {
+    private static final long EPOCH = 7;
+    private static final int MAX = 3;
+
+    private static Row row(long offset, dev.tenantmq.model.DeliveryState state, int attempt, long delivery, long epoch,
+                           boolean invisible) {
+        return new Row(offset, state, attempt, delivery, epoch, invisible);
+    }
+
+    /** Offers rows until the walk stops; returns how many it took. */
+    private static int offer(PartitionWalk walk, Row... rows) {
+        int taken = 0;
+        for (Row r : rows) {
+            if (!walk.accept(r)) {
+                break;
+            }
+            taken++;
+        }
+        return taken;
+    }
+
+    @Test
+    void never_delivered_messages_go_out_in_offset_order_with_attempt_one_up_to_the_budget() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 2, MAX);
+        assertEquals(2, offer(walk, Row.undelivered(10), Row.undelivered(11), Row.undelivered(12)));
+        assertEquals(List.of(new Deliver(10, 1, null, 0), new Deliver(11, 1, null, 0)), walk.steps());
+        assertTrue(walk.stopped());
+        assertFalse(walk.busy());
+        assertEquals(11, walk.lastFirstDelivery(5));
+    }
+
+    @Test
+    void acknowledged_and_dead_lettered_messages_are_skipped() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
+        offer(walk, row(1, ACKED, 1, 4, EPOCH, false), row(2, DEAD, 3, 4, EPOCH, false), Row.undelivered(3));
+        assertEquals(List.of(new Deliver(3, 1, null, 0)), walk.steps());
+    }
+
+    @Test
+    void an_invisible_delivery_of_the_current_lease_holds_the_partition() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
+        assertEquals(0, offer(walk, row(1, INFLIGHT, 1, 4, EPOCH, true), Row.undelivered(2)));
+        assertTrue(walk.busy());
+        assertEquals(List.of(), walk.steps());
+    }
+
+    @Test
+    void an_expired_delivery_fails_an_attempt_and_goes_out_again_with_the_next_attempt() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
+        offer(walk, row(1, INFLIGHT, 1, 4, EPOCH, false), Row.undelivered(2));
+        assertEquals(List.of(new Deliver(1, 2, INFLIGHT, 4), new Deliver(2, 1, null, 0)), walk.steps());
+    }
+
+    @Test
+    void a_delivery_under_a_lost_lease_fails_an_attempt_even_while_still_invisible() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
+        offer(walk, row(1, INFLIGHT, 2, 4, EPOCH - 1, true));
+        assertEquals(List.of(new Deliver(1, 3, INFLIGHT, 4)), walk.steps());
+        assertFalse(walk.busy());
+    }
+
+    @Test
+    void the_last_failed_attempt_dead_letters_with_its_reason_and_the_partition_moves_on() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
+        offer(walk, row(1, INFLIGHT, MAX, 4, EPOCH, false), row(2, INFLIGHT, MAX, 4, EPOCH - 1, true),
+                row(3, RETRY, MAX, 4, EPOCH, false), Row.undelivered(4));
+        assertEquals(List.of(new DeadLetter(1, INFLIGHT, 4, MAX, PartitionWalk.EXPIRED),
+                new DeadLetter(2, INFLIGHT, 4, MAX, PartitionWalk.LEASE_LOST),
+                new DeadLetter(3, RETRY, 4, MAX, PartitionWalk.NACKED),
+                new Deliver(4, 1, null, 0)), walk.steps());
+        assertEquals(1, walk.delivered(), "dead letters do not use the budget");
+    }
+
+    @Test
+    void a_nacked_message_waits_out_its_delay_and_holds_later_messages_back() {
+        PartitionWalk waiting = new PartitionWalk(EPOCH, 10, MAX);
+        assertEquals(0, offer(waiting, row(1, RETRY, 1, 4, EPOCH, true), Row.undelivered(2)));
+        assertFalse(waiting.busy(), "a delay is not an in-flight delivery");
+        PartitionWalk due = new PartitionWalk(EPOCH, 10, MAX);
+        offer(due, row(1, RETRY, 1, 4, EPOCH, false));
+        assertEquals(List.of(new Deliver(1, 2, RETRY, 4)), due.steps());
+    }
+
+    @Test
+    void a_handed_back_message_keeps_its_attempt_and_waits_until_visible() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
+        offer(walk, row(1, PENDING, 2, 4, EPOCH - 3, false), row(2, PENDING, 1, 4, EPOCH, true), Row.undelivered(3));
+        assertEquals(List.of(new Deliver(1, 2, PENDING, 4)), walk.steps());
+        assertEquals(5, walk.lastFirstDelivery(5), "no first delivery: the floor");
+    }
+
+    @Test
+    void a_stopped_walk_takes_no_more_rows() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 1, MAX);
+        offer(walk, Row.undelivered(1), Row.undelivered(2));
+        assertThrows(IllegalStateException.class, () -> walk.accept(Row.undelivered(3)));
+    }
+}
