@@ -49,6 +49,9 @@ class IdleLeaseReleaseTest {
     @Inject
     LeaseStore leaseStore;
 
+    /** This class's mq.interest-timeout (see {@link ShortIdleTimeout}). */
+    private static final Duration INTEREST_TIMEOUT = Duration.ofSeconds(3);
+
     /** The test profile's mq.max-deliveries (the default). */
     private static final int MAX_DELIVERIES = 5;
 
@@ -96,12 +99,18 @@ class IdleLeaseReleaseTest {
     void a_long_poll_longer_than_the_interest_timeout_keeps_its_group_served() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
         List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
-        // One poll of 8 s, over twice mq.interest-timeout (3 s); a message arrives after 5 s.
+        // Nacked with a delay longer than this test: p keeps work pending, so it is not idle and
+        // keeps its lease past mq.idle-lease-timeout, yet has nothing in flight (which alone keeps
+        // a group served) and nothing the poll below could take.
+        assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 60, "later"));
+        // One poll of 10 s, over three times mq.interest-timeout, is the group's only interest.
         java.util.concurrent.CompletableFuture<List<Map<String, Object>>> poll =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> fetchOk(tenant, topic, group, 10, 8, 30));
-        await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
-        publishOk(tenant, topic, List.of(msg("p", "2", 2)));
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> fetchOk(tenant, topic, group, 10, 10, 30));
+        await("the group stays served (its lease of p live) for longer than mq.interest-timeout while the poll waits")
+                .during(INTEREST_TIMEOUT.plusSeconds(1)).atMost(INTEREST_TIMEOUT.plusSeconds(3))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> liveLeases() == 1 && !poll.isDone());
+        publishOk(tenant, topic, List.of(msg("q", "2", 2)));
         assertEquals(List.of("2"), poll.get(10, java.util.concurrent.TimeUnit.SECONDS).stream()
                 .map(m -> m.get("id")).toList(), "the waiting poll still counts as the group's interest");
     }
@@ -122,7 +131,8 @@ class IdleLeaseReleaseTest {
     void a_delivery_whose_visibility_expired_before_a_release_still_counts_as_a_failed_attempt() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
         List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
-        await().pollDelay(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(2)).until(() -> true);
+        await("the 1 s visibility timeout of the first delivery runs out").atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(100)).until(this::visibilityOfPExpired);
         GroupScope scope = new GroupScope(tenant, group, topic);
         List<LeaseStore.Lease> mine = leaseStore.leases(scope);
         assertEquals(1, leaseStore.release(scope, mine.get(0).leasedBy(), mine));
@@ -198,6 +208,21 @@ class IdleLeaseReleaseTest {
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next(), "the lease row exists");
                 return rs.getTimestamp(1);
+            }
+        }
+    }
+
+    /** Whether the delivery of p's message is past its visibility timeout, by the database clock. */
+    private boolean visibilityOfPExpired() throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT visible_at <= UTC_TIMESTAMP(6) FROM queue_delivery_state
+                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = 'p'""")) {
+            ps.setString(1, tenant);
+            ps.setString(2, group);
+            ps.setString(3, topic);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next(), "p's message has a delivery state row");
+                return rs.getBoolean(1);
             }
         }
     }

@@ -51,14 +51,17 @@ class LongPollTest {
         await("no connection or thread stays busy once the polls have looked once (a held one never frees)")
                 .atMost(Duration.ofSeconds(20)).during(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(50))
                 .until(() -> threadsInServiceCode() <= 5 && dataSource.getMetrics().activeCount() <= 5);
-        int[] connections = new int[40];
-        int[] threads = new int[40];
-        for (int sample = 0; sample < connections.length; sample++) {
-            assertTrue(polls.stream().noneMatch(CompletableFuture::isDone), "polls are still waiting");
-            connections[sample] = (int) dataSource.getMetrics().activeCount();
-            threads[sample] = threadsInServiceCode();
-            await().pollDelay(Duration.ofMillis(50)).until(() -> true);
-        }
+        // Sample every 50 ms for two seconds, all polls still waiting throughout.
+        List<Integer> connectionSamples = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Integer> threadSamples = new java.util.concurrent.CopyOnWriteArrayList<>();
+        await("every poll keeps waiting while sampled").atMost(Duration.ofSeconds(10)).during(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(50)).until(() -> {
+                    connectionSamples.add((int) dataSource.getMetrics().activeCount());
+                    threadSamples.add(threadsInServiceCode());
+                    return polls.stream().noneMatch(CompletableFuture::isDone);
+                });
+        int[] connections = connectionSamples.stream().mapToInt(Integer::intValue).toArray();
+        int[] threads = threadSamples.stream().mapToInt(Integer::intValue).toArray();
         // The pool is shared with the lease scheduler, which ticks all 18 test tenants in parallel
         // every 500 ms, so a single sample can catch a burst of ticks. A connection or thread held
         // per waiting poll would show in every sample (the pool has 32 connections for 60 polls),

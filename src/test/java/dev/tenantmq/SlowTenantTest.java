@@ -30,14 +30,23 @@ class SlowTenantTest {
     @Test
     void a_hung_tick_of_one_tenant_does_not_delay_another_tenant() throws Exception {
         String slow = TestIds.tenant();
-        String other = TestIds.tenant();
-        while (other.equals(slow)) {
-            other = TestIds.tenant();
+        String drawn = TestIds.tenant();
+        while (drawn.equals(slow)) {
+            drawn = TestIds.tenant();
         }
+        String other = drawn;
         String slowTopic = TestIds.topic();
         String slowGroup = TestIds.group();
         publishOk(slow, slowTopic, List.of(msg("p", "1", 1)));
         assertEquals(1, fetchOk(slow, slowTopic, slowGroup, 10, 5, 30).size());
+        // The other tenant's group is registered before the slow tenant hangs. Its topic is empty
+        // then, so the immediate tick of its registration leases nothing: the lease it needs
+        // later can only come from a periodic tick, which is what this test is about.
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        assertEquals(0, fetchOk(other, topic, group, 10, 0, 30).size());
+        await("the registration tick of the other tenant's group ran (its heartbeat)").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100)).until(() -> heartbeats(other, group, topic) == 1);
 
         try (Connection blocker = dataSource.getConnection()) {
             blocker.setAutoCommit(false);
@@ -51,17 +60,40 @@ class SlowTenantTest {
                     assertEquals(true, rs.next(), "the slow tenant's heartbeat row exists and is now locked");
                 }
             }
-            // Let the slow tenant's next ticks reach the locked row and hang on it.
-            await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
+            await("a tick of the slow tenant hangs on its locked heartbeat row").atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100)).until(this::aHeartbeatWaitsForItsLock);
 
-            String topic = TestIds.topic();
-            String group = TestIds.group();
-            String tenant = other;
-            publishOk(tenant, topic, List.of(msg("k", "a", 1)));
-            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 10, 30);
+            publishOk(other, topic, List.of(msg("k", "a", 1)));
+            List<Map<String, Object>> got = fetchOk(other, topic, group, 10, 10, 30);
             assertEquals(List.of("a"), got.stream().map(m -> m.get("id")).toList(),
-                    "the other tenant is leased and served while the slow one hangs");
+                    "the other tenant is leased by a periodic tick and served while the slow one hangs");
             blocker.rollback();
+        }
+    }
+
+    /** Heartbeat rows of the triple. */
+    private int heartbeats(String tenant, String group, String topic) throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT COUNT(*) FROM queue_subscriber_heartbeats
+                WHERE tenant = ? AND consumer_group = ? AND topic = ?""")) {
+            ps.setString(1, tenant);
+            ps.setString(2, group);
+            ps.setString(3, topic);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    /** Whether a transaction is waiting for a row lock in a heartbeat upsert (the hung tick). */
+    private boolean aHeartbeatWaitsForItsLock() throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT COUNT(*) FROM information_schema.innodb_trx
+                WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE '%queue_subscriber_heartbeats%'""");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1) > 0;
         }
     }
 }

@@ -1,0 +1,76 @@
+package dev.tenantmq;
+
+import static dev.tenantmq.Api.ack;
+import static dev.tenantmq.Api.fetchOk;
+import static dev.tenantmq.Api.msg;
+import static dev.tenantmq.Api.nack;
+import static dev.tenantmq.Api.publishOk;
+import static dev.tenantmq.Api.receipts;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.quarkus.test.junit.QuarkusTest;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Requeue of a message that several consumer groups dead-lettered (SPEC "Dead letters"): each
+ * of them receives the original again (same id and offset, deliveryAttempt 1) before any later
+ * message of its partition, and a group that did not dead-letter it never receives it again.
+ */
+@QuarkusTest
+class DeadLetterRequeueTest {
+    /** The test profile's mq.max-deliveries (the default). */
+    private static final int MAX_DELIVERIES = 5;
+
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+
+    @Test
+    void a_message_several_groups_dead_lettered_goes_back_to_each_of_them_and_to_no_other_group() {
+        List<String> failing = List.of(TestIds.group(), TestIds.group());
+        String acking = TestIds.group();
+        long offset = publishOk(tenant, topic, List.of(msg("k", "m", "poison"))).getLong("messages[0].offset");
+        for (String g : failing) {
+            deadLetter(g);
+        }
+        List<Map<String, Object>> inAcking = fetchOk(tenant, topic, acking, 10, 5, 30);
+        assertEquals(List.of("m"), ids(inAcking));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, acking, receipts(inAcking)));
+
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic + ".dlq").queryParam("partitionKey", "k").queryParam("id", "m")
+                .post("/admin/messages/requeue").then().statusCode(200)
+                .body("consumerGroups", equalTo(failing.stream().sorted().toList()))
+                .body("originalOffset", equalTo((int) offset));
+
+        publishOk(tenant, topic, List.of(msg("k", "later", 2)));
+        for (String g : failing) {
+            List<Map<String, Object>> again = fetchOk(tenant, topic, g, 10, 5, 30);
+            assertEquals(List.of("m", "later"), ids(again), g + " receives the requeued message first");
+            assertEquals(offset, ((Number) again.get(0).get("offset")).longValue(), g + ": same offset");
+            assertEquals(List.of(1, 1), again.stream().map(m -> m.get("deliveryAttempt")).toList(),
+                    g + ": attempts start over");
+            assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, g, receipts(again)));
+        }
+        // The acking group holds its lease and receives what is new for it, and only that.
+        List<Map<String, Object>> other = fetchOk(tenant, topic, acking, 10, 5, 30);
+        assertEquals(List.of("later"), ids(other), "a group that did not dead-letter m does not receive it again");
+        assertEquals(List.of("ACKED"), ack(tenant, topic, acking, receipts(other)));
+    }
+
+    /** Fetches and nacks m, the head of partition k, in {@code group} until it is dead-lettered. */
+    private void deadLetter(String group) {
+        for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
+            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+            assertEquals(List.of("m"), ids(got), group + " attempt " + attempt);
+            assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "test"));
+        }
+    }
+
+    private static List<Object> ids(List<Map<String, Object>> got) {
+        return got.stream().map(m -> m.get("id")).toList();
+    }
+}
