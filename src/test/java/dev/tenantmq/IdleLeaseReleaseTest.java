@@ -131,8 +131,9 @@ class IdleLeaseReleaseTest {
     void a_delivery_whose_visibility_expired_before_a_release_still_counts_as_a_failed_attempt() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
         List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        long offset = ((Number) first.get(0).get("offset")).longValue();
         await("the 1 s visibility timeout of the first delivery runs out").atMost(Duration.ofSeconds(5))
-                .pollInterval(Duration.ofMillis(100)).until(this::visibilityOfPExpired);
+                .pollInterval(Duration.ofMillis(100)).until(() -> visibilityOfPExpired(offset));
         GroupScope scope = new GroupScope(tenant, group, topic);
         List<LeaseStore.Lease> mine = leaseStore.leases(scope);
         assertEquals(1, leaseStore.release(scope, mine.get(0).leasedBy(), mine));
@@ -212,19 +213,11 @@ class IdleLeaseReleaseTest {
         }
     }
 
-    /** Whether the delivery of p's message is past its visibility timeout, by the database clock. */
-    private boolean visibilityOfPExpired() throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
-                SELECT visible_at <= UTC_TIMESTAMP(6) FROM queue_delivery_state
-                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = 'p'""")) {
-            ps.setString(1, tenant);
-            ps.setString(2, group);
-            ps.setString(3, topic);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next(), "p's message has a delivery state row");
-                return rs.getBoolean(1);
-            }
-        }
+    /** Whether the delivery of p's message (at {@code offset}) is past its visibility timeout, by the database clock. */
+    private boolean visibilityOfPExpired(long offset) throws Exception {
+        DeliveryStates.State st = DeliveryStates.of(dataSource, tenant, group, topic, "p", offset)
+                .orElseThrow(() -> new AssertionError("p's message has a delivery state"));
+        return !st.visibilityRunning();
     }
 
     private int liveLeases() throws Exception {

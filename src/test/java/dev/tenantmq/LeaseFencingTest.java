@@ -145,20 +145,11 @@ class LeaseFencingTest {
     }
 
     private DeliveryRow deliveryRow(long offset) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
-                SELECT state, delivery_attempt, delivery_count, lease_epoch, visible_at,
-                       visible_at > UTC_TIMESTAMP(6)
-                FROM queue_delivery_state
-                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = 'p' AND message_offset = ?""")) {
-            bind(ps, tenant, group, topic, offset);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next(), "message " + offset + " has a delivery state row");
-                DeliveryRow row = new DeliveryRow(rs.getString(1), rs.getInt(2), rs.getInt(3), rs.getLong(4),
-                        rs.getString(5), rs.getBoolean(6));
-                assertNotNull(row.visibleAt());
-                return row;
-            }
-        }
+        DeliveryStates.State st = DeliveryStates.of(dataSource, tenant, group, topic, "p", offset)
+                .orElseThrow(() -> new AssertionError("message " + offset + " has a delivery state"));
+        assertNotNull(st.visibleAt());
+        return new DeliveryRow(st.state(), st.attempt(), (int) st.delivery(), st.leaseEpoch(), st.visibleAt(),
+                st.visibilityRunning());
     }
 
     private long committedOffset() throws SQLException {
