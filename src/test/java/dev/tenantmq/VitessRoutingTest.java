@@ -60,7 +60,7 @@ class VitessRoutingTest {
         List<String> names = statements.keySet().stream()
                 .filter(n -> !statements.get(n).contains("WHERE %s")) // listing templates: their formatted constants count
                 .toList();
-        List<String> sql = names.stream().map(n -> bindLiterals(expandTemplate(statements.get(n)))).toList();
+        List<String> sql = names.stream().map(n -> bindLiterals(StoreStatements.expandTemplate(statements.get(n)))).toList();
         List<String> wrong = new ArrayList<>();
         List<JsonNode> entries = explainAll(command, names, sql, wrong);
         assertEquals(sql.size(), entries.size(), "vtexplain explained every statement");
@@ -165,7 +165,7 @@ class VitessRoutingTest {
         String list = tenants.stream().map(t -> "'" + t + "'").collect(Collectors.joining(", "));
         Matcher m = TENANT_LIST.matcher(sql);
         String withTenants = m.find() ? sql.substring(0, m.start(1)) + list + sql.substring(m.end(1)) : sql;
-        return bindLiterals(expandTemplate(withTenants), tenants.get(0));
+        return bindLiterals(StoreStatements.expandTemplate(withTenants), tenants.get(0));
     }
 
     private static TreeSet<String> shards(JsonNode entry) {
@@ -206,21 +206,6 @@ class VitessRoutingTest {
             }
         }
         return entries;
-    }
-
-    /**
-     * Fills a template's {@code %s} as the store does: IN lists of two values, or of two
-     * {@code (?, ?)} rows after a row constructor.
-     */
-    private static String expandTemplate(String sql) {
-        StringBuilder out = new StringBuilder();
-        Matcher m = Pattern.compile("%s").matcher(sql);
-        while (m.find()) {
-            String before = sql.substring(0, m.start());
-            String list = before.matches("(?s).*\\)\\s+IN\\s+\\($") ? "(?, ?), (?, ?)" : "?, ?";
-            m.appendReplacement(out, Matcher.quoteReplacement(list));
-        }
-        return m.appendTail(out).toString();
     }
 
     /**
