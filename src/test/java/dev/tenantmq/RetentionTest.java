@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.scheduler.RetentionJob;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -44,6 +45,9 @@ class RetentionTest {
 
     @Inject
     RetentionJob retention;
+
+    @Inject
+    MqConfig config;
 
     @Test
     void after_retention_the_offsets_listing_reports_the_committed_offset_as_latest() throws Exception {
@@ -129,17 +133,24 @@ class RetentionTest {
     }
 
     @Test
-    void original_is_kept_while_its_dead_letter_exists() throws Exception {
-        String deadLetters = topic + ".dlq";
-        List<Long> original = publish(tenant, topic, "k", "x");
-        publish(tenant, deadLetters, "k", "x");
+    void a_dead_lettered_original_is_kept_past_the_commit_until_requeued_and_acknowledged() throws Exception {
+        List<Long> offsets = publish(tenant, topic, "k", "poison", "next");
+        deadLetterThroughNacks(tenant, topic, group, "k", "poison");
+        List<Map<String, Object>> next = fetchAll(tenant, topic, group, 1);
+        assertEquals("next", next.get(0).get("id"), "dead-lettering released the partition");
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(next)));
+        assertEquals(offsets.get(1), committedOffset(tenant, topic, "k", group), "the group committed past the original");
 
-        assertEquals(0, retention.purgeTopic(tenant, topic, Duration.ZERO, 500));
-        assertEquals(original, messageOffsets(tenant, topic, "k"));
+        assertEquals(1, retention.purgeTopic(tenant, topic, config.retention().maxAge(), config.retention().batchSize()),
+                "only the acknowledged message goes");
+        assertEquals(offsets.subList(0, 1), messageOffsets(tenant, topic, "k"), "the dead letter's original stays");
 
-        assertEquals(1, execute("DELETE FROM queue_messages WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?",
-                tenant, deadLetters, "k", "x"));
-        assertEquals(1, retention.purgeTopic(tenant, topic, Duration.ZERO, 500));
+        requeue(tenant, topic + config.dlqSuffix(), "k", "poison");
+        List<Map<String, Object>> again = fetchAll(tenant, topic, group, 1);
+        assertEquals("poison", again.get(0).get("id"));
+        assertEquals(offsets.get(0), ((Number) again.get(0).get("offset")).longValue());
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
+        assertEquals(1, retention.purgeTopic(tenant, topic, config.retention().maxAge(), config.retention().batchSize()));
         assertEquals(List.of(), messageOffsets(tenant, topic, "k"));
     }
 
@@ -169,17 +180,19 @@ class RetentionTest {
     @Test
     void the_walk_skips_dead_lettered_messages_and_stops_at_the_first_uncommitted_one() throws Exception {
         List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3", "4", "5", "6", "7");
-        publish(tenant, topic + ".dlq", "p", "2");
-        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 7);
-        assertEquals(List.of("ACKED", "ACKED", "ACKED", "ACKED", "ACKED"),
-                ack(tenant, topic, group, receipts(got).subList(0, 5)));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchAll(tenant, topic, group, 1))));
+        deadLetterThroughNacks(tenant, topic, group, "p", "2");
+        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 5);
+        assertEquals(List.of("3", "4", "5", "6", "7"), got.stream().map(m -> m.get("id")).toList());
+        assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 3)));
+        assertEquals(offsets.get(4), committedOffset(tenant, topic, "p", group), "the commit passed the dead letter");
 
         // Batches of two: [1, 2] [3, 4] [5, 6 stop].
         assertEquals(4, retention.purgeTopic(tenant, topic, WEEK, 2));
 
         assertEquals(List.of(offsets.get(1), offsets.get(5), offsets.get(6)), messageOffsets(tenant, topic, "p"));
-        assertEquals(List.of(offsets.get(5), offsets.get(6)), deliveryOffsets(tenant, topic, "p"),
-                "delivery state of the consumed prefix was pruned by ack, the in-flight ones remain");
+        assertEquals(List.of(offsets.get(1), offsets.get(5), offsets.get(6)), deliveryOffsets(tenant, topic, "p"),
+                "delivery state of the consumed prefix was pruned by ack; the dead letter's and the in-flight ones remain");
     }
 
     @Test
@@ -187,17 +200,17 @@ class RetentionTest {
         String other = otherTenant();
         publish(tenant, topic, "p", "1", "2");
         List<Long> theirs = publish(other, topic, "p", "1", "2");
-        List<Long> theirDeadLetter = publish(other, topic + ".dlq", "p", "1");
-        List<Map<String, Object>> got = fetchAll(other, topic, group, 2);
-        assertEquals(List.of("ACKED"), ack(other, topic, group, receipts(got).subList(0, 1)));
+        deadLetterThroughNacks(other, topic, group, "p", "1");
+        List<Long> theirDeadLetter = messageOffsets(other, topic + config.dlqSuffix(), "p");
+        assertEquals("2", fetchAll(other, topic, group, 1).get(0).get("id"), "left in flight");
 
         assertTrue(retention.purgeTenant(tenant, Duration.ZERO) >= 2);
 
         assertEquals(List.of(), messageOffsets(tenant, topic, "p"),
                 "another tenant's dead letter with the same key and id does not hold this tenant's message");
         assertEquals(theirs, messageOffsets(other, topic, "p"));
-        assertEquals(theirDeadLetter, messageOffsets(other, topic + ".dlq", "p"));
-        assertEquals(List.of(theirs.get(1)), deliveryOffsets(other, topic, "p"));
+        assertEquals(theirDeadLetter, messageOffsets(other, topic + config.dlqSuffix(), "p"));
+        assertEquals(theirs, deliveryOffsets(other, topic, "p"), "the dead letter's and the in-flight delivery state");
     }
 
     @Test
@@ -266,6 +279,42 @@ class RetentionTest {
             return got.size() >= n;
         });
         return got;
+    }
+
+    /**
+     * Dead-letters message {@code id} for {@code group} the way consumers do: nacks each of its
+     * {@code mq.max-deliveries} deliveries without delay, then checks that the dead-letter topic
+     * holds it.
+     */
+    private void deadLetterThroughNacks(String tenant, String topic, String group, String partitionKey, String id)
+            throws Exception {
+        for (int attempt = 1; attempt <= config.maxDeliveries(); attempt++) {
+            List<Map<String, Object>> delivered = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                fetchOk(tenant, topic, group, 10, 1, 30).stream().filter(m -> id.equals(m.get("id")))
+                        .forEach(delivered::add);
+                return !delivered.isEmpty();
+            });
+            assertEquals(attempt, ((Number) delivered.get(0).get("deliveryAttempt")).intValue());
+            assertEquals(List.of("NACKED"), Api.nack(tenant, topic, group, receipts(delivered), 0, null));
+        }
+        assertEquals(1, messageOffsets(tenant, topic + config.dlqSuffix(), partitionKey).size(),
+                "the dead-letter topic holds " + id);
+    }
+
+    private static void requeue(String tenant, String deadLetterTopic, String partitionKey, String id) {
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", deadLetterTopic).queryParam("partitionKey", partitionKey).queryParam("id", id)
+                .post("/admin/messages/requeue").then().statusCode(200);
+    }
+
+    private long committedOffset(String tenant, String topic, String partitionKey, String group) throws Exception {
+        List<Long> committed = longs("""
+                SELECT committed_offset FROM queue_offsets
+                WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ?""",
+                tenant, topic, partitionKey, group);
+        assertEquals(1, committed.size(), "one committed offset");
+        return committed.get(0);
     }
 
     private String otherTenant() {

@@ -10,6 +10,7 @@ import java.lang.reflect.Modifier;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -48,5 +49,20 @@ final class StoreStatements {
             }
         }
         return out;
+    }
+
+    /**
+     * Fills a template's {@code %s} as the store does: IN lists of two values, or of two
+     * {@code (?, ?)} rows after a row constructor.
+     */
+    static String expandTemplate(String sql) {
+        StringBuilder out = new StringBuilder();
+        Matcher m = Pattern.compile("%s").matcher(sql);
+        while (m.find()) {
+            String before = sql.substring(0, m.start());
+            String list = before.matches("(?s).*\\)\\s+IN\\s+\\($") ? "(?, ?), (?, ?)" : "?, ?";
+            m.appendReplacement(out, Matcher.quoteReplacement(list));
+        }
+        return m.appendTail(out).toString();
     }
 }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Vitess plans every store statement as one single-shard query (RFC "Schema": the shard key
  * is {@code tenant}), except the admin API's {@code *_ALL_TENANTS} listings, which scatter by
- * design (RFC "Operational tooling").
+ * design (RFC "Operational tooling"). Discovery, over every tenant of {@code MQ_TENANTS}, is
+ * also explained with several tenants: it reaches their shards and no other.
  *
  * <p>It runs vtexplain, Vitess's offline planner, over the Flyway migrations and
  * {@code deploy/vitess/vschema.json} (4 shards, {@code tenant} hashed with xxhash) with
@@ -40,6 +42,13 @@ class VitessRoutingTest {
     private static final String TENANT = "acme";
     private static final Pattern PLACEHOLDER = Pattern.compile("\\?");
     private static final Pattern NUMERIC_CONTEXT = Pattern.compile("(?i)(LIMIT|INTERVAL)\\s*$");
+    /** A tenant condition over the served tenants: the store fills {@code %s} with their placeholders. */
+    private static final Pattern TENANT_LIST = Pattern.compile("(?i)\\b(?:\\w+\\.)?tenant\\s+IN\\s+\\((%s)\\)");
+    /** Discovery: at runtime over every tenant of {@code MQ_TENANTS}. */
+    private static final String DISCOVERY = "MessageStore.DISCOVER_PARTITIONS";
+    /** Tenants to pick the several-tenant sets from: the test profile's and a few others. */
+    private static final List<String> CANDIDATE_TENANTS = List.of("acme", "it-00", "it-01", "it-02", "it-03", "it-04",
+            "it-05", "it-06", "it-07", "it-08", "it-09", "git-scm", "quarkus-quickstarts");
 
     @Test
     void every_store_statement_routes_to_one_shard_and_only_fleet_listings_scatter() throws Exception {
@@ -51,7 +60,7 @@ class VitessRoutingTest {
         List<String> names = statements.keySet().stream()
                 .filter(n -> !statements.get(n).contains("WHERE %s")) // listing templates: their formatted constants count
                 .toList();
-        List<String> sql = names.stream().map(n -> bindLiterals(expandTemplate(statements.get(n)))).toList();
+        List<String> sql = names.stream().map(n -> bindLiterals(StoreStatements.expandTemplate(statements.get(n)))).toList();
         List<String> wrong = new ArrayList<>();
         List<JsonNode> entries = explainAll(command, names, sql, wrong);
         assertEquals(sql.size(), entries.size(), "vtexplain explained every statement");
@@ -84,6 +93,96 @@ class VitessRoutingTest {
     }
 
     /**
+     * A statement scoped to the served tenants ({@code tenant IN (%s)}, discovery) is explained
+     * with several tenants bound, as at runtime: it must reach exactly the shards that the vindex
+     * maps those tenants to (each found by explaining a single-tenant statement), one query per
+     * shard. Two sets are checked: tenants on three different shards (so a scatter to all four
+     * shows), and two tenants that share a shard (one query on it).
+     */
+    @Test
+    void statements_over_several_tenants_reach_only_those_tenants_shards() throws Exception {
+        String command = System.getenv("VTEXPLAIN");
+        assumeTrue(command != null && !command.isBlank(),
+                "VTEXPLAIN is unset: set it to scripts/vtexplain.sh to check the SQL against Vitess's planner");
+
+        Map<String, String> statements = StoreStatements.all();
+        List<String> names = statements.keySet().stream()
+                .filter(n -> n.equals(DISCOVERY) || TENANT_LIST.matcher(statements.get(n)).find())
+                .toList();
+        assertTrue(names.contains(DISCOVERY), DISCOVERY + " is a store statement");
+
+        Map<String, String> shardOf = shardsOf(command, CANDIDATE_TENANTS);
+        Map<String, List<String>> byShard = new TreeMap<>();
+        shardOf.forEach((tenant, shard) -> byShard.computeIfAbsent(shard, k -> new ArrayList<>()).add(tenant));
+        assertTrue(byShard.size() >= 3, "the candidate tenants lie on at least three shards: " + byShard);
+        List<String> spread = byShard.values().stream().limit(3).map(ts -> ts.get(0)).toList();
+        List<String> together = byShard.values().stream().filter(ts -> ts.size() >= 2).findFirst()
+                .map(ts -> ts.subList(0, 2)).orElseThrow(() -> new AssertionError("two candidates share a shard"));
+
+        List<String> wrong = new ArrayList<>();
+        for (List<String> tenants : List.of(spread, together)) {
+            TreeSet<String> expected = tenants.stream().map(shardOf::get).collect(Collectors.toCollection(TreeSet::new));
+            List<String> sql = names.stream().map(n -> bindTenantList(statements.get(n), tenants)).toList();
+            Explained explained = vtexplain(command, sql);
+            assertEquals(0, explained.exitCode(), "vtexplain planned " + names + ": " + explained.reason());
+            JsonNode entries = new ObjectMapper().readTree(explained.stdout());
+            assertEquals(sql.size(), entries.size(), "vtexplain explained every statement");
+            for (int i = 0; i < sql.size(); i++) {
+                TreeSet<String> shards = shards(entries.get(i));
+                int queries = shardQueries(entries.get(i));
+                if (!shards.equals(expected) || queries != expected.size()) {
+                    wrong.add(names.get(i) + " for tenants " + tenants + " (on " + expected + ") ran " + queries
+                            + " shard queries on " + shards + ": " + variants(entries.get(i)));
+                }
+            }
+        }
+        assertEquals(List.of(), wrong, "statements over several tenants that reach other shards");
+    }
+
+    /** The shard the vindex maps each tenant to, from a single-tenant statement per tenant. */
+    private static Map<String, String> shardsOf(String command, List<String> tenants)
+            throws IOException, InterruptedException {
+        List<String> sql = tenants.stream()
+                .map(t -> "SELECT tenant FROM queue_messages WHERE tenant = '" + t + "'").toList();
+        Explained explained = vtexplain(command, sql);
+        assertEquals(0, explained.exitCode(), "vtexplain planned the single-tenant probes: " + explained.reason());
+        JsonNode entries = new ObjectMapper().readTree(explained.stdout());
+        Map<String, String> shardOf = new TreeMap<>();
+        for (int i = 0; i < tenants.size(); i++) {
+            TreeSet<String> shards = shards(entries.get(i));
+            assertEquals(1, shards.size(), "tenant " + tenants.get(i) + " maps to one shard: " + shards);
+            shardOf.put(tenants.get(i), shards.first());
+        }
+        return shardOf;
+    }
+
+    /**
+     * Binds a tenant-list statement as the store runs it for {@code tenants}: the tenant IN list
+     * holds their names, other templates get two-value lists and every other {@code ?} the first
+     * tenant (or a number where SQL needs one).
+     */
+    private static String bindTenantList(String sql, List<String> tenants) {
+        String list = tenants.stream().map(t -> "'" + t + "'").collect(Collectors.joining(", "));
+        Matcher m = TENANT_LIST.matcher(sql);
+        String withTenants = m.find() ? sql.substring(0, m.start(1)) + list + sql.substring(m.end(1)) : sql;
+        return bindLiterals(StoreStatements.expandTemplate(withTenants), tenants.get(0));
+    }
+
+    private static TreeSet<String> shards(JsonNode entry) {
+        TreeSet<String> shards = new TreeSet<>();
+        entry.path("TabletActions").fieldNames().forEachRemaining(shards::add);
+        return shards;
+    }
+
+    private static int shardQueries(JsonNode entry) {
+        int queries = 0;
+        for (JsonNode plan : entry.path("Plans")) {
+            queries += plan.path("ShardQueries").asInt();
+        }
+        return queries;
+    }
+
+    /**
      * One vtexplain entry per statement. vtexplain stops at the first statement it cannot plan or
      * run; then each is explained alone, so that every such statement is added to {@code wrong}
      * (its entry is null) and the others are still checked.
@@ -110,30 +209,19 @@ class VitessRoutingTest {
     }
 
     /**
-     * Fills a template's {@code %s} as the store does: IN lists of two values, or of two
-     * {@code (?, ?)} rows after a row constructor.
-     */
-    private static String expandTemplate(String sql) {
-        StringBuilder out = new StringBuilder();
-        Matcher m = Pattern.compile("%s").matcher(sql);
-        while (m.find()) {
-            String before = sql.substring(0, m.start());
-            String list = before.matches("(?s).*\\)\\s+IN\\s+\\($") ? "(?, ?), (?, ?)" : "?, ?";
-            m.appendReplacement(out, Matcher.quoteReplacement(list));
-        }
-        return m.appendTail(out).toString();
-    }
-
-    /**
      * Replaces each {@code ?} with a literal: one tenant name for strings (so every value that
      * could be a tenant is the same tenant), a number where SQL needs one.
      */
     private static String bindLiterals(String sql) {
+        return bindLiterals(sql, TENANT);
+    }
+
+    private static String bindLiterals(String sql, String tenant) {
         StringBuilder out = new StringBuilder();
         Matcher m = PLACEHOLDER.matcher(sql);
         while (m.find()) {
             boolean numeric = NUMERIC_CONTEXT.matcher(sql.substring(0, m.start())).find();
-            m.appendReplacement(out, numeric ? "10" : "'" + TENANT + "'");
+            m.appendReplacement(out, numeric ? "10" : "'" + tenant + "'");
         }
         return m.appendTail(out).toString();
     }
