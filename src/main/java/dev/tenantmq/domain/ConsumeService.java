@@ -137,31 +137,54 @@ public class ConsumeService {
      */
     private final Map<GroupScope, java.util.Set<String>> claimed = new ConcurrentHashMap<>();
 
-    /** One look for messages: ready partitions first (no locks), then lease them in one transaction. */
+    /** Ready partitions the first look of a fetch asks for; each further look asks for four times as many. */
+    private static final int FIRST_LOOK = 4;
+
+    /**
+     * One look for messages: ready partitions (no locks), then a lease transaction for them,
+     * repeated over more partitions while the fetch has room. Keys after the group's fairness
+     * cursor come first, then the rest from the start. A deep partition fills a fetch from the
+     * first few looked at; many shallow ones take a few growing looks.
+     */
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f) {
         String subscriber = identity.subscriberName().value();
         String cursor = cursors.getOrDefault(scope, "");
         java.util.Set<String> busy = claimed.computeIfAbsent(scope, k -> ConcurrentHashMap.newKeySet());
-        // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
-        List<String> ready = store.readyPartitions(scope, subscriber, cursor, f.maxMessages() + busy.size());
-        List<String> mine = new ArrayList<>();
-        for (String p : ready) {
-            if (mine.size() < f.maxMessages() && busy.add(p)) {
-                mine.add(p);
+        List<ConsumerStore.Delivery> leased = new ArrayList<>();
+        String after = cursor;
+        String upTo = null; // no upper bound until the look wraps around to the start
+        for (int want = FIRST_LOOK; leased.size() < f.maxMessages(); want *= 4) {
+            int room = f.maxMessages() - leased.size();
+            int ask = Math.min(want, room);
+            // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
+            int asked = ask + busy.size();
+            List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
+            List<String> mine = new ArrayList<>();
+            for (String p : ready) {
+                if (mine.size() < ask && busy.add(p)) {
+                    mine.add(p);
+                }
+            }
+            if (!mine.isEmpty()) {
+                try {
+                    ConsumerStore.LeaseResult result = store.lease(scope, subscriber, mine, room,
+                            f.visibility().toNanos() / 1_000, deadLetterPolicy(scope));
+                    deadLettered(scope, result.deadLettered());
+                    leased.addAll(result.deliveries());
+                } finally {
+                    busy.removeAll(mine);
+                }
+            }
+            if (ready.size() < asked) {
+                if (upTo != null || cursor.isEmpty()) {
+                    break; // looked at every leased partition once
+                }
+                after = "";
+                upTo = cursor;
+            } else {
+                after = ready.get(ready.size() - 1);
             }
         }
-        if (mine.isEmpty()) {
-            return List.of();
-        }
-        ConsumerStore.LeaseResult result;
-        try {
-            result = store.lease(scope, subscriber, mine, f.maxMessages(), f.visibility().toNanos() / 1_000,
-                    deadLetterPolicy(scope));
-        } finally {
-            busy.removeAll(mine);
-        }
-        deadLettered(scope, result.deadLettered());
-        List<ConsumerStore.Delivery> leased = result.deliveries();
         if (leased.isEmpty()) {
             return List.of();
         }

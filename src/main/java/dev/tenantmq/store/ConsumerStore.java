@@ -49,11 +49,14 @@ public class ConsumerStore {
     private static final int SCAN_SLACK = 16;
 
     /**
-     * Partitions this subscriber leases that have something to deliver (a message above the
-     * committed offset, or a requeued one at or below it) and nothing that holds the partition
-     * back: an open batch of the current lease still within its visibility, a delivery row of
-     * the current lease still invisible, or a nacked or handed-back message whose delay has not
-     * passed. Keys after {@code ?} (the fairness cursor) come first, then the rest from the start.
+     * Partitions this subscriber leases, in key order within {@code (after, upTo]} (the second
+     * bound only when the first ? of the OR is false), that have something to deliver (a message
+     * above the committed offset, or a requeued one at or below it) and nothing that holds the
+     * partition back: an open batch of the current lease still within its visibility, a
+     * delivery row of the current lease still invisible, or a nacked or handed-back message whose
+     * delay has not passed. In key order, the scan of the lease rows stops at the LIMIT, so a
+     * fetch pays for the partitions it looks at, not for every partition it leases.
+     * Binds: tenant, consumer_group, topic, subscriber, after, unbounded (boolean), upTo, limit.
      */
     static final String SELECT_READY_PARTITIONS = """
             SELECT l.partition_key
@@ -63,6 +66,7 @@ public class ConsumerStore {
              AND o.partition_key = l.partition_key AND o.consumer_group = l.consumer_group
             WHERE l.tenant = ? AND l.consumer_group = ? AND l.topic = ?
               AND l.leased_by = ? AND l.expires_at > UTC_TIMESTAMP(6)
+              AND l.partition_key > ? AND (? OR l.partition_key <= ?)
               AND NOT (o.delivered_offset > o.committed_offset AND o.delivery_epoch = l.epoch
                        AND o.visible_at > UTC_TIMESTAMP(6))
               AND (EXISTS (
@@ -82,7 +86,7 @@ public class ConsumerStore {
                   WHERE d.tenant = l.tenant AND d.consumer_group = l.consumer_group AND d.topic = l.topic
                     AND d.partition_key = l.partition_key AND d.visible_at > UTC_TIMESTAMP(6)
                     AND (d.state IN ('RETRY', 'PENDING') OR (d.state = 'INFLIGHT' AND d.lease_epoch = l.epoch)))
-            ORDER BY l.partition_key <= ?, l.partition_key
+            ORDER BY l.partition_key
             LIMIT ?""";
 
     /**
@@ -364,12 +368,13 @@ public class ConsumerStore {
                            Instant createdAt, PartitionWalk.Row row) {}
 
     /**
-     * Finds up to {@code maxPartitions} leased partitions with deliverable messages, starting
-     * after {@code cursor} in key order and wrapping around. Read-only, no locks.
+     * Finds up to {@code maxPartitions} leased partitions with deliverable messages, in key order,
+     * with keys after {@code after} and, when {@code upTo} is not null, at most {@code upTo}.
+     * Read-only, no locks.
      */
-    public List<String> readyPartitions(GroupScope s, String subscriber, String cursor, int maxPartitions) {
+    public List<String> readyPartitions(GroupScope s, String subscriber, String after, String upTo, int maxPartitions) {
         return db.read(c -> Db.column(c, SELECT_READY_PARTITIONS, s.tenant(), s.consumerGroup(), s.topic(), subscriber,
-                cursor, maxPartitions));
+                after, upTo == null, upTo == null ? "" : upTo, maxPartitions));
     }
 
     /**

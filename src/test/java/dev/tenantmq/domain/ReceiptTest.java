@@ -39,8 +39,10 @@ class ReceiptTest {
     @Test
     void a_token_of_another_version_is_invalid() {
         assertEquals(Optional.empty(), Receipt.decode(token(1, "k", 1, 1)));
-        assertEquals(Optional.empty(), Receipt.decode(token(3, "k", 1, 1)));
-        assertTrue(Receipt.decode(token(2, "k", 1, 1)).isPresent(), "the same token as version 2 decodes");
+        assertEquals(Optional.empty(), Receipt.decode(token(4, "k", 1, 1)));
+        assertTrue(Receipt.decode(token(3, "k", 1, 1)).isPresent(), "the same token as version 3 decodes");
+        assertEquals(Optional.of(new Receipt("t", "g", "topic", "k", 1, 3, 1)), Receipt.decode(token(2, "k", 1, 1)),
+                "a version 2 token (32-bit delivery number, issued before migration V3) still decodes");
     }
 
     @Test
@@ -54,9 +56,9 @@ class ReceiptTest {
 
     @Test
     void a_token_of_the_longest_accepted_length_decodes() {
-        // 6144 bytes encode to exactly 8192 base64 characters: 29 bytes of framing and lengths
-        // plus "t", "g", "k" and a topic of the rest.
-        Receipt r = new Receipt("t", "g", "x".repeat(6144 - 29 - 3), "k", 1, 1, 1);
+        // 6144 bytes encode to exactly 8192 base64 characters: 33 bytes of framing and lengths
+        // (version 3: a 64-bit delivery number) plus "t", "g", "k" and a topic of the rest.
+        Receipt r = new Receipt("t", "g", "x".repeat(6144 - 33 - 3), "k", 1, 1, 1);
         String token = r.encode();
         assertEquals(8192, token.length());
         assertEquals(Optional.of(r), Receipt.decode(token));
@@ -72,7 +74,11 @@ class ReceiptTest {
             out.writeUTF(partitionKey);
             out.writeLong(offset);
             out.writeLong(3);
-            out.writeInt(delivery);
+            if (version == 2) {
+                out.writeInt(delivery);
+            } else {
+                out.writeLong(delivery);
+            }
         } catch (IOException e) {
             throw new AssertionError(e);
         }
