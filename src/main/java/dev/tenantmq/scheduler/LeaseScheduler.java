@@ -194,8 +194,8 @@ public class LeaseScheduler {
                 busy = leases.busyPartitions(s);
                 count -= leases.release(s, me, surplus(mineActive, count - share, busy));
             }
-            // 5. Orphan sweep: leases of holders with no live heartbeat end now.
-            leases.sweepOrphans(s, live);
+            // 5. Orphan sweep: leases of holders with no live heartbeat (and no recent renewal) end now.
+            leases.sweepOrphans(s, live, micros(config.heartbeatTimeout()));
             // 6. Idle-lease release (and leases of partitions that no longer exist).
             if (!mineIdle.isEmpty()) {
                 Set<String> inFlight = busy != null ? busy : leases.busyPartitions(s);

@@ -83,13 +83,18 @@ public class LeaseStore {
 
     /**
      * Orphan sweep: ends the leases of holders without a live heartbeat (%s lists the live
-     * subscribers), so the partitions can be taken over without waiting for lease expiry.
+     * subscribers), so the partitions can be taken over without waiting for lease expiry. The
+     * list was read earlier in the tick, and the process may have paused since (GC, SIGSTOP): a
+     * holder that joined meanwhile is missing from it. So a lease is swept only when it was also
+     * not renewed for ? microseconds (the heartbeat timeout), judged now by the database clock:
+     * a live holder renews every tick, a dead one cannot.
      */
     static final String SWEEP_ORPHAN_LEASES = """
             UPDATE queue_partition_leases
             SET expires_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ?
-              AND expires_at > UTC_TIMESTAMP(6) AND leased_by NOT IN (%s)""";
+              AND expires_at > UTC_TIMESTAMP(6) AND leased_by NOT IN (%s)
+              AND renewed_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
 
     /**
      * Partitions idle for the group: everything committed (nothing above the committed offset),
@@ -300,11 +305,12 @@ public class LeaseStore {
     }
 
     /**
-     * Ends the leases of holders not in {@code live} (their heartbeat is stale).
+     * Ends the leases of holders not in {@code live} (their heartbeat is stale) that were not
+     * renewed for {@code heartbeatTimeoutMicros} either.
      *
      * @return how many leases were swept
      */
-    public int sweepOrphans(GroupScope t, List<String> live) {
+    public int sweepOrphans(GroupScope t, List<String> live, long heartbeatTimeoutMicros) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             try (PreparedStatement ps = c.prepareStatement(SWEEP_ORPHAN_LEASES.formatted(Db.placeholders(live.size())))) {
                 int i = 1;
@@ -314,6 +320,7 @@ public class LeaseStore {
                 for (String name : live) {
                     ps.setString(i++, name);
                 }
+                ps.setLong(i, heartbeatTimeoutMicros);
                 return ps.executeUpdate();
             }
         });

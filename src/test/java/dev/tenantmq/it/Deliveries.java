@@ -13,6 +13,8 @@ public final class Deliveries {
     private final Map<String, Long> lastFirstDelivery = new HashMap<>();
     private final List<String> orderViolations = new ArrayList<>();
     private int duplicates;
+    private int acked;
+    private int stale;
     private long lastDeliveryNanos = System.nanoTime();
     private long longestGapNanos;
     private boolean measuringGaps;
@@ -44,6 +46,31 @@ public final class Deliveries {
     /** Longest pause between two deliveries since {@link #startGapMeasurement}, in milliseconds. */
     public synchronized long longestGapMillis() {
         return Math.max(longestGapNanos, System.nanoTime() - lastDeliveryNanos) / 1_000_000;
+    }
+
+    /** Counts one receipt answered ACKED. */
+    public synchronized void acked() {
+        acked++;
+    }
+
+    /** Counts one receipt answered STALE that the scenario explains (its lease moved or its visibility ran out). */
+    public synchronized void staleExplained() {
+        stale++;
+    }
+
+    /** Receipts answered ACKED. */
+    public synchronized int ackedCount() {
+        return acked;
+    }
+
+    /** Receipts answered STALE, each explained by a lease move or a visibility expiry. */
+    public synchronized int staleCount() {
+        return stale;
+    }
+
+    /** Every id received at least once. */
+    public synchronized Set<String> ids() {
+        return Set.copyOf(ids);
     }
 
     public synchronized boolean containsAll(Set<String> expected) {

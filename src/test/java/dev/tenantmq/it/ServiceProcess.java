@@ -25,6 +25,7 @@ public final class ServiceProcess implements AutoCloseable {
     private final String name;
     private final int port;
     private final Process process;
+    private volatile boolean killed;
 
     private ServiceProcess(String name, int port, Process process) {
         this.name = name;
@@ -55,6 +56,10 @@ public final class ServiceProcess implements AutoCloseable {
         env.put("QUARKUS_DATASOURCE_USERNAME", db.user());
         env.put("QUARKUS_DATASOURCE_PASSWORD", db.password());
         env.put("QUARKUS_DATASOURCE_JDBC_MAX_SIZE", "8");
+        // Five JVMs and the database share 2 cores with other builds: the default 5 s wait for a
+        // pooled connection can run out at start-up (Flyway) or under load, and the consumers
+        // now fail on any 503. These tests are about leases and fencing, not pool sizing.
+        env.put("QUARKUS_DATASOURCE_JDBC_ACQUISITION_TIMEOUT", "30S");
         ServiceProcess p = new ServiceProcess(name, port, pb.start());
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
             if (!p.process.isAlive()) {
@@ -82,8 +87,14 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** {@code kill -9}: the process dies without releasing anything. */
     public void kill9() throws InterruptedException {
+        killed = true; // set first: a consumer that sees its requests fail then knows why
         process.destroyForcibly();
         process.waitFor();
+    }
+
+    /** Whether the test killed this process, which explains its requests failing from then on. */
+    public boolean killed() {
+        return killed;
     }
 
     /** {@code kill -STOP}: the process freezes (no ticks, no heartbeats) until {@link #resume}. */
