@@ -41,6 +41,13 @@ class CommitWalkTest {
     }
 
     @Test
+    void dead_lettered_rows_are_passed_but_kept_for_requeue() {
+        CommitWalk.Advance a = CommitWalk.advance(0, List.of(new Row(1, DEAD), new Row(2, DEAD)), Set.of());
+        assertEquals(2, a.committed());
+        assertFalse(a.prunable(), "DEAD rows stay below the committed offset: requeue needs them");
+    }
+
+    @Test
     void an_unfinished_row_stops_the_walk() {
         for (var state : List.of(INFLIGHT, PENDING, dev.tenantmq.model.DeliveryState.RETRY)) {
             assertEquals(0, CommitWalk.advance(0, List.of(new Row(1, state), new Row(2, ACKED)), Set.of()).committed());

@@ -68,6 +68,10 @@ class PartitionWalkTest {
         PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
         offer(walk, row(1, INFLIGHT, 1, 4, EPOCH, false), Row.undelivered(2));
         assertEquals(List.of(new Deliver(1, 2, INFLIGHT, 4), new Deliver(2, 1, null, 0)), walk.steps());
+        assertFalse(walk.stopped(), "neither the budget nor a row stopped it: more rows may follow");
+        assertFalse(((Deliver) walk.steps().get(0)).first(), "a redelivery fences on its row");
+        assertTrue(((Deliver) walk.steps().get(1)).first());
+        assertEquals(2, walk.lastFirstDelivery(0), "the redelivered message is not a first delivery");
     }
 
     @Test
