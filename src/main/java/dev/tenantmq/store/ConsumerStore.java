@@ -1,7 +1,7 @@
 package dev.tenantmq.store;
 
-import dev.tenantmq.domain.CommitWalk;
-import dev.tenantmq.domain.PartitionWalk;
+import dev.tenantmq.model.CommitWalk;
+import dev.tenantmq.model.PartitionWalk;
 import dev.tenantmq.model.DeliveryState;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
@@ -26,8 +26,8 @@ import java.util.TreeSet;
  * SQL of consumption: lease-fetch, ack, nack, extend and dead-lettering over
  * {@code queue_partition_leases}, {@code queue_offsets}, {@code queue_delivery_state} and
  * {@code queue_messages}. The rules of what to deliver and where the committed offset moves are
- * pure domain code ({@link PartitionWalk}, {@link CommitWalk}); this class reads their input and
- * writes their outcome.
+ * pure code on the ground floor ({@link PartitionWalk}, {@link CommitWalk}); this class reads
+ * their input and writes their outcome.
  *
  * <p>Delivery batches (migration V3): a fetch records the messages it hands out for the first
  * time on the partition's {@code queue_offsets} row, as the batch {@code (committed_offset,

@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 import static dev.tenantmq.model.DeliveryState.ACKED;
 import static dev.tenantmq.model.DeliveryState.DEAD;
@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tenantmq.domain.CommitWalk.Row;
+import dev.tenantmq.model.CommitWalk.Row;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,5 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
-import dev.tenantmq.model.DeliveryState;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

@@ -1,13 +1,13 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
-import dev.tenantmq.model.DeliveryState;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * What one fetch does with one partition's messages, decided row by row in offset order (SPEC
  * section 4, "Lease-fetch" and "Ack, nack, extend"). Pure: the store reads the rows and writes
- * the steps.
+ * the steps. It lives on the ground floor ({@code model}) so that the store, which runs the fetch
+ * transaction, can apply it without depending on the domain layer above it.
  *
  * <ul>
  *   <li>A message never delivered to the group goes out with attempt 1.</li>

@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 import static dev.tenantmq.model.DeliveryState.ACKED;
 import static dev.tenantmq.model.DeliveryState.DEAD;
@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tenantmq.domain.PartitionWalk.DeadLetter;
-import dev.tenantmq.domain.PartitionWalk.Deliver;
-import dev.tenantmq.domain.PartitionWalk.Row;
+import dev.tenantmq.model.PartitionWalk.DeadLetter;
+import dev.tenantmq.model.PartitionWalk.Deliver;
+import dev.tenantmq.model.PartitionWalk.Row;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
