@@ -133,9 +133,12 @@ public class ConsumeService {
      * Partitions a fetch of this process is leasing right now, per (tenant, group, topic). Only
      * this process holds its leases, so concurrent fetches of one group here would otherwise read
      * the same ready partitions and queue on the same lease row locks, the second one finding
-     * nothing left. Each fetch skips the partitions another one has claimed.
+     * nothing left. Each fetch skips the partitions another one has claimed, and marks them
+     * skipped (the value): the claimant may have read them before a message that the skipping
+     * fetch was woken for committed, so when it finishes it signals the topic and waiting polls
+     * look again. Without that, the wake-up would be lost until the next re-check.
      */
-    private final Map<GroupScope, java.util.Set<String>> claimed = new ConcurrentHashMap<>();
+    private final Map<GroupScope, Map<String, Boolean>> claimed = new ConcurrentHashMap<>();
 
     /** Ready partitions the first look of a fetch asks for; each further look asks for four times as many. */
     private static final int FIRST_LOOK = 4;
@@ -149,7 +152,7 @@ public class ConsumeService {
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f) {
         String subscriber = identity.subscriberName().value();
         String cursor = cursors.getOrDefault(scope, "");
-        java.util.Set<String> busy = claimed.computeIfAbsent(scope, k -> ConcurrentHashMap.newKeySet());
+        Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
         List<ConsumerStore.Delivery> leased = new ArrayList<>();
         String after = cursor;
         String upTo = null; // no upper bound until the look wraps around to the start
@@ -161,8 +164,10 @@ public class ConsumeService {
             List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
             List<String> mine = new ArrayList<>();
             for (String p : ready) {
-                if (mine.size() < ask && busy.add(p)) {
+                if (mine.size() < ask && busy.putIfAbsent(p, Boolean.FALSE) == null) {
                     mine.add(p);
+                } else {
+                    busy.computeIfPresent(p, (k, skipped) -> Boolean.TRUE);
                 }
             }
             if (!mine.isEmpty()) {
@@ -172,7 +177,13 @@ public class ConsumeService {
                     deadLettered(scope, result.deadLettered());
                     leased.addAll(result.deliveries());
                 } finally {
-                    busy.removeAll(mine);
+                    boolean skipped = false;
+                    for (String p : mine) {
+                        skipped |= Boolean.TRUE.equals(busy.remove(p));
+                    }
+                    if (skipped) {
+                        signals.signal(scope.tenant(), scope.topic()); // see `claimed`
+                    }
                 }
             }
             if (ready.size() < asked) {
