@@ -72,6 +72,22 @@ class DeliveryBatchTest {
     }
 
     @Test
+    void writing_a_batch_out_as_rows_keeps_each_visibility_deadline_to_the_microsecond() throws Exception {
+        List<Long> offsets = publish("1", "2", "3");
+        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        String batchDeadline = DeliveryStates.of(dataSource, tenant, group, topic, "p", offsets.get(0)).orElseThrow()
+                .visibleAt();
+        // An ack out of order writes the batch out as one row per message.
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got).subList(2, 3)));
+        assertEquals(2, deliveryRows() - 1, "messages 1 and 2 have rows now, besides the acked one");
+        for (long offset : offsets.subList(0, 2)) {
+            assertEquals(batchDeadline, DeliveryStates.of(dataSource, tenant, group, topic, "p", offset).orElseThrow()
+                    .visibleAt(), "a materialized delivery expires exactly when its batch would have");
+        }
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 2)));
+    }
+
+    @Test
     void an_extended_batch_delivery_holds_its_partition_past_the_batch_visibility() throws Exception {
         List<Long> offsets = publish("1", "2");
         List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 1);

@@ -344,12 +344,15 @@ public class ConsumerStore {
      * @param delivered end of the open batch; the batch is open when above {@code committed}
      * @param batchEpoch lease epoch of the batch
      * @param seq delivery number of the partition's last hand-out
-     * @param batchVisibleAt the batch's visibility deadline (database clock)
+     * @param batchVisibleAt the batch's visibility deadline (database clock) as the database prints
+     *     it, microseconds included: bound back as text, because a {@code LocalDateTime} bind loses
+     *     the fraction on servers the driver takes for MySQL 5.5 (MariaDB), and a materialized
+     *     delivery would then expire up to a second early
      * @param batchInvisible whether that deadline is still ahead
      * @param requeued whether a requeued message waits at or below {@code committed}
      */
     private record Cursor(String key, long committed, long delivered, long batchEpoch, long seq,
-                          LocalDateTime batchVisibleAt, boolean batchInvisible, boolean requeued) {
+                          String batchVisibleAt, boolean batchInvisible, boolean requeued) {
         boolean batchOpen() {
             return delivered > committed;
         }
@@ -1068,7 +1071,7 @@ public class ConsumerStore {
                 while (rs.next()) {
                     // Columns as listed in SELECT_CURSORS.
                     cursors.put(rs.getString(1), new Cursor(rs.getString(1), rs.getLong(2), rs.getLong(3),
-                            rs.getLong(4), rs.getLong(5), rs.getObject(6, LocalDateTime.class), rs.getBoolean(7),
+                            rs.getLong(4), rs.getLong(5), rs.getString(6), rs.getBoolean(7),
                             rs.getBoolean(8)));
                 }
             }
