@@ -123,25 +123,19 @@ class DeliveryBatchTest {
                 number("SELECT visible_at <= UTC_TIMESTAMP(6) FROM queue_offsets") == 1);
     }
 
-    /** Waits, by the database clock, for one message's delivery row to pass its visibility deadline. */
+    /** Waits, by the database clock, for one message's delivery to pass its visibility deadline. */
     private void awaitRowVisibilityPassed(long offset) {
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() ->
-                number("SELECT visible_at <= UTC_TIMESTAMP(6) FROM queue_delivery_state WHERE message_offset = "
-                        + offset + " AND 1 = 1") == 1);
+                !DeliveryStates.of(dataSource, tenant, group, topic, "p", offset).orElseThrow().visibilityRunning());
     }
 
     private long deliveryRows() throws Exception {
         return number("SELECT COUNT(*) FROM queue_delivery_state");
     }
 
-    /**
-     * One number from a query on this test's (tenant, topic, group) and partition "p": the WHERE
-     * clause is appended (or extended) with the scope.
-     */
+    /** One number from a query on this test's (tenant, topic, group) and partition "p": the scope is its WHERE clause. */
     private long number(String select) throws Exception {
-        String scope = "tenant = ? AND topic = ? AND consumer_group = ? AND partition_key = 'p'";
-        String sql = select.contains(" WHERE ") ? select.replace(" WHERE ", " WHERE " + scope + " AND ")
-                : select + " WHERE " + scope;
+        String sql = select + " WHERE tenant = ? AND topic = ? AND consumer_group = ? AND partition_key = 'p'";
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, tenant);
             ps.setString(2, topic);
