@@ -1,10 +1,12 @@
 package dev.tenantmq;
 
+import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tenantmq.domain.FetchSignals;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -35,6 +37,9 @@ class LongPollTest {
     @Inject
     AgroalDataSource dataSource;
 
+    @Inject
+    FetchSignals signals;
+
     @Test
     void idle_long_polls_hold_no_connection_or_thread_and_wake_on_publish() {
         String tenant = TestIds.tenant();
@@ -46,25 +51,29 @@ class LongPollTest {
         for (int i = 0; i < POLLS; i++) {
             polls.add(http.postAsync(fetch, Map.of("maxMessages", 1, "waitSeconds", 30)));
         }
-        // Every poll first looks once as its request arrives (a burst of up to 60 queries); wait
-        // until at most a few threads and connections are busy for a whole second, then sample for two.
-        // The scheduler's ticks of all 18 test tenants come every 500 ms and can break a window, so
-        // the polls wait the longest allowed (30 s) and this may take 24 s of it, leaving the
-        // sampling time; a poll that held a connection or thread never frees it and fails this.
-        await("no connection or thread stays busy once the polls have looked once (a held one never frees)")
-                .atMost(Duration.ofSeconds(24)).during(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(50))
-                .until(() -> threadsInServiceCode() <= 5 && dataSource.getMetrics().activeCount() <= 5);
+        // Every poll first looks once as its request arrives (a burst of up to 60 queries), then
+        // waits for a signal. Once all of them wait, the burst is over; a timer re-check takes one
+        // of them out for a few milliseconds about every 100 ms, so the moment is caught by polling often.
+        await("every poll waits after its first look").atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(5)).until(() -> signals.waiting() == POLLS);
+        assertTrue(metricValue("mq_fetch_waiting") >= POLLS - 2,
+                "the gauge mq.fetch.waiting counts the waiting polls");
         // Sample every 50 ms for two seconds, all polls still waiting throughout.
         List<Integer> connectionSamples = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<Integer> threadSamples = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Integer> waitingSamples = new java.util.concurrent.CopyOnWriteArrayList<>();
         await("every poll keeps waiting while sampled").atMost(Duration.ofSeconds(10)).during(Duration.ofSeconds(2))
                 .pollInterval(Duration.ofMillis(50)).until(() -> {
                     connectionSamples.add((int) dataSource.getMetrics().activeCount());
                     threadSamples.add(threadsInServiceCode());
+                    waitingSamples.add(signals.waiting());
                     return polls.stream().noneMatch(CompletableFuture::isDone);
                 });
         int[] connections = connectionSamples.stream().mapToInt(Integer::intValue).toArray();
         int[] threads = threadSamples.stream().mapToInt(Integer::intValue).toArray();
+        int[] waiting = waitingSamples.stream().mapToInt(Integer::intValue).toArray();
+        assertTrue(median(waiting) >= POLLS - 1, "median polls waiting: " + median(waiting)
+                + " (samples " + Arrays.toString(waiting) + ")");
         // The pool is shared with the lease scheduler, which ticks all 18 test tenants in parallel
         // every 500 ms, so a single sample can catch a burst of ticks. A connection or thread held
         // per waiting poll would show in every sample (the pool has 32 connections for 60 polls),
@@ -80,6 +89,13 @@ class LongPollTest {
         long withMessage = polls.stream().filter(CompletableFuture::isDone)
                 .filter(f -> f.join().get("messages").size() == 1).count();
         assertEquals(1, withMessage, "exactly one poll receives the one message");
+    }
+
+    /** The value of an untagged series on /q/metrics (Prometheus text format). */
+    private static double metricValue(String series) {
+        String text = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        return text.lines().filter(l -> l.startsWith(series + " ")).mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1)))
+                .findFirst().orElseThrow(() -> new AssertionError(series + " is not on /q/metrics"));
     }
 
     private static int median(int[] samples) {

@@ -1,5 +1,6 @@
 package dev.tenantmq.domain;
 
+import dev.tenantmq.ops.QueueMetrics;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -7,6 +8,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -25,6 +27,21 @@ public class FetchSignals {
     }
 
     private final ConcurrentMap<Key, Slot> slots = new ConcurrentHashMap<>();
+    /** Registrations currently waiting, over all slots (the {@code mq.fetch.waiting} gauge). */
+    private final AtomicInteger waiting = new AtomicInteger();
+
+    FetchSignals(QueueMetrics metrics) {
+        metrics.fetchWaitingGauge(waiting::get);
+    }
+
+    /**
+     * Long polls of this process that are waiting right now (registered for a signal, not
+     * looking for messages). A poll that is looking (its first look, a signalled look, or a
+     * timer re-check) is not counted until it waits again.
+     */
+    public int waiting() {
+        return waiting.get();
+    }
 
     /** The current generation of this (tenant, topic); read it before checking for messages. */
     public long generation(String tenant, String topic) {
@@ -40,7 +57,12 @@ public class FetchSignals {
         Slot slot = slot(tenant, topic);
         Uni<Void> signalled = Uni.createFrom().emitter(emitter -> {
             slot.waiters.add(emitter);
-            emitter.onTermination(() -> slot.waiters.remove(emitter));
+            waiting.incrementAndGet();
+            emitter.onTermination(() -> {
+                if (slot.waiters.remove(emitter)) {
+                    waiting.decrementAndGet();
+                }
+            });
             if (slot.generation.get() != seen) {
                 emitter.complete(null); // signalled between the read and the registration
             }

@@ -77,6 +77,16 @@ public class QueueMetrics {
         }
     }
 
+    /**
+     * Registers the gauge {@code mq.fetch.waiting}: long polls of this process waiting for a
+     * message right now. Process-wide, without tags.
+     */
+    public void fetchWaitingGauge(Supplier<Number> waiting) {
+        Gauge.builder("mq.fetch.waiting", waiting)
+                .description("Long-poll fetches of this process waiting for a message right now")
+                .register(registry);
+    }
+
     /** Duration of one scheduler tick for one triple ({@code mq.scheduler.tick.duration}). */
     public void tick(String tenant, String topic, Duration took) {
         Timer.builder("mq.scheduler.tick.duration").tags("tenant", tenant, "topic", topic).register(registry).record(took);
