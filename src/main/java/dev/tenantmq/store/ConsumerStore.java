@@ -503,7 +503,7 @@ public class ConsumerStore {
         if (round.isEmpty()) {
             return rows;
         }
-        try (PreparedStatement ps = c.prepareStatement(unionAll(branch, round.size()))) {
+        try (PreparedStatement ps = c.prepareStatement(Db.unionAll(branch, round.size()))) {
             int i = 1;
             for (Cursor cur : round) {
                 Object[] binds = requeued
@@ -530,18 +530,6 @@ public class ConsumerStore {
         }
         rows.values().forEach(list -> list.sort(Comparator.comparingLong(Scanned::offset)));
         return rows;
-    }
-
-    /** {@code n} parenthesized copies of {@code branch} joined by UNION ALL (one copy: as is). */
-    static String unionAll(String branch, int n) {
-        if (n == 1) {
-            return branch;
-        }
-        StringBuilder sql = new StringBuilder();
-        for (int i = 0; i < n; i++) {
-            sql.append(i == 0 ? "(" : "\nUNION ALL\n(").append(branch).append(')');
-        }
-        return sql.toString();
     }
 
     /**
@@ -965,7 +953,7 @@ public class ConsumerStore {
         // The finished run has at most (finished rows + batch acks) messages, so one more row
         // always reaches its end.
         Map<String, List<CommitWalk.Row>> rows = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(unionAll(SELECT_PREFIX_STATES, walked.size()))) {
+        try (PreparedStatement ps = c.prepareStatement(Db.unionAll(SELECT_PREFIX_STATES, walked.size()))) {
             int i = 1;
             for (Cursor cur : walked) {
                 int limit = finishedRows.getOrDefault(cur.key(), 0) + batchAcks.getOrDefault(cur.key(), Set.of()).size()
