@@ -1,6 +1,11 @@
 package dev.tenantmq.domain;
 
 import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.model.ConsumerGroup;
+import dev.tenantmq.model.MessageId;
+import dev.tenantmq.model.PartitionKey;
+import dev.tenantmq.model.Tenant;
+import dev.tenantmq.model.Topic;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.AdminStore;
 import jakarta.enterprise.context.ApplicationScoped;

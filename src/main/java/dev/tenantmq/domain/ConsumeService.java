@@ -2,9 +2,15 @@ package dev.tenantmq.domain;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.model.ConsumerGroup;
+import dev.tenantmq.model.DeadLetterPolicy;
+import dev.tenantmq.model.Identifiers;
+import dev.tenantmq.model.InvalidRequestException;
+import dev.tenantmq.model.Tenant;
+import dev.tenantmq.model.Topic;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.ConsumerStore;
-import dev.tenantmq.store.GroupScope;
+import dev.tenantmq.model.GroupScope;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -219,12 +225,12 @@ public class ConsumeService {
      * are retried with backoff for as long as they fail, like an SQS queue without a redrive
      * policy.
      */
-    private ConsumerStore.DeadLetterPolicy deadLetterPolicy(GroupScope scope) {
+    private DeadLetterPolicy deadLetterPolicy(GroupScope scope) {
         String dlqTopic = scope.topic() + config.dlqSuffix();
         if (dlqTopic.length() > Identifiers.MAX_LENGTH) {
-            return ConsumerStore.DeadLetterPolicy.NEVER;
+            return DeadLetterPolicy.NEVER;
         }
-        return new ConsumerStore.DeadLetterPolicy(config.maxDeliveries(), dlqTopic);
+        return new DeadLetterPolicy(config.maxDeliveries(), dlqTopic);
     }
 
     /** Counts dead letters and wakes long polls of the dead-letter topic; the original partition moved on too. */

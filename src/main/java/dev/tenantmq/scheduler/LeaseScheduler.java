@@ -5,7 +5,7 @@ import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.domain.FetchSignals;
 import dev.tenantmq.domain.InterestRegistry;
 import dev.tenantmq.ops.QueueMetrics;
-import dev.tenantmq.store.GroupScope;
+import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.MessageStore;
 import io.quarkus.runtime.ShutdownEvent;

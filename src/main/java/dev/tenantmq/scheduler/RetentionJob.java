@@ -114,7 +114,7 @@ public class RetentionJob {
      * @return messages deleted
      * @throws IllegalArgumentException when this process does not serve {@code tenant}, or an
      *     argument is out of range
-     * @throws dev.tenantmq.store.StoreUnavailableException when the database is unreachable
+     * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable
      */
     public long purgeTopic(String tenant, String topic, Duration maxAge, int batchSize) {
         requireServed(tenant);
