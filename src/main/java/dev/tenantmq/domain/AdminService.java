@@ -1,5 +1,7 @@
 package dev.tenantmq.domain;
 
+import static dev.tenantmq.model.Durations.micros;
+
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.model.ConsumerGroup;
 import dev.tenantmq.model.MessageId;
@@ -153,9 +155,5 @@ public class AdminService {
     private static NotFoundException notFound(MessageIdentity m) {
         return new NotFoundException("no message with id '" + m.id().value() + "' in partition '" + m.partitionKey().value()
                 + "' of topic '" + m.topic().value() + "' of tenant '" + m.tenant().value() + "'");
-    }
-
-    private static long micros(java.time.Duration d) {
-        return d.toNanos() / 1_000;
     }
 }

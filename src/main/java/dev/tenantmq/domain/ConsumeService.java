@@ -1,5 +1,7 @@
 package dev.tenantmq.domain;
 
+import static dev.tenantmq.model.Durations.micros;
+
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.model.ConsumerGroup;
@@ -179,7 +181,7 @@ public class ConsumeService {
             if (!mine.isEmpty()) {
                 try {
                     ConsumerStore.LeaseResult result = store.lease(scope, subscriber, mine, room,
-                            f.visibility().toNanos() / 1_000, deadLetterPolicy(scope));
+                            micros(f.visibility()), deadLetterPolicy(scope));
                     deadLettered(scope, result.deadLettered());
                     leased.addAll(result.deliveries());
                 } finally {
@@ -282,9 +284,9 @@ public class ConsumeService {
      */
     public List<ReceiptResult> extend(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
                                       Duration visibility) {
-        long micros = visibility.toNanos() / 1_000;
+        long visibilityMicros = micros(visibility);
         return settle(tenant, topic, group, receipts, ReceiptStatus.EXTENDED,
-                (scope, targets) -> store.extend(scope, targets, micros));
+                (scope, targets) -> store.extend(scope, targets, visibilityMicros));
     }
 
     /**
@@ -306,7 +308,7 @@ public class ConsumeService {
         int[] dead = {0};
         List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.NACKED, (scope, targets) -> {
             ConsumerStore.NackResult r = store.nack(scope, targets, deadLetterPolicy(scope),
-                    attempt -> delay.orElseGet(() -> backoff(attempt)).toNanos() / 1_000, reason);
+                    attempt -> micros(delay.orElseGet(() -> backoff(attempt))), reason);
             dead[0] = r.deadLettered();
             return r.statuses();
         });

@@ -1,5 +1,7 @@
 package dev.tenantmq.scheduler;
 
+import static dev.tenantmq.model.Durations.micros;
+
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.domain.FetchSignals;
@@ -344,9 +346,5 @@ public class LeaseScheduler {
             }
         }
         LOG.infof("released the leases of %d of %d consumer groups on shutdown", released, scopes.size());
-    }
-
-    private static long micros(Duration d) {
-        return d.toNanos() / 1_000;
     }
 }
