@@ -334,15 +334,28 @@ public class ConsumeService {
         return d.compareTo(cap) > 0 ? cap : d;
     }
 
+    /**
+     * The size rule of an ack, nack or extend, and its one home: 1..{@code mq.fetch.max-messages}
+     * receipts, as many as one fetch may deliver (SPEC section 4, "Ack, nack, extend"). The
+     * service checks it for every caller; the HTTP validator asks it too (an absent list counts
+     * as empty), before it looks at single receipts.
+     *
+     * @param size the number of receipts
+     * @throws InvalidRequestException naming {@code receipts} when the size is out of range (400)
+     */
+    public void requireReceiptCount(int size) {
+        int max = config.fetch().maxMessages();
+        if (size < 1 || size > max) {
+            throw InvalidRequestException.of("receipts", "must be an array of 1.." + max + " receipts");
+        }
+    }
+
     private List<ReceiptResult> settle(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
                                        ReceiptStatus done,
                                        java.util.function.BiFunction<GroupScope, List<ConsumerStore.AckTarget>,
                                                List<ConsumerStore.SettleStatus>> action) {
         PublishService.requireServed(identity, tenant);
-        int max = config.fetch().maxMessages();
-        if (receipts.isEmpty() || receipts.size() > max) {
-            throw InvalidRequestException.of("receipts", "must hold 1.." + max + " receipts (got " + receipts.size() + ")");
-        }
+        requireReceiptCount(receipts.size());
         GroupScope scope = new GroupScope(tenant.value(), group.value(), topic.value());
         List<ConsumerStore.AckTarget> targets = new ArrayList<>();
         List<Integer> targetIndex = new ArrayList<>();
