@@ -1,6 +1,8 @@
 package dev.tenantmq.store;
 
 import dev.tenantmq.model.CommitWalk;
+import dev.tenantmq.model.DeadLetterPolicy;
+import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
 import dev.tenantmq.model.DeliveryState;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -322,17 +324,6 @@ public class ConsumerStore {
      */
     public record Delivery(String partitionKey, long offset, String id, String payloadJson, String metadataJson,
                            Instant createdAt, int deliveryAttempt, long delivery, long leaseEpoch) {}
-
-    /**
-     * When and where a group dead-letters (SPEC "Dead letters").
-     *
-     * @param maxDeliveries failed attempts after which a message is dead-lettered
-     * @param dlqTopic {@code <topic><suffix>}
-     */
-    public record DeadLetterPolicy(int maxDeliveries, String dlqTopic) {
-        /** No dead-letter topic: failed messages are retried without limit. */
-        public static final DeadLetterPolicy NEVER = new DeadLetterPolicy(Integer.MAX_VALUE, null);
-    }
 
     /** What {@link #lease} did: the deliveries, and how many messages it dead-lettered instead. */
     public record LeaseResult(List<Delivery> deliveries, int deadLettered) {}

@@ -101,7 +101,7 @@ public class MessageStore {
      * and changes nothing.
      *
      * @return one result per message, in request order
-     * @throws StoreUnavailableException when the database is unreachable; nothing was written
+     * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable; nothing was written
      */
     public List<Published> publish(String tenant, String topic, List<NewMessage> messages) {
         SortedSet<String> partitions = new TreeSet<>();
@@ -405,7 +405,7 @@ public class MessageStore {
      * Runs tenant-scoped discovery for one topic (see {@link #DISCOVER_PARTITIONS}).
      *
      * @param tenants served tenants to look in; never empty
-     * @throws StoreUnavailableException when a shard of these tenants is unreachable
+     * @throws dev.tenantmq.model.StoreUnavailableException when a shard of these tenants is unreachable
      */
     public List<DiscoveredPartition> discover(List<String> tenants, String topic) {
         return db.read(c -> discover(c, tenants, topic));
