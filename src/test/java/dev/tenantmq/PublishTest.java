@@ -33,9 +33,10 @@ class PublishTest {
     }
 
     @Test
-    void a_batch_larger_than_the_servers_packet_limit_is_stored_whole_in_request_order() {
-        // 20 payloads of 900,000 characters: 18 MB of values, over MariaDB's default
-        // max_allowed_packet (16 MiB) for one statement.
+    void a_batch_split_over_several_insert_statements_is_stored_whole_in_request_order() {
+        // 20 payloads of 900,000 characters: 18 million characters of values, which the store
+        // inserts in several statements (each at most 2 Mi characters, under MariaDB's default
+        // max_allowed_packet of 16 MiB; the embedded test database allows 64 MiB).
         List<Map<String, Object>> batch = new java.util.ArrayList<>();
         for (int i = 0; i < 20; i++) {
             batch.add(msg(i % 2 == 0 ? "a" : "b", "m" + i, String.valueOf((char) ('a' + i)).repeat(900_000)));

@@ -253,16 +253,31 @@ public class MessageStore {
     private static long[] insert(Connection c, String tenant, String topic, List<NewMessage> messages) throws SQLException {
         long[] offsets = new long[messages.size()];
         int from = 0;
+        for (int rows : statementRows(messages, INSERT_CHARS_PER_STATEMENT)) {
+            insertRows(c, tenant, topic, messages.subList(from, from + rows), offsets, from);
+            from += rows;
+        }
+        return offsets;
+    }
+
+    /**
+     * How many messages each insert statement takes, in order: as many as fit in
+     * {@code maxChars} characters of values, and at least one (a message larger than that is a
+     * statement of its own).
+     */
+    static List<Integer> statementRows(List<NewMessage> messages, long maxChars) {
+        List<Integer> rows = new ArrayList<>();
+        int from = 0;
         while (from < messages.size()) {
             int to = from + 1;
             long chars = messages.get(from).chars();
-            while (to < messages.size() && chars + messages.get(to).chars() <= INSERT_CHARS_PER_STATEMENT) {
+            while (to < messages.size() && chars + messages.get(to).chars() <= maxChars) {
                 chars += messages.get(to++).chars();
             }
-            insertRows(c, tenant, topic, messages.subList(from, to), offsets, from);
+            rows.add(to - from);
             from = to;
         }
-        return offsets;
+        return rows;
     }
 
     /** One multi-row insert of {@code rows}; writes their offsets into {@code offsets} from {@code at}. */
