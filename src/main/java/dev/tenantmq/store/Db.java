@@ -132,6 +132,61 @@ public class Db {
         return out;
     }
 
+    /**
+     * The parameters of one statement, bound in its placeholder order. Each statement with more
+     * than a couple of binds has a record implementing this next to its SQL, so the order is
+     * written once, by name, where the placeholders are.
+     */
+    @FunctionalInterface
+    interface Binds {
+        /** Sets every parameter of {@code ps}, in placeholder order. */
+        void bindTo(PreparedStatement ps) throws SQLException;
+    }
+
+    /** Maps the current row of a result set to a value, reading columns by label. */
+    @FunctionalInterface
+    interface RowMapper<T> {
+        /** Maps the row {@code rs} is on; does not move the cursor. */
+        T map(ResultSet rs) throws SQLException;
+    }
+
+    /** Runs a query with {@code binds} and maps every row, in row order. */
+    static <T> List<T> list(Connection c, String sql, Binds binds, RowMapper<T> mapper) throws SQLException {
+        List<T> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binds.bindTo(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(mapper.map(rs));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Runs one update with {@code binds}; returns the update count. */
+    static int update(Connection c, String sql, Binds binds) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binds.bindTo(ps);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Binds {@code values} in order, starting at parameter {@code first}; returns the next index. */
+    static int bindAll(PreparedStatement ps, int first, List<?> values) throws SQLException {
+        int i = first;
+        for (Object v : values) {
+            ps.setObject(i++, v);
+        }
+        return i;
+    }
+
+    /** Reads a DATETIME(6) column (database UTC) as an instant; null stays null. */
+    static java.time.Instant instant(ResultSet rs, String label) throws SQLException {
+        java.time.LocalDateTime t = rs.getObject(label, java.time.LocalDateTime.class);
+        return t == null ? null : t.toInstant(java.time.ZoneOffset.UTC);
+    }
+
     /** {@code n} comma-separated placeholders for an IN list, e.g. {@code ?, ?, ?}. */
     public static String placeholders(int n) {
         return n == 0 ? "NULL" : "?" + ", ?".repeat(n - 1);
