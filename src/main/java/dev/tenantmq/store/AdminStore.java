@@ -416,7 +416,7 @@ public class AdminStore {
                 return new Requeue.Refused("metadata " + DeadLetterMetadata.ORIGINAL_OFFSET + " is not an offset");
             }
             // The message at that offset, first column its id.
-            List<String> originalId = Db.column(c, ConsumerStore.SELECT_MESSAGE, tenant, originalTopic, partitionKey, originalOffset);
+            List<String> originalId = Db.column(c, ConsumerSql.SELECT_MESSAGE, tenant, originalTopic, partitionKey, originalOffset);
             if (originalId.isEmpty() || !originalId.get(0).equals(id)) {
                 return new Requeue.Refused("the original message (offset " + originalOffset + " of topic '" + originalTopic
                         + "') no longer exists");

@@ -15,7 +15,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Runs store work in short JDBC transactions. Deadlocks and lock-wait time-outs (InnoDB
- * rolls the transaction back) are retried a few times with jitter; connection failures
+ * rolls the transaction back), and a {@link ConflictRetry} the work throws, are retried a few
+ * times with jitter; connection failures
  * become {@link StoreUnavailableException}; everything else becomes {@link StoreException}.
  */
 @ApplicationScoped
@@ -54,7 +55,8 @@ public class Db {
 
     /**
      * Runs {@code work} in a transaction and commits it, retrying the whole work on deadlock,
-     * lock-wait time-out, or a duplicate-key race (the work re-reads what it needs).
+     * lock-wait time-out, a duplicate-key race, or a {@link ConflictRetry} (the work re-reads
+     * what it needs).
      *
      * @throws StoreUnavailableException when the database cannot be reached, or lock
      *     conflicts outlast the retries
@@ -86,6 +88,13 @@ public class Db {
                     throw new StoreUnavailableException(e);
                 }
                 throw new StoreException("database error (" + e.getErrorCode() + "/" + e.getSQLState() + ")", e);
+            } catch (ConflictRetry e) {
+                // Rolled back above; the same retries as a deadlock.
+                if (attempt < MAX_ATTEMPTS) {
+                    backoff(attempt);
+                    continue;
+                }
+                throw new StoreUnavailableException(e);
             }
         }
     }
@@ -164,6 +173,25 @@ public class Db {
         return out;
     }
 
+    /** Reads the current row of a result set into the caller's state, reading columns by label. */
+    @FunctionalInterface
+    interface RowReader {
+        /** Reads the row {@code rs} is on; does not move the cursor. */
+        void read(ResultSet rs) throws SQLException;
+    }
+
+    /** Runs a query with {@code binds} and hands every row to {@code reader}, in row order. */
+    static void forEach(Connection c, String sql, Binds binds, RowReader reader) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binds.bindTo(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    reader.read(rs);
+                }
+            }
+        }
+    }
+
     /** Runs one update with {@code binds}; returns the update count. */
     static int update(Connection c, String sql, Binds binds) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -206,7 +234,7 @@ public class Db {
 
     static boolean isRetryable(SQLException e) {
         return e.getErrorCode() == ER_LOCK_DEADLOCK || e.getErrorCode() == ER_LOCK_WAIT_TIMEOUT
-                || e.getErrorCode() == ER_DUP_ENTRY || "40001".equals(e.getSQLState());
+                || e.getErrorCode() == ER_DUP_ENTRY;
     }
 
     private static void rollbackQuietly(Connection c) {

@@ -352,7 +352,7 @@ public class LeaseStore {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
             try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE);
-                 PreparedStatement handBack = c.prepareStatement(ConsumerStore.HAND_BACK_LATER)) {
+                 PreparedStatement handBack = c.prepareStatement(ConsumerSql.HAND_BACK_LATER)) {
                 for (Lease l : leases) {
                     new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch()).bindTo(ps);
                     int n = ps.executeUpdate();
@@ -363,7 +363,7 @@ public class LeaseStore {
                         // The batch's messages need rows to be handed back one by one.
                         ConsumerStore.materializeBatches(c, t, java.util.Set.of(l.partitionKey()));
                         // Offsets start at 1: every in-flight message of this lease.
-                        Db.bind(handBack, t.tenant(), t.consumerGroup(), t.topic(), l.partitionKey(), 0L, l.epoch());
+                        new ConsumerSql.HandBackLater(t, l.partitionKey(), 0L, l.epoch()).bindTo(handBack);
                         handBack.executeUpdate(); // any number may be in flight
                     }
                     released += n;
