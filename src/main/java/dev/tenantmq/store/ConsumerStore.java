@@ -23,6 +23,7 @@ import static dev.tenantmq.store.ConsumerSql.unionAll;
 
 import dev.tenantmq.model.CommitWalk;
 import dev.tenantmq.model.PartitionWalk;
+import dev.tenantmq.model.Settlement;
 import dev.tenantmq.model.DeliveryState;
 import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
 import dev.tenantmq.store.ConsumerSql.CloseBatch;
@@ -440,7 +441,7 @@ public class ConsumerStore {
             if (attempt == null) {
                 return false;
             }
-            if (attempt >= policy.maxDeliveries()) {
+            if (Settlement.lastAttempt(attempt, policy.maxDeliveries())) {
                 MessageRow message = message(c, s, t.partitionKey(), t.offset());
                 deadLetter(c, s, policy, new Dead(t.partitionKey(), t.offset(), message.id(), message.payloadJson(),
                         message.metadataJson(), DeliveryState.INFLIGHT, t.delivery(), attempt, reason), ctx.gapLocks);
@@ -574,14 +575,8 @@ public class ConsumerStore {
                 continue;
             }
             Optional<DeliveryRow> row = deliveryRow(c, s, t);
-            boolean acked;
-            if (row.isPresent()) {
-                // Acked by this very delivery, not by a later redelivery of it.
-                acked = row.get().state() == DeliveryState.ACKED && row.get().isDelivery(t);
-            } else {
-                Long c0 = committed.get(t.partitionKey());
-                acked = c0 != null && t.offset() <= c0;
-            }
+            boolean acked = Settlement.alreadyAcked(row.map(DeliveryRow::state).orElse(null),
+                    row.isPresent() && row.get().isDelivery(t), t.offset(), committed.get(t.partitionKey()));
             result[i] = acked ? SettleStatus.ALREADY_ACKED : SettleStatus.STALE;
         }
     }
