@@ -17,7 +17,8 @@
 # Environment: BENCH_DB_PORT (3318), BENCH_RABBIT_PORT (5673), BENCH_RABBIT_DIST_PORT (25673),
 # BENCH_HTTP_PORT (18080), BENCH_JAVA21_HOME (default: temurin-25 or another JDK 21+ in
 # /usr/lib/jvm), BENCH_SERVICE_JAVA (default: java on PATH, the JDK 17 the service targets),
-# BENCH_SKIP_BUILD=1 (reuse target/ and bench/loadgen/target/).
+# BENCH_SKIP_BUILD=1 (reuse target/ and bench/loadgen/target/), BENCH_SERVICE_JVM_ARGS (extra
+# options for the service JVM, e.g. -XX:StartFlightRecording=filename=/tmp/run.jfr,settings=profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -29,7 +30,7 @@ while (( $# )); do
     --quick) MODE_ARGS+=(--quick) ;;
     --profile) PROFILE=1; MODE_ARGS+=(--profile) ;;
     --rows) MODE_ARGS+=(--rows "$2"); shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift

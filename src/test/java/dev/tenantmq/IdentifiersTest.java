@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.tenantmq.domain.Identifiers;
-import dev.tenantmq.domain.InvalidRequestException;
+import dev.tenantmq.model.Identifiers;
+import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.domain.Receipt;
-import dev.tenantmq.domain.Tenant;
+import dev.tenantmq.model.Tenant;
 import org.junit.jupiter.api.Test;
 
 /** SPEC section 3 rules, checked in the process, and the receipt format. */

@@ -33,6 +33,31 @@ class PublishTest {
     }
 
     @Test
+    void a_batch_larger_than_the_servers_packet_limit_is_stored_whole_in_request_order() {
+        // 20 payloads of 900,000 characters: 18 MB of values, over MariaDB's default
+        // max_allowed_packet (16 MiB) for one statement.
+        List<Map<String, Object>> batch = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            batch.add(msg(i % 2 == 0 ? "a" : "b", "m" + i, String.valueOf((char) ('a' + i)).repeat(900_000)));
+        }
+        JsonPath r = publishOk(tenant, topic, batch);
+        List<Long> offsets = r.getList("messages.offset", Long.class);
+        for (int i = 1; i < offsets.size(); i++) {
+            assertTrue(offsets.get(i - 1) < offsets.get(i), "offsets follow request order: " + offsets);
+        }
+        String group = TestIds.group();
+        Map<String, Object> byId = new java.util.HashMap<>();
+        for (int round = 0; round < 20 && byId.size() < 20; round++) {
+            List<Map<String, Object>> got = Api.fetchOk(tenant, topic, group, 5, 5, 30);
+            got.forEach(m -> byId.put((String) m.get("id"), m.get("payload")));
+            Api.ack(tenant, topic, group, got.stream().map(m -> (String) m.get("receipt")).toList());
+        }
+        for (int i = 0; i < 20; i++) {
+            assertEquals(String.valueOf((char) ('a' + i)).repeat(900_000), byId.get("m" + i), "payload of m" + i);
+        }
+    }
+
+    @Test
     void republishing_an_id_is_a_duplicate_with_the_stored_offset_and_changes_nothing() {
         long first = publishOk(tenant, topic, List.of(msg("k", "evt-1", Map.of("v", 1)))).getLong("messages[0].offset");
         JsonPath again = publishOk(tenant, topic, List.of(msg("k", "evt-1", Map.of("v", 2)), msg("k", "evt-2", 0)));

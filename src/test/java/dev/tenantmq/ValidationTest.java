@@ -8,6 +8,8 @@ import static org.hamcrest.Matchers.not;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -132,5 +134,48 @@ class ValidationTest {
         given().contentType(ContentType.JSON).body(Map.of("receipts", List.of("garbage", "AAAA")))
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/ack", tenant, topic, "g")
                 .then().statusCode(200).body("results.status", equalTo(List.of("INVALID", "INVALID")));
+    }
+
+    /** {@code mq.publish.max-batch-size} and {@code mq.fetch.max-messages}: both default to 1000 in tests. */
+    private static final int LIMIT = 1000;
+
+    @Test
+    void a_publish_batch_outside_its_size_limit_is_one_400_naming_messages_before_any_single_message() {
+        given().contentType(ContentType.JSON).body(Map.of("messages", List.of()))
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("errors.field", equalTo(List.of("messages")))
+                .body("errors[0].message", equalTo("must hold 1.." + LIMIT + " messages (got 0)"))
+                .body("detail", equalTo("messages must hold 1.." + LIMIT + " messages (got 0)"));
+        // Every message is bad too, but the size is reported alone: it is checked first.
+        List<Map<String, Object>> tooMany = Collections.nCopies(LIMIT + 1, Map.of("partitionKey", "", "payload", 1));
+        given().contentType(ContentType.JSON).body(Map.of("messages", tooMany))
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400)
+                .body("errors.field", equalTo(List.of("messages")))
+                .body("errors[0].message", equalTo("must hold 1.." + LIMIT + " messages (got " + (LIMIT + 1) + ")"));
+    }
+
+    @Test
+    void a_receipt_list_outside_its_size_limit_is_one_400_naming_receipts_before_any_single_receipt() {
+        String ack = "/tenants/{t}/topics/{topic}/consumer-groups/{g}/ack";
+        String rule = "must be an array of 1.." + LIMIT + " receipts";
+        given().contentType(ContentType.JSON).body(Map.of("receipts", List.of())).post(ack, tenant, topic, "g")
+                .then().statusCode(400).body("errors.field", equalTo(List.of("receipts")))
+                .body("errors[0].message", equalTo(rule));
+        given().contentType(ContentType.JSON).body(Map.of()).post(ack, tenant, topic, "g")
+                .then().statusCode(400).body("errors.field", equalTo(List.of("receipts")))
+                .body("errors[0].message", equalTo(rule));
+        // A null entry is an error of its own, but the size is reported alone: it is checked first.
+        List<String> tooMany = new ArrayList<>(Collections.nCopies(LIMIT + 1, "garbage"));
+        tooMany.set(0, null);
+        given().contentType(ContentType.JSON).body(Map.of("receipts", tooMany)).post(ack, tenant, topic, "g")
+                .then().statusCode(400).body("errors.field", equalTo(List.of("receipts")))
+                .body("errors[0].message", equalTo(rule));
+        // Before the other fields of the body, too.
+        given().contentType(ContentType.JSON).body(Map.of("receipts", List.of(), "visibilitySeconds", 0))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/extend", tenant, topic, "g")
+                .then().statusCode(400).body("errors.field", equalTo(List.of("receipts")))
+                .body("errors[0].message", equalTo(rule));
     }
 }

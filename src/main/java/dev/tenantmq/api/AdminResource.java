@@ -2,7 +2,7 @@ package dev.tenantmq.api;
 
 import dev.tenantmq.api.dto.AdminResponses;
 import dev.tenantmq.domain.AdminService;
-import dev.tenantmq.store.AdminStore;
+import dev.tenantmq.domain.AdminViews;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -41,8 +41,9 @@ public class AdminResource {
     public AdminResponses.Topics topics(@Context UriInfo uri) {
         StrictQuery q = query(uri);
         RequestValidator.Listing l = listing(q);
-        AdminService.Page<AdminStore.TopicRow> page = admin.topics(l.scope(), l.limit());
-        return new AdminResponses.Topics(page.rows(), page.truncated());
+        AdminService.Page<AdminViews.TopicView> page = admin.topics(l.scope(), l.limit());
+        return new AdminResponses.Topics(page.rows().stream().map(t -> new AdminResponses.TopicRow(t.tenant(), t.topic(),
+                t.partitions(), t.messages())).toList(), page.truncated());
     }
 
     /** Committed offset and lag per partition and consumer group, optionally of one topic and group. */
@@ -51,9 +52,11 @@ public class AdminResource {
     public AdminResponses.Offsets offsets(@Context UriInfo uri) {
         StrictQuery q = query(uri);
         RequestValidator.Listing l = listing(q);
-        AdminService.Page<AdminStore.OffsetRow> page = admin.offsets(l.scope(), validator.optionalTopic(q.get(TOPIC)),
+        AdminService.Page<AdminViews.OffsetView> page = admin.offsets(l.scope(), validator.optionalTopic(q.get(TOPIC)),
                 validator.optionalGroup(q.get(CONSUMER_GROUP)), l.limit());
-        return new AdminResponses.Offsets(page.rows(), page.truncated());
+        return new AdminResponses.Offsets(page.rows().stream().map(o -> new AdminResponses.OffsetRow(o.tenant(),
+                o.topic(), o.partitionKey(), o.consumerGroup(), o.committedOffset(), o.latestOffset(), o.lag())).toList(),
+                page.truncated());
     }
 
     /** Partition leases, optionally only {@code state=active} or {@code state=stale}. */
@@ -62,8 +65,11 @@ public class AdminResource {
     public AdminResponses.Leases leases(@Context UriInfo uri) {
         StrictQuery q = query(uri);
         RequestValidator.Listing l = listing(q);
-        AdminService.Page<AdminStore.LeaseRow> page = admin.leases(l.scope(), validator.leaseState(q.get(STATE)), l.limit());
-        return new AdminResponses.Leases(page.rows(), page.truncated());
+        AdminService.Page<AdminViews.LeaseView> page = admin.leases(l.scope(), validator.leaseState(q.get(STATE)),
+                l.limit());
+        return new AdminResponses.Leases(page.rows().stream().map(x -> new AdminResponses.LeaseRow(x.tenant(),
+                x.consumerGroup(), x.topic(), x.partitionKey(), x.leasedBy(), x.epoch(), x.expiresAt(), x.acquiredAt(),
+                x.renewedAt(), x.active())).toList(), page.truncated());
     }
 
     /** Subscriber heartbeats. */
@@ -72,8 +78,10 @@ public class AdminResource {
     public AdminResponses.Subscribers subscribers(@Context UriInfo uri) {
         StrictQuery q = query(uri);
         RequestValidator.Listing l = listing(q);
-        AdminService.Page<AdminStore.SubscriberRow> page = admin.subscribers(l.scope(), l.limit());
-        return new AdminResponses.Subscribers(page.rows(), page.truncated());
+        AdminService.Page<AdminViews.SubscriberView> page = admin.subscribers(l.scope(), l.limit());
+        return new AdminResponses.Subscribers(page.rows().stream().map(s -> new AdminResponses.SubscriberRow(s.tenant(),
+                s.consumerGroup(), s.topic(), s.subscriberName(), s.startedAt(), s.lastSeenAt(), s.live())).toList(),
+                page.truncated());
     }
 
     /** One message by its complete identity, with each consumer group's state of it. */
@@ -81,11 +89,11 @@ public class AdminResource {
     @Path("/messages")
     public AdminResponses.Message message(@Context UriInfo uri) {
         AdminService.MessageIdentity m = identity(uri);
-        AdminStore.StoredMessage s = admin.message(m);
+        AdminViews.MessageView s = admin.message(m);
         return new AdminResponses.Message(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value(),
                 s.offset(), s.payloadJson(), s.metadataJson(),
                 s.createdAt(), s.groups().stream().map(g -> new AdminResponses.GroupState(g.consumerGroup(),
-                        g.committedOffset(), groupState(g, s.offset()), g.deliveryAttempt(), g.visibleAt())).toList());
+                        g.committedOffset(), g.state(), g.deliveryAttempt(), g.visibleAt())).toList());
     }
 
     /** Deletes one message by its complete identity. */
@@ -102,7 +110,7 @@ public class AdminResource {
     @Path("/messages/requeue")
     public AdminResponses.Requeued requeue(@Context UriInfo uri) {
         AdminService.MessageIdentity m = identity(uri);
-        AdminStore.Requeue.Done done = admin.requeue(m);
+        AdminViews.Requeued done = admin.requeue(m);
         return new AdminResponses.Requeued(m.tenant().value(), done.originalTopic(), m.partitionKey().value(),
                 m.id().value(), done.originalOffset(), done.consumerGroups());
     }
@@ -125,13 +133,5 @@ public class AdminResource {
     private AdminService.MessageIdentity identity(UriInfo uri) {
         StrictQuery q = query(uri);
         return validator.messageIdentity(q.get(TENANT), q.get(TOPIC), q.get(PARTITION_KEY), q.get(ID));
-    }
-
-    /** A group without delivery state of the message has acked it (at or below its offset) or not got it yet. */
-    private static String groupState(AdminStore.GroupState g, long offset) {
-        if (g.state() != null) {
-            return g.state();
-        }
-        return offset <= g.committedOffset() ? "ACKED" : "NOT_DELIVERED";
     }
 }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
-import dev.tenantmq.domain.Identifiers;
+import dev.tenantmq.model.Identifiers;
 import java.io.IOException;
 import java.io.StringWriter;
 

@@ -5,16 +5,16 @@ import dev.tenantmq.api.dto.FetchRequest;
 import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.domain.AdminService;
-import dev.tenantmq.domain.ConsumerGroup;
+import dev.tenantmq.model.ConsumerGroup;
 import dev.tenantmq.domain.ConsumeService;
-import dev.tenantmq.domain.FieldError;
-import dev.tenantmq.domain.Identifiers;
-import dev.tenantmq.domain.InvalidRequestException;
-import dev.tenantmq.domain.MessageId;
-import dev.tenantmq.domain.PartitionKey;
+import dev.tenantmq.model.FieldError;
+import dev.tenantmq.model.Identifiers;
+import dev.tenantmq.model.InvalidRequestException;
+import dev.tenantmq.model.MessageId;
+import dev.tenantmq.model.PartitionKey;
 import dev.tenantmq.domain.PublishService;
-import dev.tenantmq.domain.Tenant;
-import dev.tenantmq.domain.Topic;
+import dev.tenantmq.model.Tenant;
+import dev.tenantmq.model.Topic;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,9 +38,13 @@ public class RequestValidator {
     static final int DEFAULT_VISIBILITY_SECONDS = 30;
 
     private final MqConfig config;
+    private final PublishService publish;
+    private final ConsumeService consume;
 
-    RequestValidator(MqConfig config) {
+    RequestValidator(MqConfig config, PublishService publish, ConsumeService consume) {
         this.config = config;
+        this.publish = publish;
+        this.consume = consume;
     }
 
     /** Collects broken rules. */
@@ -102,10 +106,7 @@ public class RequestValidator {
             errors.throwIfAny();
         }
         List<PublishRequest.Message> messages = body.messages();
-        if (messages.isEmpty() || messages.size() > max) {
-            errors.add("messages", "must hold 1.." + max + " messages (got " + messages.size() + ")");
-            errors.throwIfAny();
-        }
+        publish.requireBatchSize(messages.size()); // the domain's rule, asked before the messages are looked at
         List<PublishService.Outgoing> out = new ArrayList<>(messages.size());
         for (int i = 0; i < messages.size(); i++) {
             String at = "messages[" + i + "]";
@@ -158,10 +159,7 @@ public class RequestValidator {
      * @throws InvalidRequestException naming the bad field
      */
     public List<String> receipts(List<String> receipts) {
-        int max = config.fetch().maxMessages();
-        if (receipts == null || receipts.isEmpty() || receipts.size() > max) {
-            throw InvalidRequestException.of("receipts", "must be an array of 1.." + max + " receipts");
-        }
+        consume.requireReceiptCount(receipts == null ? 0 : receipts.size()); // the domain's rule, before single receipts
         for (int i = 0; i < receipts.size(); i++) {
             if (receipts.get(i) == null) {
                 throw InvalidRequestException.of("receipts[" + i + "]", "must be a string");

@@ -1,6 +1,6 @@
 package dev.tenantmq.api;
 
-import dev.tenantmq.domain.InvalidRequestException;
+import dev.tenantmq.model.InvalidRequestException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

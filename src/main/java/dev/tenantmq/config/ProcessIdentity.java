@@ -1,8 +1,8 @@
 package dev.tenantmq.config;
 
-import dev.tenantmq.domain.Identifiers;
-import dev.tenantmq.domain.SubscriberName;
-import dev.tenantmq.domain.Tenant;
+import dev.tenantmq.model.Identifiers;
+import dev.tenantmq.model.SubscriberName;
+import dev.tenantmq.model.Tenant;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.InetAddress;

@@ -1,6 +1,13 @@
 package dev.tenantmq.domain;
 
+import static dev.tenantmq.model.Durations.micros;
+
 import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.model.ConsumerGroup;
+import dev.tenantmq.model.MessageId;
+import dev.tenantmq.model.PartitionKey;
+import dev.tenantmq.model.Tenant;
+import dev.tenantmq.model.Topic;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.AdminStore;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -49,8 +56,9 @@ public class AdminService {
     }
 
     /** Topics with partition and message counts, at most {@code limit} rows. */
-    public Page<AdminStore.TopicRow> topics(Scope scope, int limit) {
-        return Page.of(store.topics(scope.value(), limit + 1), limit);
+    public Page<AdminViews.TopicView> topics(Scope scope, int limit) {
+        return Page.of(store.topics(scope.value(), limit + 1).stream()
+                .map(r -> new AdminViews.TopicView(r.tenant(), r.topic(), r.partitions(), r.messages())).toList(), limit);
     }
 
     /**
@@ -59,9 +67,11 @@ public class AdminService {
      * @param topic only this topic, or null
      * @param group only this group, or null
      */
-    public Page<AdminStore.OffsetRow> offsets(Scope scope, Topic topic, ConsumerGroup group, int limit) {
+    public Page<AdminViews.OffsetView> offsets(Scope scope, Topic topic, ConsumerGroup group, int limit) {
         return Page.of(store.offsets(scope.value(), topic == null ? null : topic.value(),
-                group == null ? null : group.value(), limit + 1), limit);
+                group == null ? null : group.value(), limit + 1).stream()
+                .map(r -> new AdminViews.OffsetView(r.tenant(), r.topic(), r.partitionKey(), r.consumerGroup(),
+                        r.committedOffset(), r.latestOffset(), r.lag())).toList(), limit);
     }
 
     /**
@@ -70,13 +80,17 @@ public class AdminService {
      *
      * @param active true for active only, false for stale only, null for both
      */
-    public Page<AdminStore.LeaseRow> leases(Scope scope, Boolean active, int limit) {
-        return Page.of(store.leases(scope.value(), active, micros(config.heartbeatTimeout()), limit + 1), limit);
+    public Page<AdminViews.LeaseView> leases(Scope scope, Boolean active, int limit) {
+        return Page.of(store.leases(scope.value(), active, micros(config.heartbeatTimeout()), limit + 1).stream()
+                .map(r -> new AdminViews.LeaseView(r.tenant(), r.consumerGroup(), r.topic(), r.partitionKey(),
+                        r.leasedBy(), r.epoch(), r.expiresAt(), r.acquiredAt(), r.renewedAt(), r.active())).toList(), limit);
     }
 
     /** Subscriber heartbeats, live when younger than {@code mq.heartbeat-timeout}. */
-    public Page<AdminStore.SubscriberRow> subscribers(Scope scope, int limit) {
-        return Page.of(store.subscribers(scope.value(), micros(config.heartbeatTimeout()), limit + 1), limit);
+    public Page<AdminViews.SubscriberView> subscribers(Scope scope, int limit) {
+        return Page.of(store.subscribers(scope.value(), micros(config.heartbeatTimeout()), limit + 1).stream()
+                .map(r -> new AdminViews.SubscriberView(r.tenant(), r.consumerGroup(), r.topic(), r.subscriberName(),
+                        r.startedAt(), r.lastSeenAt(), r.live())).toList(), limit);
     }
 
     /**
@@ -84,9 +98,20 @@ public class AdminService {
      *
      * @throws NotFoundException when there is no such message (404)
      */
-    public AdminStore.StoredMessage message(MessageIdentity m) {
-        return store.message(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value())
-                .orElseThrow(() -> notFound(m));
+    public AdminViews.MessageView message(MessageIdentity m) {
+        AdminStore.StoredMessage s = store.message(m.tenant().value(), m.topic().value(), m.partitionKey().value(),
+                m.id().value()).orElseThrow(() -> notFound(m));
+        return new AdminViews.MessageView(s.offset(), s.payloadJson(), s.metadataJson(), s.createdAt(),
+                s.groups().stream().map(g -> new AdminViews.GroupView(g.consumerGroup(), g.committedOffset(),
+                        groupState(g, s.offset()), g.deliveryAttempt(), g.visibleAt())).toList());
+    }
+
+    /** A group without delivery state of the message has acked it (at or below its offset) or not got it yet. */
+    private static String groupState(AdminStore.GroupState g, long offset) {
+        if (g.state() != null) {
+            return g.state();
+        }
+        return offset <= g.committedOffset() ? "ACKED" : "NOT_DELIVERED";
     }
 
     /**
@@ -112,7 +137,7 @@ public class AdminService {
      * @throws NotFoundException when there is no such message (404)
      * @throws ConflictException when it is not a requeueable dead letter (409); nothing changed
      */
-    public AdminStore.Requeue.Done requeue(MessageIdentity m) {
+    public AdminViews.Requeued requeue(MessageIdentity m) {
         AdminStore.Requeue r = store.requeue(m.tenant().value(), m.topic().value(), config.dlqSuffix(),
                 m.partitionKey().value(), m.id().value());
         if (r instanceof AdminStore.Requeue.NotFound) {
@@ -124,15 +149,11 @@ public class AdminService {
         AdminStore.Requeue.Done done = (AdminStore.Requeue.Done) r;
         metrics.requeued(m.tenant().value(), done.originalTopic(), done.consumerGroups().size());
         signals.signal(m.tenant().value(), done.originalTopic());
-        return done;
+        return new AdminViews.Requeued(done.originalTopic(), done.originalOffset(), done.consumerGroups());
     }
 
     private static NotFoundException notFound(MessageIdentity m) {
         return new NotFoundException("no message with id '" + m.id().value() + "' in partition '" + m.partitionKey().value()
                 + "' of topic '" + m.topic().value() + "' of tenant '" + m.tenant().value() + "'");
-    }
-
-    private static long micros(java.time.Duration d) {
-        return d.toNanos() / 1_000;
     }
 }

@@ -1,10 +1,18 @@
 package dev.tenantmq.domain;
 
+import static dev.tenantmq.model.Durations.micros;
+
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.model.ConsumerGroup;
+import dev.tenantmq.model.DeadLetterPolicy;
+import dev.tenantmq.model.Identifiers;
+import dev.tenantmq.model.InvalidRequestException;
+import dev.tenantmq.model.Tenant;
+import dev.tenantmq.model.Topic;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.ConsumerStore;
-import dev.tenantmq.store.GroupScope;
+import dev.tenantmq.model.GroupScope;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -173,7 +181,7 @@ public class ConsumeService {
             if (!mine.isEmpty()) {
                 try {
                     ConsumerStore.LeaseResult result = store.lease(scope, subscriber, mine, room,
-                            f.visibility().toNanos() / 1_000, deadLetterPolicy(scope));
+                            micros(f.visibility()), deadLetterPolicy(scope));
                     deadLettered(scope, result.deadLettered());
                     leased.addAll(result.deliveries());
                 } finally {
@@ -219,12 +227,12 @@ public class ConsumeService {
      * are retried with backoff for as long as they fail, like an SQS queue without a redrive
      * policy.
      */
-    private ConsumerStore.DeadLetterPolicy deadLetterPolicy(GroupScope scope) {
+    private DeadLetterPolicy deadLetterPolicy(GroupScope scope) {
         String dlqTopic = scope.topic() + config.dlqSuffix();
         if (dlqTopic.length() > Identifiers.MAX_LENGTH) {
-            return ConsumerStore.DeadLetterPolicy.NEVER;
+            return DeadLetterPolicy.NEVER;
         }
-        return new ConsumerStore.DeadLetterPolicy(config.maxDeliveries(), dlqTopic);
+        return new DeadLetterPolicy(config.maxDeliveries(), dlqTopic);
     }
 
     /** Counts dead letters and wakes long polls of the dead-letter topic; the original partition moved on too. */
@@ -276,9 +284,9 @@ public class ConsumeService {
      */
     public List<ReceiptResult> extend(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
                                       Duration visibility) {
-        long micros = visibility.toNanos() / 1_000;
+        long visibilityMicros = micros(visibility);
         return settle(tenant, topic, group, receipts, ReceiptStatus.EXTENDED,
-                (scope, targets) -> store.extend(scope, targets, micros));
+                (scope, targets) -> store.extend(scope, targets, visibilityMicros));
     }
 
     /**
@@ -300,7 +308,7 @@ public class ConsumeService {
         int[] dead = {0};
         List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.NACKED, (scope, targets) -> {
             ConsumerStore.NackResult r = store.nack(scope, targets, deadLetterPolicy(scope),
-                    attempt -> delay.orElseGet(() -> backoff(attempt)).toNanos() / 1_000, reason);
+                    attempt -> micros(delay.orElseGet(() -> backoff(attempt))), reason);
             dead[0] = r.deadLettered();
             return r.statuses();
         });
@@ -326,15 +334,28 @@ public class ConsumeService {
         return d.compareTo(cap) > 0 ? cap : d;
     }
 
+    /**
+     * The size rule of an ack, nack or extend, and its one home: 1..{@code mq.fetch.max-messages}
+     * receipts, as many as one fetch may deliver (SPEC section 4, "Ack, nack, extend"). The
+     * service checks it for every caller; the HTTP validator asks it too (an absent list counts
+     * as empty), before it looks at single receipts.
+     *
+     * @param size the number of receipts
+     * @throws InvalidRequestException naming {@code receipts} when the size is out of range (400)
+     */
+    public void requireReceiptCount(int size) {
+        int max = config.fetch().maxMessages();
+        if (size < 1 || size > max) {
+            throw InvalidRequestException.of("receipts", "must be an array of 1.." + max + " receipts");
+        }
+    }
+
     private List<ReceiptResult> settle(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
                                        ReceiptStatus done,
                                        java.util.function.BiFunction<GroupScope, List<ConsumerStore.AckTarget>,
                                                List<ConsumerStore.SettleStatus>> action) {
         PublishService.requireServed(identity, tenant);
-        int max = config.fetch().maxMessages();
-        if (receipts.isEmpty() || receipts.size() > max) {
-            throw InvalidRequestException.of("receipts", "must hold 1.." + max + " receipts (got " + receipts.size() + ")");
-        }
+        requireReceiptCount(receipts.size());
         GroupScope scope = new GroupScope(tenant.value(), group.value(), topic.value());
         List<ConsumerStore.AckTarget> targets = new ArrayList<>();
         List<Integer> targetIndex = new ArrayList<>();

@@ -1,6 +1,6 @@
 package dev.tenantmq.domain;
 
-import dev.tenantmq.store.GroupScope;
+import dev.tenantmq.model.GroupScope;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import java.time.Clock;

@@ -4,6 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.model.InvalidRequestException;
+import dev.tenantmq.model.MessageId;
+import dev.tenantmq.model.PartitionKey;
+import dev.tenantmq.model.Tenant;
+import dev.tenantmq.model.Topic;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.MessageStore;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -62,10 +67,7 @@ public class PublishService {
      */
     public List<Result> publish(Tenant tenant, Topic topic, List<Outgoing> messages) {
         requireServed(identity, tenant);
-        int max = config.publish().maxBatchSize();
-        if (messages.isEmpty() || messages.size() > max) {
-            throw InvalidRequestException.of("messages", "must hold 1.." + max + " messages (got " + messages.size() + ")");
-        }
+        requireBatchSize(messages.size());
         List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
         for (int i = 0; i < messages.size(); i++) {
             Outgoing m = messages.get(i);
@@ -102,6 +104,22 @@ public class PublishService {
             signals.signal(tenant.value(), topic.value());
         }
         return results;
+    }
+
+    /**
+     * The batch-size rule of publish, and its one home: 1..{@code mq.publish.max-batch-size}
+     * messages (SPEC section 4, "Publish"). {@link #publish} checks it for every caller; the
+     * HTTP validator asks it too, before it looks at single messages, so that an oversized body
+     * is reported as oversized rather than message by message.
+     *
+     * @param size the number of messages in the batch
+     * @throws InvalidRequestException naming {@code messages} when the size is out of range (400)
+     */
+    public void requireBatchSize(int size) {
+        int max = config.publish().maxBatchSize();
+        if (size < 1 || size > max) {
+            throw InvalidRequestException.of("messages", "must hold 1.." + max + " messages (got " + size + ")");
+        }
     }
 
     private String toJson(Map<String, String> metadata) {

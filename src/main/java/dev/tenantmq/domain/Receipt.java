@@ -1,5 +1,6 @@
 package dev.tenantmq.domain;
 
+import dev.tenantmq.model.Identifiers;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -1,11 +1,13 @@
 package dev.tenantmq.scheduler;
 
+import static dev.tenantmq.model.Durations.micros;
+
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.domain.FetchSignals;
 import dev.tenantmq.domain.InterestRegistry;
 import dev.tenantmq.ops.QueueMetrics;
-import dev.tenantmq.store.GroupScope;
+import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.MessageStore;
 import io.quarkus.runtime.ShutdownEvent;
@@ -344,9 +346,5 @@ public class LeaseScheduler {
             }
         }
         LOG.infof("released the leases of %d of %d consumer groups on shutdown", released, scopes.size());
-    }
-
-    private static long micros(Duration d) {
-        return d.toNanos() / 1_000;
     }
 }

@@ -1,5 +1,7 @@
 package dev.tenantmq.scheduler;
 
+import static dev.tenantmq.model.Durations.micros;
+
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.ops.QueueMetrics;
@@ -11,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -114,7 +115,7 @@ public class RetentionJob {
      * @return messages deleted
      * @throws IllegalArgumentException when this process does not serve {@code tenant}, or an
      *     argument is out of range
-     * @throws dev.tenantmq.store.StoreUnavailableException when the database is unreachable
+     * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable
      */
     public long purgeTopic(String tenant, String topic, Duration maxAge, int batchSize) {
         requireServed(tenant);
@@ -292,10 +293,5 @@ public class RetentionJob {
             throw new IllegalArgumentException("maxAge must not be negative, got " + maxAge);
         }
         return maxAge;
-    }
-
-    /** Microseconds of {@code d}, saturating at {@link Long#MAX_VALUE} for absurdly long ages. */
-    private static long micros(Duration d) {
-        return TimeUnit.MICROSECONDS.convert(d);
     }
 }

@@ -1,5 +1,7 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.StoreUnavailableException;
+
 /**
  * A row this transaction read changed or went away without going through the lock every writer
  * of it takes first (retention or an admin delete of the message did it), so the transaction's

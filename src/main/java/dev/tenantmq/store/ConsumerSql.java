@@ -1,6 +1,7 @@
 package dev.tenantmq.store;
 
 import dev.tenantmq.model.DeliveryState;
+import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -26,19 +27,7 @@ final class ConsumerSql {
         List<Object> values();
     }
 
-    /** {@code n} parenthesized copies of {@code branch} joined by UNION ALL (one copy: as is). */
-    static String unionAll(String branch, int n) {
-        if (n == 1) {
-            return branch;
-        }
-        StringBuilder sql = new StringBuilder();
-        for (int i = 0; i < n; i++) {
-            sql.append(i == 0 ? "(" : "\nUNION ALL\n(").append(branch).append(')');
-        }
-        return sql.toString();
-    }
-
-    /** Binds the branches of a {@link #unionAll} statement one after the other. */
+    /** Binds the branches of a {@link Db#unionAll} statement one after the other. */
     static Db.Binds union(List<? extends Branch> branches) {
         return ps -> {
             int i = 1;

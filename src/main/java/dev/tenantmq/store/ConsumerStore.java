@@ -19,9 +19,10 @@ import static dev.tenantmq.store.ConsumerSql.SELECT_PREFIX_STATES;
 import static dev.tenantmq.store.ConsumerSql.SELECT_READY_PARTITIONS;
 import static dev.tenantmq.store.ConsumerSql.UPDATE_REDELIVERY;
 import static dev.tenantmq.store.ConsumerSql.union;
-import static dev.tenantmq.store.ConsumerSql.unionAll;
 
 import dev.tenantmq.model.CommitWalk;
+import dev.tenantmq.model.DeadLetterPolicy;
+import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
 import dev.tenantmq.model.Settlement;
 import dev.tenantmq.model.DeliveryState;
@@ -106,17 +107,6 @@ public class ConsumerStore {
      */
     public record Delivery(String partitionKey, long offset, String id, String payloadJson, String metadataJson,
                            Instant createdAt, int deliveryAttempt, long delivery, long leaseEpoch) {}
-
-    /**
-     * When and where a group dead-letters (SPEC "Dead letters").
-     *
-     * @param maxDeliveries failed attempts after which a message is dead-lettered
-     * @param dlqTopic {@code <topic><suffix>}
-     */
-    public record DeadLetterPolicy(int maxDeliveries, String dlqTopic) {
-        /** No dead-letter topic: failed messages are retried without limit. */
-        public static final DeadLetterPolicy NEVER = new DeadLetterPolicy(Integer.MAX_VALUE, null);
-    }
 
     /** What {@link #lease} did: the deliveries, and how many messages it dead-lettered instead. */
     public record LeaseResult(List<Delivery> deliveries, int deadLettered) {}
@@ -255,7 +245,7 @@ public class ConsumerStore {
         if (branches.isEmpty()) {
             return rows;
         }
-        for (Scanned m : Db.list(c, unionAll(branch, branches.size()), union(branches), Scanned.ROW)) {
+        for (Scanned m : Db.list(c, Db.unionAll(branch, branches.size()), union(branches), Scanned.ROW)) {
             rows.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m);
         }
         rows.values().forEach(list -> list.sort(Comparator.comparingLong(Scanned::offset)));
@@ -637,7 +627,7 @@ public class ConsumerStore {
         List<SelectPrefixStates> branches = walked.stream().map(cur -> new SelectPrefixStates(s, cur.key(),
                 cur.committed(), finishedRows.getOrDefault(cur.key(), 0)
                         + batchAcks.getOrDefault(cur.key(), Set.of()).size() + 1)).toList();
-        Db.forEach(c, unionAll(SELECT_PREFIX_STATES, branches.size()), union(branches),
+        Db.forEach(c, Db.unionAll(SELECT_PREFIX_STATES, branches.size()), union(branches),
                 rs -> rows.computeIfAbsent(rs.getString("partition_key"), k -> new ArrayList<>())
                         .add(new CommitWalk.Row(rs.getLong("offset"), DeliveryState.of(rs.getString("state")))));
         List<AdvanceCommitted> advances = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.StoreUnavailableException;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
@@ -218,6 +219,21 @@ public class Db {
     /** {@code n} comma-separated placeholders for an IN list, e.g. {@code ?, ?, ?}. */
     public static String placeholders(int n) {
         return n == 0 ? "NULL" : "?" + ", ?".repeat(n - 1);
+    }
+
+    /**
+     * {@code n} parenthesized copies of {@code branch} joined by UNION ALL (one copy: as is), so
+     * that per-partition statements run in one round trip. Each copy has its own binds.
+     */
+    public static String unionAll(String branch, int n) {
+        if (n == 1) {
+            return branch;
+        }
+        StringBuilder sql = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            sql.append(i == 0 ? "(" : "\nUNION ALL\n(").append(branch).append(')');
+        }
+        return sql.toString();
     }
 
     static boolean isUnavailable(SQLException e) {

@@ -1,7 +1,6 @@
 package dev.tenantmq.api.dto;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
-import dev.tenantmq.store.AdminStore;
 import java.time.Instant;
 import java.util.List;
 
@@ -13,16 +12,31 @@ public final class AdminResponses {
     private AdminResponses() {}
 
     /** {@code GET /admin/topics}. */
-    public record Topics(List<AdminStore.TopicRow> topics, boolean truncated) {}
+    public record Topics(List<TopicRow> topics, boolean truncated) {}
+
+    /** A topic of a tenant with its number of partitions and of stored messages. */
+    public record TopicRow(String tenant, String topic, long partitions, long messages) {}
 
     /** {@code GET /admin/offsets}; {@code lag} counts the messages above the committed offset. */
-    public record Offsets(List<AdminStore.OffsetRow> offsets, boolean truncated) {}
+    public record Offsets(List<OffsetRow> offsets, boolean truncated) {}
+
+    /** Committed offset and lag of one group in one partition; {@code latestOffset} 0 when the partition is empty. */
+    public record OffsetRow(String tenant, String topic, String partitionKey, String consumerGroup, long committedOffset,
+                            long latestOffset, long lag) {}
 
     /** {@code GET /admin/leases}; {@code active} false means stale (expired, or its holder's heartbeat is dead). */
-    public record Leases(List<AdminStore.LeaseRow> leases, boolean truncated) {}
+    public record Leases(List<LeaseRow> leases, boolean truncated) {}
+
+    /** A partition lease; times are the database's UTC. */
+    public record LeaseRow(String tenant, String consumerGroup, String topic, String partitionKey, String leasedBy,
+                           long epoch, Instant expiresAt, Instant acquiredAt, Instant renewedAt, boolean active) {}
 
     /** {@code GET /admin/subscribers}. */
-    public record Subscribers(List<AdminStore.SubscriberRow> subscribers, boolean truncated) {}
+    public record Subscribers(List<SubscriberRow> subscribers, boolean truncated) {}
+
+    /** A subscriber heartbeat; {@code live} when younger than {@code mq.heartbeat-timeout}. */
+    public record SubscriberRow(String tenant, String consumerGroup, String topic, String subscriberName,
+                                Instant startedAt, Instant lastSeenAt, boolean live) {}
 
     /**
      * {@code GET /admin/messages}: one message and each consumer group's state of it. A group's

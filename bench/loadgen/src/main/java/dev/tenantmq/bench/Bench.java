@@ -196,8 +196,13 @@ public final class Bench {
         }
     }
 
+    /**
+     * JVM defaults: the packaged service as a user would start it. BENCH_SERVICE_JVM_ARGS
+     * (space-separated) adds options for investigation, e.g. a JFR recording of the whole run.
+     */
     private List<String> serviceJvmArgs() {
-        return List.of(); // JVM defaults: the packaged service as a user would start it
+        String extra = System.getenv().getOrDefault("BENCH_SERVICE_JVM_ARGS", "").trim();
+        return extra.isEmpty() ? List.of() : List.of(extra.split("\\s+"));
     }
 
     // ---------------------------------------------------------------- measurement helpers

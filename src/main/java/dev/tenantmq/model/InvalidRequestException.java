@@ -1,8 +1,12 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 import java.util.List;
 
-/** The request breaks a validation rule; maps to HTTP 400 with one entry per broken rule. */
+/**
+ * The request breaks a validation rule; maps to HTTP 400 with one entry per broken rule. On the
+ * ground floor because the value types throw it from their constructors, and every layer that
+ * builds them (api, domain, config) must be able to catch it.
+ */
 public class InvalidRequestException extends RuntimeException {
     private final transient List<FieldError> errors;
 

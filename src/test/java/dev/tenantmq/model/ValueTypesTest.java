@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -93,13 +93,5 @@ class ValueTypesTest {
         assertEquals("a: x", e.getMessage());
         assertThrows(UnsupportedOperationException.class, () -> e.errors().clear());
         assertEquals("invalid request", new InvalidRequestException(List.of()).getMessage());
-    }
-
-    @Test
-    void a_payload_too_large_names_the_payload_and_both_sizes() {
-        PayloadTooLargeException e = new PayloadTooLargeException("messages[2].payload", 2000, 1024);
-
-        assertEquals("messages[2].payload", e.field());
-        assertEquals("payload is 2000 bytes; the limit is 1024 bytes", e.getMessage());
     }
 }

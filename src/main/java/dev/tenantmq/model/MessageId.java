@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 /** Caller-chosen message id, unique per (tenant, topic, partitionKey); a caller key, validated by {@link Identifiers#keyProblem}. */
 public record MessageId(String value) {

@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 /** Shard key and isolation unit (RFC "Naming"); an operational name, validated by {@link Identifiers#nameProblem}. */
 public record Tenant(String value) {

@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 /**
  * One rule a request broke: {@code field} names the request field (a path parameter name,

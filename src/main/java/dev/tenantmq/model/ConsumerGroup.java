@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 /** An independent reader of a topic with its own offsets; an operational name, validated by {@link Identifiers#nameProblem}. */
 public record ConsumerGroup(String value) {

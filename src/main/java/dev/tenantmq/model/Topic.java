@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 /** A named stream inside a tenant; an operational name, validated by {@link Identifiers#nameProblem}. */
 public record Topic(String value) {

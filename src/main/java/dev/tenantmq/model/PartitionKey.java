@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 /** Ordering unit inside (tenant, topic); not the shard key; a caller key, validated by {@link Identifiers#keyProblem}. */
 public record PartitionKey(String value) {

@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 /** One process of a consumer group, holder of partition leases; an operational name, validated by {@link Identifiers#nameProblem}. */
 public record SubscriberName(String value) {
