@@ -20,12 +20,21 @@ import java.util.regex.Pattern;
  * {@code %s} are templates that the store formats with IN lists or predicates before use.
  */
 final class StoreStatements {
-    static final List<Class<?>> STORES = List.of(MessageStore.class, ConsumerStore.class, LeaseStore.class,
-            AdminStore.class, RetentionStore.class);
+    static final List<Class<?>> STORES = List.of(MessageStore.class, ConsumerStore.class, consumerSql(),
+            LeaseStore.class, AdminStore.class, RetentionStore.class);
     private static final Pattern TABLE = Pattern.compile(
             "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats)\\b");
 
     private StoreStatements() {}
+
+    /** The consumer's statements live in a package-private class beside {@link ConsumerStore}. */
+    private static Class<?> consumerSql() {
+        try {
+            return Class.forName("dev.tenantmq.store.ConsumerSql");
+        } catch (ClassNotFoundException e) {
+            throw new AssertionError("the consumer's SQL class moved", e);
+        }
+    }
 
     /** Statement constants by {@code Class.FIELD}, in declaration order. */
     static Map<String, String> all() {

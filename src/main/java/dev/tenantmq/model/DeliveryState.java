@@ -1,5 +1,7 @@
 package dev.tenantmq.model;
 
+import java.util.List;
+
 /**
  * State of one message for one consumer group: {@code queue_delivery_state.state} (SPEC section
  * 4, "Ack, nack, extend" and "Dead letters"; migrations V2 and V3).
@@ -19,17 +21,51 @@ package dev.tenantmq.model;
  *   DEAD --admin requeue--> PENDING (attempt 1)
  *   ACKED --committed offset passes it--> (row deleted)
  * </pre>
+ * Each constant names the store statements that move a row into and out of it. The store
+ * renders its SQL state literals and lists from these constants (never typed by hand), so a
+ * renamed state cannot drift from the SQL.
  */
 public enum DeliveryState {
-    /** Delivered and not yet acknowledged; its expiry, or the loss of its lease, is a failed attempt. */
+    /**
+     * Delivered and not yet acknowledged; its expiry, or the loss of its lease, is a failed attempt.
+     *
+     * <p>In: {@code INSERT_BATCH_DELIVERY} (a delivery batch is materialized: attempt 1, as the
+     * batch handed it out) and {@code UPDATE_REDELIVERY} (a fetch hands a RETRY, PENDING or failed
+     * INFLIGHT row out again). Out: {@code ACK_DELIVERY} to ACKED, {@code NACK_DELIVERY} to RETRY,
+     * {@code HAND_BACK_LATER} to PENDING, {@code UPDATE_REDELIVERY} to INFLIGHT (next attempt,
+     * after its visibility expired or its lease was lost), {@code MARK_DEAD} to DEAD.
+     */
     INFLIGHT,
-    /** Nacked: a failed attempt; delivered again at {@code visible_at} with the next attempt. */
+    /**
+     * Nacked: a failed attempt; delivered again at {@code visible_at} with the next attempt.
+     *
+     * <p>In: {@code NACK_DELIVERY} (a nack with attempts left). Out: {@code UPDATE_REDELIVERY} to
+     * INFLIGHT once its delay passed, {@code MARK_DEAD} when that failed attempt was the last.
+     */
     RETRY,
-    /** Handed back without failing (an earlier message was nacked, a lease was handed over, or an admin requeue). */
+    /**
+     * Handed back without failing (an earlier message was nacked, a lease was handed over, or an
+     * admin requeue).
+     *
+     * <p>In: {@code HAND_BACK_LATER} (nack of an earlier message, graceful lease release) and
+     * {@code REQUEUE_DELIVERY} (admin requeue of a dead letter, attempt 1). Out:
+     * {@code UPDATE_REDELIVERY} to INFLIGHT with the same attempt.
+     */
     PENDING,
-    /** Acknowledged, above the committed offset (an ack out of order). */
+    /**
+     * Acknowledged, above the committed offset (an ack out of order).
+     *
+     * <p>In: {@code ACK_DELIVERY}. Out: {@code PRUNE_DELIVERIES} deletes the row once the committed
+     * offset passes it; retention's {@code DELETE_DELIVERY_STATES} with the message.
+     */
     ACKED,
-    /** Dead-lettered for the group; kept below the committed offset as the record requeue needs. */
+    /**
+     * Dead-lettered for the group; kept below the committed offset as the record requeue needs.
+     *
+     * <p>In: {@code MARK_DEAD} (a fetch or nack after the last failed attempt, with the dead letter
+     * written in the same transaction). Out: {@code REQUEUE_DELIVERY} to PENDING; retention's or an
+     * admin delete's {@code DELETE_DELIVERY_STATES} with the message.
+     */
     DEAD;
 
     /** Acknowledged or dead-lettered: never delivered to the group again, unless requeued. */
@@ -38,7 +74,10 @@ public enum DeliveryState {
     }
 
     /** The states of a message the group still has to deliver or settle. */
-    public static final java.util.List<DeliveryState> UNFINISHED = java.util.List.of(INFLIGHT, RETRY, PENDING);
+    public static final List<DeliveryState> UNFINISHED = List.of(INFLIGHT, RETRY, PENDING);
+
+    /** The states of a message the group is done with: {@link #finished()} ones. */
+    public static final List<DeliveryState> FINISHED = List.of(ACKED, DEAD);
 
     /** Parses a stored state; an unknown value is a schema bug, not bad input. */
     public static DeliveryState of(String stored) {

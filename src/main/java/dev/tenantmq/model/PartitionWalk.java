@@ -133,7 +133,7 @@ public final class PartitionWalk {
     }
 
     private boolean failedAttempt(Row row, String reason) {
-        if (row.attempt() >= maxDeliveries) {
+        if (Settlement.lastAttempt(row.attempt(), maxDeliveries)) {
             steps.add(new DeadLetter(row.offset(), row.state(), row.delivery(), row.attempt(), reason));
             return true; // dead-lettering releases the partition: later messages flow
         }

@@ -1,13 +1,12 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.DeliveryState;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +26,9 @@ public class AdminStore {
     /** Replaces {@code %s}: every tenant (explicit fleet-wide read; scatters on Vitess). */
     private static final String ALL_TENANTS = "TRUE";
 
-    /** Topics with partition and message counts. %s is the tenant predicate. */
+    /** Topics with partition and message counts. %s is the tenant predicate. Binds: see {@link ListTopics}. */
     private static final String TOPICS = """
-            SELECT tenant, topic, COUNT(DISTINCT partition_key), COUNT(*)
+            SELECT tenant, topic, COUNT(DISTINCT partition_key) AS partition_count, COUNT(*) AS message_count
             FROM queue_messages
             WHERE %s
             GROUP BY tenant, topic
@@ -37,6 +36,22 @@ public class AdminStore {
             LIMIT ?""";
     static final String LIST_TOPICS = TOPICS.formatted(ONE_TENANT);
     static final String LIST_TOPICS_ALL_TENANTS = TOPICS.formatted(ALL_TENANTS);
+
+    /** Binds of {@link #LIST_TOPICS} (with a tenant) or {@link #LIST_TOPICS_ALL_TENANTS}, in placeholder order. */
+    record ListTopics(Optional<String> tenant, int limit) implements Db.Binds {
+        String sql() {
+            return tenant.isPresent() ? LIST_TOPICS : LIST_TOPICS_ALL_TENANTS;
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bindAll(ps, 1, withTenant(tenant, limit));
+        }
+    }
+
+    /** Maps a row of {@link #TOPICS}. */
+    private static final Db.RowMapper<TopicRow> TOPIC_ROW = rs -> new TopicRow(rs.getString("tenant"),
+            rs.getString("topic"), rs.getLong("partition_count"), rs.getLong("message_count"));
 
     /**
      * Committed offset per (partition, group), with the partition's newest offset (at least the
@@ -52,17 +67,39 @@ public class AdminStore {
             SELECT o.tenant, o.topic, o.partition_key, o.consumer_group, o.committed_offset,
                    GREATEST(o.committed_offset, COALESCE((
                        SELECT MAX(m.`offset`) FROM queue_messages m
-                       WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key), 0)),
+                       WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key), 0))
+                     AS latest_offset,
                    COALESCE((
                        SELECT COUNT(*) FROM queue_messages m
                        WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
                          AND m.`offset` > o.committed_offset), 0)
+                     AS lag_messages
             FROM queue_offsets o
             WHERE %s AND (? IS NULL OR o.topic = ?) AND (? IS NULL OR o.consumer_group = ?)
             ORDER BY o.tenant, o.topic, o.partition_key, o.consumer_group
             LIMIT ?""";
     static final String LIST_OFFSETS = OFFSETS.formatted("o." + ONE_TENANT);
     static final String LIST_OFFSETS_ALL_TENANTS = OFFSETS.formatted(ALL_TENANTS);
+
+    /** Binds of {@link #LIST_OFFSETS} (with a tenant) or {@link #LIST_OFFSETS_ALL_TENANTS}, in placeholder order. */
+    record ListOffsets(Optional<String> tenant, String topic, String consumerGroup, int limit) implements Db.Binds {
+        String sql() {
+            return tenant.isPresent() ? LIST_OFFSETS : LIST_OFFSETS_ALL_TENANTS;
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            int i = Db.bindAll(ps, 1, tenant.stream().toList());
+            Db.bindAll(ps, i, java.util.Arrays.asList(topic, topic, // (? IS NULL OR o.topic = ?)
+                    consumerGroup, consumerGroup, // (? IS NULL OR o.consumer_group = ?)
+                    limit));
+        }
+    }
+
+    /** Maps a row of {@link #OFFSETS}. */
+    private static final Db.RowMapper<OffsetRow> OFFSET_ROW = rs -> new OffsetRow(rs.getString("tenant"),
+            rs.getString("topic"), rs.getString("partition_key"), rs.getString("consumer_group"),
+            rs.getLong("committed_offset"), rs.getLong("latest_offset"), rs.getLong("lag_messages"));
 
     /**
      * Leases. Active: not expired and held by a subscriber with a live heartbeat (younger than
@@ -90,10 +127,31 @@ public class AdminStore {
     static final String LIST_LEASES = LEASES.formatted("l." + ONE_TENANT);
     static final String LIST_LEASES_ALL_TENANTS = LEASES.formatted(ALL_TENANTS);
 
+    /** Binds of {@link #LIST_LEASES} (with a tenant) or {@link #LIST_LEASES_ALL_TENANTS}, in placeholder order. */
+    record ListLeases(long heartbeatTimeoutMicros, Optional<String> tenant, Boolean active, int limit) implements Db.Binds {
+        String sql() {
+            return tenant.isPresent() ? LIST_LEASES : LIST_LEASES_ALL_TENANTS;
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            ps.setLong(1, heartbeatTimeoutMicros); // join h: live heartbeat
+            int i = Db.bindAll(ps, 2, tenant.stream().toList());
+            Db.bindAll(ps, i, java.util.Arrays.asList(active, active, // HAVING (? IS NULL OR active = ?)
+                    limit));
+        }
+    }
+
+    /** Maps a row of {@link #LEASES}. */
+    private static final Db.RowMapper<LeaseRow> LEASE_ROW = rs -> new LeaseRow(rs.getString("tenant"),
+            rs.getString("consumer_group"), rs.getString("topic"), rs.getString("partition_key"),
+            rs.getString("leased_by"), rs.getLong("epoch"), Db.instant(rs, "expires_at"), Db.instant(rs, "acquired_at"),
+            Db.instant(rs, "renewed_at"), rs.getBoolean("active"));
+
     /** Subscriber heartbeats; live when younger than the heartbeat timeout (microseconds). */
     private static final String SUBSCRIBERS = """
             SELECT tenant, consumer_group, topic, subscriber_name, started_at, last_seen_at,
-                   last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+                   last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND AS live
             FROM queue_subscriber_heartbeats
             WHERE %s
             ORDER BY tenant, consumer_group, topic, subscriber_name
@@ -101,6 +159,25 @@ public class AdminStore {
     static final String LIST_SUBSCRIBERS = SUBSCRIBERS.formatted(ONE_TENANT);
     static final String LIST_SUBSCRIBERS_ALL_TENANTS = SUBSCRIBERS.formatted(ALL_TENANTS);
 
+    /** Binds of {@link #LIST_SUBSCRIBERS} (with a tenant) or {@link #LIST_SUBSCRIBERS_ALL_TENANTS}, in placeholder order. */
+    record ListSubscribers(long heartbeatTimeoutMicros, Optional<String> tenant, int limit) implements Db.Binds {
+        String sql() {
+            return tenant.isPresent() ? LIST_SUBSCRIBERS : LIST_SUBSCRIBERS_ALL_TENANTS;
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            ps.setLong(1, heartbeatTimeoutMicros); // live
+            Db.bindAll(ps, 2, withTenant(tenant, limit));
+        }
+    }
+
+    /** Maps a row of {@link #SUBSCRIBERS}. */
+    private static final Db.RowMapper<SubscriberRow> SUBSCRIBER_ROW = rs -> new SubscriberRow(rs.getString("tenant"),
+            rs.getString("consumer_group"), rs.getString("topic"), rs.getString("subscriber_name"),
+            Db.instant(rs, "started_at"), Db.instant(rs, "last_seen_at"), rs.getBoolean("live"));
+
+    /** Binds: tenant, topic, partition_key, id. */
     static final String SELECT_MESSAGE_BY_ID = """
             SELECT `offset`, payload, metadata, created_at FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?""";
@@ -111,8 +188,8 @@ public class AdminStore {
      * that the caller can tell whether the batch holds it. Binds: offset, tenant, topic, partition_key.
      */
     static final String SELECT_GROUP_STATES = """
-            SELECT o.consumer_group, o.committed_offset, d.state, d.delivery_attempt, d.visible_at,
-                   o.delivered_offset, o.visible_at, d.message_offset
+            SELECT o.consumer_group, o.committed_offset, d.state, d.delivery_attempt, d.visible_at AS row_visible_at,
+                   o.delivered_offset, o.visible_at AS batch_visible_at, d.message_offset
             FROM queue_offsets o
             LEFT JOIN queue_delivery_state d
               ON d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
@@ -120,6 +197,16 @@ public class AdminStore {
             WHERE o.tenant = ? AND o.topic = ? AND o.partition_key = ?
             ORDER BY o.consumer_group""";
 
+    /** Binds of {@link #SELECT_GROUP_STATES}, in placeholder order. */
+    record SelectGroupStates(long offset, String tenant, String topic, String partitionKey) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, offset, // join d: the message's delivery row
+                    tenant, topic, partitionKey); // the partition's groups
+        }
+    }
+
+    /** Binds: tenant, topic, partition_key. */
     static final String SELECT_PARTITION_GROUPS = """
             SELECT consumer_group FROM queue_offsets
             WHERE tenant = ? AND topic = ? AND partition_key = ?
@@ -136,16 +223,29 @@ public class AdminStore {
             ORDER BY consumer_group
             FOR UPDATE""";
 
+    /** Binds of {@link #LOCK_PARTITION_LEASES}, in placeholder order ({@code groups} fills the IN list). */
+    record LockPartitionLeases(String tenant, List<String> groups, String topic, String partitionKey) implements Db.Binds {
+        String sql() {
+            return LOCK_PARTITION_LEASES.formatted(Db.placeholders(groups.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            ps.setString(1, tenant);
+            Db.bindAll(ps, Db.bindAll(ps, 2, groups), List.of(topic, partitionKey));
+        }
+    }
+
     /**
      * Requeue of one group's dead letter: the message is handed back (PENDING, attempt 1,
      * visible now). It may lie at or below the committed offset; fetch delivers such messages
-     * before anything above it.
+     * before anything above it. Binds: tenant, consumer_group, topic, partition_key, message_offset.
      */
-    static final String REQUEUE_DELIVERY = """
+    static final String REQUEUE_DELIVERY = StateSql.render("""
             UPDATE queue_delivery_state
-            SET state = 'PENDING', delivery_attempt = 1, visible_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+            SET state = {PENDING}, delivery_attempt = 1, visible_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
-              AND state = 'DEAD'""";
+              AND state = {DEAD}""");
 
     private final Db db;
 
@@ -175,8 +275,8 @@ public class AdminStore {
      * @param limit most rows
      */
     public List<TopicRow> topics(Optional<String> tenant, int limit) {
-        return db.read(c -> list(c, tenant.isPresent() ? LIST_TOPICS : LIST_TOPICS_ALL_TENANTS, tenantFirst(tenant, limit),
-                rs -> new TopicRow(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4))));
+        ListTopics list = new ListTopics(tenant, limit);
+        return db.read(c -> Db.list(c, list.sql(), list, TOPIC_ROW));
     }
 
     /**
@@ -186,12 +286,8 @@ public class AdminStore {
      * @param consumerGroup only this group, or null
      */
     public List<OffsetRow> offsets(Optional<String> tenant, String topic, String consumerGroup, int limit) {
-        List<Object> p = new ArrayList<>();
-        tenant.ifPresent(p::add);
-        p.addAll(java.util.Arrays.asList(topic, topic, consumerGroup, consumerGroup, limit));
-        return db.read(c -> list(c, tenant.isPresent() ? LIST_OFFSETS : LIST_OFFSETS_ALL_TENANTS, p.toArray(),
-                rs -> new OffsetRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-                        rs.getLong(6), rs.getLong(7))));
+        ListOffsets list = new ListOffsets(tenant, topic, consumerGroup, limit);
+        return db.read(c -> Db.list(c, list.sql(), list, OFFSET_ROW));
     }
 
     /**
@@ -201,24 +297,14 @@ public class AdminStore {
      * @param heartbeatTimeoutMicros a heartbeat older than this (microseconds) is dead
      */
     public List<LeaseRow> leases(Optional<String> tenant, Boolean active, long heartbeatTimeoutMicros, int limit) {
-        List<Object> p = new ArrayList<>();
-        p.add(heartbeatTimeoutMicros);
-        tenant.ifPresent(p::add);
-        p.addAll(java.util.Arrays.asList(active, active, limit));
-        return db.read(c -> list(c, tenant.isPresent() ? LIST_LEASES : LIST_LEASES_ALL_TENANTS, p.toArray(),
-                rs -> new LeaseRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                        rs.getLong(6), instant(rs, 7), instant(rs, 8), instant(rs, 9), rs.getBoolean(10))));
+        ListLeases list = new ListLeases(heartbeatTimeoutMicros, tenant, active, limit);
+        return db.read(c -> Db.list(c, list.sql(), list, LEASE_ROW));
     }
 
     /** Subscriber heartbeats; {@code heartbeatTimeoutMicros} decides which are live. */
     public List<SubscriberRow> subscribers(Optional<String> tenant, long heartbeatTimeoutMicros, int limit) {
-        List<Object> p = new ArrayList<>();
-        p.add(heartbeatTimeoutMicros);
-        tenant.ifPresent(p::add);
-        p.add(limit);
-        return db.read(c -> list(c, tenant.isPresent() ? LIST_SUBSCRIBERS : LIST_SUBSCRIBERS_ALL_TENANTS, p.toArray(),
-                rs -> new SubscriberRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), instant(rs, 5),
-                        instant(rs, 6), rs.getBoolean(7))));
+        ListSubscribers list = new ListSubscribers(heartbeatTimeoutMicros, tenant, limit);
+        return db.read(c -> Db.list(c, list.sql(), list, SUBSCRIBER_ROW));
     }
 
     /** One consumer group's view of a message. {@code state} null: not delivered to the group since its offset. */
@@ -242,24 +328,25 @@ public class AdminStore {
                     if (!rs.next()) {
                         return Optional.empty();
                     }
-                    offset = rs.getLong(1);
-                    payload = rs.getString(2);
-                    metadata = rs.getString(3);
-                    created = instant(rs, 4);
+                    offset = rs.getLong("offset");
+                    payload = rs.getString("payload");
+                    metadata = rs.getString("metadata");
+                    created = Db.instant(rs, "created_at");
                 }
             }
             long messageOffset = offset;
-            List<GroupState> groups = list(c, SELECT_GROUP_STATES, new Object[] {offset, tenant, topic, partitionKey},
-                    rs -> {
-                        // Columns as listed in SELECT_GROUP_STATES.
-                        long committed = rs.getLong(2);
-                        boolean hasRow = rs.getObject(8) != null;
-                        if (!hasRow && messageOffset > committed && messageOffset <= rs.getLong(6)) {
+            List<GroupState> groups = Db.list(c, SELECT_GROUP_STATES,
+                    new SelectGroupStates(offset, tenant, topic, partitionKey), rs -> {
+                        long committed = rs.getLong("committed_offset");
+                        boolean hasRow = rs.getObject("message_offset") != null;
+                        if (!hasRow && messageOffset > committed && messageOffset <= rs.getLong("delivered_offset")) {
                             // In flight in the group's open batch: attempt 1, the batch's deadline.
-                            return new GroupState(rs.getString(1), committed, "INFLIGHT", 1, instant(rs, 7));
+                            return new GroupState(rs.getString("consumer_group"), committed,
+                                    DeliveryState.INFLIGHT.name(), 1, Db.instant(rs, "batch_visible_at"));
                         }
-                        return new GroupState(rs.getString(1), committed, rs.getString(3),
-                                rs.getObject(4) == null ? null : rs.getInt(4), instant(rs, 5));
+                        return new GroupState(rs.getString("consumer_group"), committed, rs.getString("state"),
+                                rs.getObject("delivery_attempt") == null ? null : rs.getInt("delivery_attempt"),
+                                Db.instant(rs, "row_visible_at"));
                     });
             return Optional.of(new StoredMessage(offset, payload, metadata, created, groups));
         });
@@ -275,12 +362,12 @@ public class AdminStore {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             List<String> groups = Db.column(c, SELECT_PARTITION_GROUPS, tenant, topic, partitionKey);
             lockLeases(c, tenant, topic, partitionKey, groups);
-            Optional<long[]> found = lockMessage(c, tenant, topic, partitionKey, id, null);
+            Optional<LockedMessage> found = lockMessage(c, tenant, topic, partitionKey, id);
             if (found.isEmpty()) {
                 return Optional.empty();
             }
-            deleteMessage(c, tenant, topic, partitionKey, found.get()[0], groups);
-            return Optional.of(found.get()[0]);
+            deleteMessage(c, tenant, topic, partitionKey, found.get().offset(), groups);
+            return Optional.of(found.get().offset());
         });
     }
 
@@ -306,12 +393,11 @@ public class AdminStore {
      */
     public Requeue requeue(String tenant, String dlqTopic, String suffix, String partitionKey, String id) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            String[] metadata = new String[1];
-            Optional<long[]> found = lockMessage(c, tenant, dlqTopic, partitionKey, id, metadata);
+            Optional<LockedMessage> found = lockMessage(c, tenant, dlqTopic, partitionKey, id);
             if (found.isEmpty()) {
                 return new Requeue.NotFound();
             }
-            Map<String, String> m = DeadLetterMetadata.parse(metadata[0]);
+            Map<String, String> m = DeadLetterMetadata.parse(found.get().metadata());
             String originalTopic = m.get(DeadLetterMetadata.ORIGINAL_TOPIC);
             if (!dlqTopic.endsWith(suffix) || dlqTopic.equals(suffix)) {
                 return new Requeue.Refused("topic '" + dlqTopic + "' is not a dead-letter topic (its name does not end"
@@ -330,7 +416,7 @@ public class AdminStore {
                 return new Requeue.Refused("metadata " + DeadLetterMetadata.ORIGINAL_OFFSET + " is not an offset");
             }
             // The message at that offset, first column its id.
-            List<String> originalId = Db.column(c, ConsumerStore.SELECT_MESSAGE, tenant, originalTopic, partitionKey, originalOffset);
+            List<String> originalId = Db.column(c, ConsumerSql.SELECT_MESSAGE, tenant, originalTopic, partitionKey, originalOffset);
             if (originalId.isEmpty() || !originalId.get(0).equals(id)) {
                 return new Requeue.Refused("the original message (offset " + originalOffset + " of topic '" + originalTopic
                         + "') no longer exists");
@@ -356,26 +442,19 @@ public class AdminStore {
                         + ") holds the original message as dead-lettered");
             }
             List<String> dlqGroups = Db.column(c, SELECT_PARTITION_GROUPS, tenant, dlqTopic, partitionKey);
-            deleteMessage(c, tenant, dlqTopic, partitionKey, found.get()[0], dlqGroups);
+            deleteMessage(c, tenant, dlqTopic, partitionKey, found.get().offset(), dlqGroups);
             return new Requeue.Done(originalTopic, originalOffset, requeued);
         });
     }
 
-    private static Optional<long[]> lockMessage(Connection c, String tenant, String topic, String partitionKey, String id,
-                                                String[] metadataOut) throws SQLException {
+    /** A message locked by {@link MessageStore#LOCK_MESSAGE_BY_ID}: its offset and metadata. */
+    private record LockedMessage(long offset, String metadata) {}
+
+    private static Optional<LockedMessage> lockMessage(Connection c, String tenant, String topic, String partitionKey,
+                                                       String id) throws SQLException {
         // Locks the message: concurrent admin calls (and dead-lettering into it) on it queue.
-        try (PreparedStatement ps = c.prepareStatement(MessageStore.LOCK_MESSAGE_BY_ID)) {
-            Db.bind(ps, tenant, topic, partitionKey, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                if (metadataOut != null) {
-                    metadataOut[0] = rs.getString(2);
-                }
-                return Optional.of(new long[] {rs.getLong(1)});
-            }
-        }
+        return Db.list(c, MessageStore.LOCK_MESSAGE_BY_ID, ps -> Db.bind(ps, tenant, topic, partitionKey, id),
+                rs -> new LockedMessage(rs.getLong("offset"), rs.getString("metadata"))).stream().findFirst();
     }
 
     private static void lockLeases(Connection c, String tenant, String topic, String partitionKey, List<String> groups)
@@ -383,26 +462,16 @@ public class AdminStore {
         if (groups.isEmpty()) {
             return;
         }
-        List<Object> p = new ArrayList<>();
-        p.add(tenant);
-        p.addAll(groups);
-        p.add(topic);
-        p.add(partitionKey);
-        Db.column(c, LOCK_PARTITION_LEASES.formatted(Db.placeholders(groups.size())), p.toArray());
+        LockPartitionLeases lock = new LockPartitionLeases(tenant, groups, topic, partitionKey);
+        Db.list(c, lock.sql(), lock, rs -> rs.getString("consumer_group"));
     }
 
     private static void deleteMessage(Connection c, String tenant, String topic, String partitionKey, long offset,
                                       List<String> groups) throws SQLException {
         if (!groups.isEmpty()) {
-            List<Object> p = new ArrayList<>();
-            p.add(tenant);
-            p.addAll(groups);
-            p.addAll(List.of(topic, partitionKey, offset));
-            String sql = RetentionStore.DELETE_DELIVERY_STATES.formatted(Db.placeholders(groups.size()), Db.placeholders(1));
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                Db.bind(ps, p.toArray());
-                ps.executeUpdate(); // zero or one row per group
-            }
+            RetentionStore.DeleteDeliveryStates delete = new RetentionStore.DeleteDeliveryStates(tenant, groups, topic,
+                    partitionKey, List.of(offset));
+            Db.update(c, delete.sql(), delete); // zero or one row per group
         }
         try (PreparedStatement ps = c.prepareStatement(MessageStore.DELETE_MESSAGE_AT)) {
             Db.bind(ps, tenant, topic, partitionKey, offset);
@@ -413,30 +482,10 @@ public class AdminStore {
         }
     }
 
-    @FunctionalInterface
-    private interface RowMapper<T> {
-        T map(ResultSet rs) throws SQLException;
-    }
-
-    private static <T> List<T> list(Connection c, String sql, Object[] params, RowMapper<T> mapper) throws SQLException {
-        List<T> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            Db.bind(ps, params);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(mapper.map(rs));
-                }
-            }
-        }
-        return out;
-    }
-
-    private static Object[] tenantFirst(Optional<String> tenant, int limit) {
-        return tenant.<Object[]>map(t -> new Object[] {t, limit}).orElseGet(() -> new Object[] {limit});
-    }
-
-    private static Instant instant(ResultSet rs, int column) throws SQLException {
-        LocalDateTime t = rs.getObject(column, LocalDateTime.class);
-        return t == null ? null : t.toInstant(ZoneOffset.UTC);
+    /** The tenant, when one is given, then {@code limit}: the binds of a listing without other filters. */
+    private static List<Object> withTenant(Optional<String> tenant, int limit) {
+        List<Object> binds = new ArrayList<>(tenant.stream().toList());
+        binds.add(limit);
+        return binds;
     }
 }

@@ -1,18 +1,60 @@
 package dev.tenantmq.store;
 
+import static dev.tenantmq.store.ConsumerSql.ACK_DELIVERY;
+import static dev.tenantmq.store.ConsumerSql.ADVANCE_COMMITTED;
+import static dev.tenantmq.store.ConsumerSql.CLOSE_BATCH;
+import static dev.tenantmq.store.ConsumerSql.EXTEND_DELIVERY;
+import static dev.tenantmq.store.ConsumerSql.HAND_BACK_LATER;
+import static dev.tenantmq.store.ConsumerSql.INSERT_BATCH_DELIVERY;
+import static dev.tenantmq.store.ConsumerSql.MARK_DEAD;
+import static dev.tenantmq.store.ConsumerSql.NACK_DELIVERY;
+import static dev.tenantmq.store.ConsumerSql.OPEN_BATCH;
+import static dev.tenantmq.store.ConsumerSql.PRUNE_DELIVERIES;
+import static dev.tenantmq.store.ConsumerSql.SCAN_PARTITION;
+import static dev.tenantmq.store.ConsumerSql.SCAN_REQUEUED;
+import static dev.tenantmq.store.ConsumerSql.SELECT_BATCH_MESSAGES;
+import static dev.tenantmq.store.ConsumerSql.SELECT_DELIVERY_STATE;
+import static dev.tenantmq.store.ConsumerSql.SELECT_MESSAGE;
+import static dev.tenantmq.store.ConsumerSql.SELECT_PREFIX_STATES;
+import static dev.tenantmq.store.ConsumerSql.SELECT_READY_PARTITIONS;
+import static dev.tenantmq.store.ConsumerSql.UPDATE_REDELIVERY;
+import static dev.tenantmq.store.ConsumerSql.union;
+
 import dev.tenantmq.model.CommitWalk;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
+import dev.tenantmq.model.Settlement;
 import dev.tenantmq.model.DeliveryState;
+import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
+import dev.tenantmq.store.ConsumerSql.CloseBatch;
+import dev.tenantmq.store.ConsumerSql.CountFinished;
+import dev.tenantmq.store.ConsumerSql.Cursor;
+import dev.tenantmq.store.ConsumerSql.DeliveryRow;
+import dev.tenantmq.store.ConsumerSql.FencedUpdate;
+import dev.tenantmq.store.ConsumerSql.HandBackLater;
+import dev.tenantmq.store.ConsumerSql.InsertBatchDelivery;
+import dev.tenantmq.store.ConsumerSql.LockLeases;
+import dev.tenantmq.store.ConsumerSql.LockedLease;
+import dev.tenantmq.store.ConsumerSql.MarkDead;
+import dev.tenantmq.store.ConsumerSql.MessageKey;
+import dev.tenantmq.store.ConsumerSql.MessageRow;
+import dev.tenantmq.store.ConsumerSql.OpenBatch;
+import dev.tenantmq.store.ConsumerSql.PruneDeliveries;
+import dev.tenantmq.store.ConsumerSql.ScanPartition;
+import dev.tenantmq.store.ConsumerSql.ScanRequeued;
+import dev.tenantmq.store.ConsumerSql.Scanned;
+import dev.tenantmq.store.ConsumerSql.SelectBatchMessages;
+import dev.tenantmq.store.ConsumerSql.SelectBatchRows;
+import dev.tenantmq.store.ConsumerSql.SelectCursors;
+import dev.tenantmq.store.ConsumerSql.SelectPrefixStates;
+import dev.tenantmq.store.ConsumerSql.SelectReadyPartitions;
+import dev.tenantmq.store.ConsumerSql.UpdateRedelivery;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -20,16 +62,18 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * SQL of consumption: lease-fetch, ack, nack, extend and dead-lettering over
+ * The transactions of consumption: lease-fetch, ack, nack, extend and dead-lettering over
  * {@code queue_partition_leases}, {@code queue_offsets}, {@code queue_delivery_state} and
- * {@code queue_messages}. The rules of what to deliver and where the committed offset moves are
- * pure code on the ground floor ({@link PartitionWalk}, {@link CommitWalk}); this class reads
- * their input and writes their outcome.
+ * {@code queue_messages}. The statements, their binds and row mappers are in {@link ConsumerSql};
+ * the rules of what to deliver and where the committed offset moves are pure code on the ground
+ * floor ({@link PartitionWalk}, {@link CommitWalk}); this class reads their input and writes
+ * their outcome.
  *
  * <p>Delivery batches (migration V3): a fetch records the messages it hands out for the first
  * time on the partition's {@code queue_offsets} row, as the batch {@code (committed_offset,
@@ -50,267 +94,6 @@ public class ConsumerStore {
     /** Extra rows a scan reads beyond its budget: acknowledged-but-uncommitted rows are skipped. */
     private static final int SCAN_SLACK = 16;
 
-    /**
-     * Partitions this subscriber leases, in key order within {@code (after, upTo]} (the second
-     * bound only when the first ? of the OR is false), that have something to deliver (a message
-     * above the committed offset, or a requeued one at or below it) and nothing that holds the
-     * partition back: an open batch of the current lease still within its visibility, a
-     * delivery row of the current lease still invisible, or a nacked or handed-back message whose
-     * delay has not passed. In key order, the scan of the lease rows stops at the LIMIT, so a
-     * fetch pays for the partitions it looks at, not for every partition it leases.
-     * Binds: tenant, consumer_group, topic, subscriber, after, unbounded (boolean), upTo, limit.
-     */
-    static final String SELECT_READY_PARTITIONS = """
-            SELECT l.partition_key
-            FROM queue_partition_leases l
-            JOIN queue_offsets o
-              ON o.tenant = l.tenant AND o.topic = l.topic
-             AND o.partition_key = l.partition_key AND o.consumer_group = l.consumer_group
-            WHERE l.tenant = ? AND l.consumer_group = ? AND l.topic = ?
-              AND l.leased_by = ? AND l.expires_at > UTC_TIMESTAMP(6)
-              AND l.partition_key > ? AND (? OR l.partition_key <= ?)
-              AND NOT (o.delivered_offset > o.committed_offset AND o.delivery_epoch = l.epoch
-                       AND o.visible_at > UTC_TIMESTAMP(6))
-              AND (EXISTS (
-                      SELECT 1 FROM queue_messages m
-                      WHERE m.tenant = l.tenant AND m.topic = l.topic AND m.partition_key = l.partition_key
-                        AND m.`offset` > o.committed_offset)
-                   OR EXISTS (
-                      SELECT 1 FROM queue_delivery_state r
-                      JOIN queue_messages rm
-                        ON rm.tenant = r.tenant AND rm.topic = r.topic AND rm.partition_key = r.partition_key
-                       AND rm.`offset` = r.message_offset
-                      WHERE r.tenant = l.tenant AND r.consumer_group = l.consumer_group AND r.topic = l.topic
-                        AND r.partition_key = l.partition_key AND r.message_offset <= o.committed_offset
-                        AND r.state IN ('INFLIGHT', 'RETRY', 'PENDING')))
-              AND NOT EXISTS (
-                  SELECT 1 FROM queue_delivery_state d
-                  WHERE d.tenant = l.tenant AND d.consumer_group = l.consumer_group AND d.topic = l.topic
-                    AND d.partition_key = l.partition_key AND d.visible_at > UTC_TIMESTAMP(6)
-                    AND (d.state IN ('RETRY', 'PENDING') OR (d.state = 'INFLIGHT' AND d.lease_epoch = l.epoch)))
-            ORDER BY l.partition_key
-            LIMIT ?""";
-
-    /**
-     * Locks the lease rows this subscriber still holds among the given partitions (%s is the
-     * IN list). Rows not held or expired are not returned; under READ COMMITTED they are not
-     * locked either.
-     */
-    static final String LOCK_HELD_LEASES = """
-            SELECT partition_key, epoch FROM queue_partition_leases
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
-              AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)
-            ORDER BY partition_key
-            FOR UPDATE""";
-
-    /** Locks the lease rows of the given partitions whoever holds them (%s is the IN list). */
-    static final String LOCK_LEASES = """
-            SELECT partition_key, epoch FROM queue_partition_leases
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
-            ORDER BY partition_key
-            FOR UPDATE""";
-
-    /**
-     * The group's position in the given partitions (%s is the IN list): committed offset, the
-     * open batch, and whether a requeued message waits at or below the committed offset. Read
-     * after the lease row locks, which every writer of these rows takes first.
-     */
-    static final String SELECT_CURSORS = """
-            SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.delivery_epoch, o.delivery_seq,
-                   o.visible_at, o.visible_at > UTC_TIMESTAMP(6),
-                   EXISTS (SELECT 1 FROM queue_delivery_state r
-                           WHERE r.tenant = o.tenant AND r.consumer_group = o.consumer_group AND r.topic = o.topic
-                             AND r.partition_key = o.partition_key AND r.message_offset <= o.committed_offset
-                             AND r.state IN ('INFLIGHT', 'RETRY', 'PENDING'))
-            FROM queue_offsets o
-            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%s) AND o.consumer_group = ?""";
-
-    /** Columns of the two message scans of {@link #lease}. */
-    private static final String SCAN_COLUMNS = """
-            m.partition_key, m.`offset`, m.id, m.payload, m.metadata, m.created_at,
-            d.state, d.delivery_attempt, d.delivery_count, d.lease_epoch, d.visible_at > UTC_TIMESTAMP(6)""";
-
-    /**
-     * The next messages of one partition above its committed offset, in offset order, with this
-     * group's delivery row of each. One branch of a UNION ALL over the partitions of a fetch.
-     * Binds: consumer_group, tenant, topic, partition_key, committed offset, row limit.
-     */
-    static final String SCAN_PARTITION = """
-            SELECT %s
-            FROM queue_messages m
-            LEFT JOIN queue_delivery_state d
-              ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
-             AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
-            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
-            ORDER BY m.`offset`
-            LIMIT ?""".formatted(SCAN_COLUMNS);
-
-    /**
-     * Requeued messages of one partition at or below its committed offset (admin requeue hands a
-     * dead letter back there), in offset order; they go out before anything above it. One branch
-     * of a UNION ALL. Binds: tenant, consumer_group, topic, partition_key, committed offset, limit.
-     */
-    static final String SCAN_REQUEUED = """
-            SELECT %s
-            FROM queue_delivery_state d
-            JOIN queue_messages m
-              ON m.tenant = d.tenant AND m.topic = d.topic AND m.partition_key = d.partition_key
-             AND m.`offset` = d.message_offset
-            WHERE d.tenant = ? AND d.consumer_group = ? AND d.topic = ? AND d.partition_key = ?
-              AND d.message_offset <= ? AND d.state IN ('INFLIGHT', 'RETRY', 'PENDING')
-            ORDER BY d.message_offset
-            LIMIT ?""".formatted(SCAN_COLUMNS);
-
-    /**
-     * Records a fetch's hand-out of a partition: the new batch (the messages up to
-     * {@code delivered_offset} handed out for the first time), its lease epoch, its delivery
-     * number and its visibility deadline. Compare-and-set on the delivery number read under the
-     * lease row lock, so a mismatch is a bug.
-     */
-    static final String OPEN_BATCH = """
-            UPDATE queue_offsets
-            SET delivered_offset = ?, delivery_epoch = ?, delivery_seq = ?,
-                visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND delivery_seq = ?""";
-
-    /** Messages of an open batch that have no delivery row yet: the ones to materialize. */
-    static final String SELECT_BATCH_MESSAGES = """
-            SELECT m.`offset`
-            FROM queue_messages m
-            LEFT JOIN queue_delivery_state d
-              ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
-             AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
-            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ? AND m.`offset` <= ?
-              AND d.message_offset IS NULL
-            ORDER BY m.`offset`""";
-
-    /**
-     * Delivery rows inside the open batches of the given partitions (%s is the IN list): a
-     * message handed out again in a batch (after a hand-back) has a row there, and an ack of it
-     * goes through the row.
-     */
-    static final String SELECT_BATCH_ROWS = """
-            SELECT d.partition_key, d.message_offset
-            FROM queue_offsets o
-            JOIN queue_delivery_state d
-              ON d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
-             AND d.partition_key = o.partition_key
-             AND d.message_offset > o.committed_offset AND d.message_offset <= o.delivered_offset
-            WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ? AND o.partition_key IN (%s)""";
-
-    /** The explicit row of one batch delivery (materialization): in flight as the batch was. */
-    static final String INSERT_BATCH_DELIVERY = """
-            INSERT INTO queue_delivery_state
-              (tenant, consumer_group, topic, partition_key, message_offset,
-               state, delivery_attempt, delivery_count, lease_epoch, visible_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, 'INFLIGHT', 1, ?, ?, ?, UTC_TIMESTAMP(6))""";
-
-    /** Closes a materialized batch: its messages have rows now. Compare-and-set like {@link #OPEN_BATCH}. */
-    static final String CLOSE_BATCH = """
-            UPDATE queue_offsets SET delivered_offset = committed_offset
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND delivery_seq = ?""";
-
-    /**
-     * Hands a message with a row out again (after an expiry, a lost lease, a nack or a
-     * hand-back), fenced by the state and delivery number it was read with.
-     */
-    static final String UPDATE_REDELIVERY = """
-            UPDATE queue_delivery_state
-            SET state = 'INFLIGHT', delivery_attempt = ?, delivery_count = ?, lease_epoch = ?,
-                visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
-              AND state = ? AND delivery_count = ?""";
-
-    /** Marks a message dead-lettered for the group, fenced like {@link #UPDATE_REDELIVERY}. */
-    static final String MARK_DEAD = """
-            UPDATE queue_delivery_state
-            SET state = 'DEAD', delivery_attempt = ?, updated_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
-              AND state = ? AND delivery_count = ?""";
-
-    /** Ack of a delivery row, fenced by the lease epoch and delivery number the receipt names. */
-    static final String ACK_DELIVERY = """
-            UPDATE queue_delivery_state
-            SET state = 'ACKED', updated_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
-              AND state = 'INFLIGHT' AND lease_epoch = ? AND delivery_count = ?""";
-
-    /** Extend (change visibility), fenced like ack: pushes the redelivery time back. */
-    static final String EXTEND_DELIVERY = """
-            UPDATE queue_delivery_state
-            SET visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
-              AND state = 'INFLIGHT' AND lease_epoch = ? AND delivery_count = ?""";
-
-    /** Nack below {@code mq.max-deliveries}: a failed attempt, delivered again after the delay. */
-    static final String NACK_DELIVERY = """
-            UPDATE queue_delivery_state
-            SET state = 'RETRY', visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
-              AND state = 'INFLIGHT' AND lease_epoch = ? AND delivery_count = ?""";
-
-    /**
-     * Hands in-flight messages of a lease after an offset back without failing (SPEC: they keep
-     * their {@code deliveryAttempt}): after a nack the later ones, which follow the nacked one
-     * again; on a graceful lease release all of them (offset 0, see LeaseStore.release). Those
-     * whose visibility timeout already expired stay: the expiry is a failed attempt. The caller
-     * materializes the partition's open batch first.
-     */
-    static final String HAND_BACK_LATER = """
-            UPDATE queue_delivery_state
-            SET state = 'PENDING', visible_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset > ?
-              AND state = 'INFLIGHT' AND lease_epoch = ? AND visible_at > UTC_TIMESTAMP(6)""";
-
-    static final String SELECT_DELIVERY_STATE = """
-            SELECT state, lease_epoch, delivery_count, delivery_attempt FROM queue_delivery_state
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?""";
-
-    /** The message a dead letter copies. */
-    static final String SELECT_MESSAGE = """
-            SELECT id, payload, metadata FROM queue_messages
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
-
-    /**
-     * Message offsets of one partition above the committed offset with their delivery state;
-     * walked to find the contiguous prefix of finished messages. One branch of a UNION ALL.
-     * Binds: consumer_group, tenant, topic, partition_key, committed offset, row limit.
-     */
-    static final String SELECT_PREFIX_STATES = """
-            SELECT m.partition_key, m.`offset`, d.state
-            FROM queue_messages m
-            LEFT JOIN queue_delivery_state d
-              ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
-             AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
-            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
-            ORDER BY m.`offset`
-            LIMIT ?""";
-
-    /** Finished delivery rows above the committed offset, per partition (%s is the IN list). */
-    static final String COUNT_FINISHED = """
-            SELECT d.partition_key, COUNT(*) FROM queue_delivery_state d
-            JOIN queue_offsets o
-              ON o.tenant = d.tenant AND o.topic = d.topic AND o.partition_key = d.partition_key
-             AND o.consumer_group = d.consumer_group
-            WHERE d.tenant = ? AND d.consumer_group = ? AND d.topic = ? AND d.partition_key IN (%s)
-              AND d.state IN ('ACKED', 'DEAD') AND d.message_offset > o.committed_offset
-            GROUP BY d.partition_key""";
-
-    /** Compare-and-set of the committed offset; the lease row lock makes a mismatch a bug. */
-    static final String ADVANCE_COMMITTED = """
-            UPDATE queue_offsets SET committed_offset = ?, updated_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND committed_offset = ?""";
-
-    /**
-     * Acknowledged delivery state at or below the committed offset is no longer needed. DEAD
-     * rows stay (requeue needs them); in-flight, retry and pending rows there are requeued
-     * messages still to deliver.
-     */
-    static final String PRUNE_DELIVERIES = """
-            DELETE FROM queue_delivery_state
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset <= ?
-              AND state = 'ACKED'""";
-
     private final Db db;
 
     ConsumerStore(Db db) {
@@ -329,46 +112,13 @@ public class ConsumerStore {
     public record LeaseResult(List<Delivery> deliveries, int deadLettered) {}
 
     /**
-     * The group's position in one partition ({@code queue_offsets}), read under the lease row lock.
-     *
-     * @param committed every message at or below it is finished
-     * @param delivered end of the open batch; the batch is open when above {@code committed}
-     * @param batchEpoch lease epoch of the batch
-     * @param seq delivery number of the partition's last hand-out
-     * @param batchVisibleAt the batch's visibility deadline (database clock) as the database prints
-     *     it, microseconds included: bound back as text, because a {@code LocalDateTime} bind loses
-     *     the fraction on servers the driver takes for MySQL 5.5 (MariaDB), and a materialized
-     *     delivery would then expire up to a second early
-     * @param batchInvisible whether that deadline is still ahead
-     * @param requeued whether a requeued message waits at or below {@code committed}
-     */
-    private record Cursor(String key, long committed, long delivered, long batchEpoch, long seq,
-                          String batchVisibleAt, boolean batchInvisible, boolean requeued) {
-        boolean batchOpen() {
-            return delivered > committed;
-        }
-
-        Cursor closed() {
-            return new Cursor(key, committed, committed, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued);
-        }
-
-        Cursor committedAt(long offset) {
-            return new Cursor(key, offset, delivered, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued);
-        }
-    }
-
-    /** One message read by a fetch scan: its content and the walk's view of it. */
-    private record Scanned(String key, long offset, String id, String payloadJson, String metadataJson,
-                           Instant createdAt, PartitionWalk.Row row) {}
-
-    /**
      * Finds up to {@code maxPartitions} leased partitions with deliverable messages, in key order,
      * with keys after {@code after} and, when {@code upTo} is not null, at most {@code upTo}.
      * Read-only, no locks.
      */
     public List<String> readyPartitions(GroupScope s, String subscriber, String after, String upTo, int maxPartitions) {
-        return db.read(c -> Db.column(c, SELECT_READY_PARTITIONS, s.tenant(), s.consumerGroup(), s.topic(), subscriber,
-                after, upTo == null, upTo == null ? "" : upTo, maxPartitions));
+        return db.read(c -> Db.list(c, SELECT_READY_PARTITIONS,
+                new SelectReadyPartitions(s, subscriber, after, upTo, maxPartitions), rs -> rs.getString("partition_key")));
     }
 
     /**
@@ -389,15 +139,15 @@ public class ConsumerStore {
             return new LeaseResult(List.of(), 0);
         }
         return writeTx((c, gapLocks) -> {
-            Map<String, Long> epochs = lockedEpochs(c, LOCK_HELD_LEASES, s, partitions, subscriber);
+            Map<String, Long> epochs = lockedEpochs(c, new LockLeases(s, partitions, subscriber));
             if (epochs.isEmpty()) {
                 return new LeaseResult(List.of(), 0);
             }
             Map<String, Cursor> cursors = cursors(c, s, epochs.keySet());
             List<String> keys = new ArrayList<>(epochs.keySet());
             List<Delivery> out = new ArrayList<>();
-            List<Object[]> redeliveries = new ArrayList<>();
-            List<Object[]> batches = new ArrayList<>();
+            List<UpdateRedelivery> redeliveries = new ArrayList<>();
+            List<OpenBatch> batches = new ArrayList<>();
             List<DeadStep> deads = new ArrayList<>();
             int next = 0;
             for (int width = 1; out.size() < maxMessages && next < keys.size(); width *= 2) {
@@ -418,9 +168,11 @@ public class ConsumerStore {
                     round.add(cur);
                 }
                 int budget = maxMessages - out.size();
-                Map<String, List<Scanned>> requeued = scan(c, s, SCAN_REQUEUED,
-                        round.stream().filter(Cursor::requeued).toList(), budget + SCAN_SLACK, true);
-                Map<String, List<Scanned>> above = scan(c, s, SCAN_PARTITION, round, budget + SCAN_SLACK, false);
+                int limit = budget + SCAN_SLACK;
+                Map<String, List<Scanned>> requeued = scan(c, SCAN_REQUEUED, round.stream().filter(Cursor::requeued)
+                        .map(cur -> new ScanRequeued(s, cur.key(), cur.committed(), limit)).toList());
+                Map<String, List<Scanned>> above = scan(c, SCAN_PARTITION, round.stream()
+                        .map(cur -> new ScanPartition(s, cur.key(), cur.committed(), limit)).toList());
                 for (Cursor cur : round) {
                     int left = maxMessages - out.size();
                     if (left <= 0) {
@@ -441,9 +193,8 @@ public class ConsumerStore {
                         Scanned m = seen.get(step.offset());
                         if (step instanceof PartitionWalk.Deliver d) {
                             if (!d.first()) {
-                                redeliveries.add(new Object[] {d.attempt(), seq, epoch, visibilityMicros, // SET
-                                        s.tenant(), s.consumerGroup(), s.topic(), cur.key(), d.offset(), // row
-                                        d.fromState().name(), d.fromDelivery()}); // fencing: as read
+                                redeliveries.add(new UpdateRedelivery(d.attempt(), seq, epoch, visibilityMicros, s,
+                                        cur.key(), d.offset(), d.fromState(), d.fromDelivery()));
                             }
                             out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payloadJson(), m.metadataJson(),
                                     m.createdAt(), d.attempt(), seq, epoch));
@@ -452,8 +203,8 @@ public class ConsumerStore {
                         }
                     }
                     if (walk.delivered() > 0) {
-                        batches.add(new Object[] {walk.lastFirstDelivery(cur.committed()), epoch, seq, visibilityMicros,
-                                s.tenant(), s.topic(), cur.key(), s.consumerGroup(), cur.seq()});
+                        batches.add(new OpenBatch(walk.lastFirstDelivery(cur.committed()), epoch, seq, visibilityMicros,
+                                s, cur.key(), cur.seq()));
                     }
                 }
             }
@@ -485,39 +236,17 @@ public class ConsumerStore {
     }
 
     /**
-     * Runs one scan branch for each of {@code round} as one UNION ALL statement, and returns the
-     * rows by partition, each in offset order.
+     * Runs {@code branch} once for each of {@code branches} as one UNION ALL statement, and
+     * returns the rows by partition, each in offset order.
      */
-    private static Map<String, List<Scanned>> scan(Connection c, GroupScope s, String branch, List<Cursor> round,
-                                                   int limit, boolean requeued) throws SQLException {
+    private static Map<String, List<Scanned>> scan(Connection c, String branch, List<? extends ConsumerSql.Branch> branches)
+            throws SQLException {
         Map<String, List<Scanned>> rows = new HashMap<>();
-        if (round.isEmpty()) {
+        if (branches.isEmpty()) {
             return rows;
         }
-        try (PreparedStatement ps = c.prepareStatement(Db.unionAll(branch, round.size()))) {
-            int i = 1;
-            for (Cursor cur : round) {
-                Object[] binds = requeued
-                        ? new Object[] {s.tenant(), s.consumerGroup(), s.topic(), cur.key(), cur.committed(), limit}
-                        : new Object[] {s.consumerGroup(), s.tenant(), s.topic(), cur.key(), cur.committed(), limit};
-                for (Object b : binds) {
-                    ps.setObject(i++, b);
-                }
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    // Columns as listed in SCAN_COLUMNS.
-                    String key = rs.getString(1);
-                    long offset = rs.getLong(2);
-                    DeliveryState state = DeliveryState.of(rs.getString(7));
-                    PartitionWalk.Row row = state == null ? PartitionWalk.Row.undelivered(offset)
-                            : new PartitionWalk.Row(offset, state, rs.getInt(8), rs.getLong(9), rs.getLong(10),
-                                    rs.getBoolean(11));
-                    rows.computeIfAbsent(key, k -> new ArrayList<>()).add(new Scanned(key, offset, rs.getString(3),
-                            rs.getString(4), rs.getString(5),
-                            rs.getObject(6, LocalDateTime.class).toInstant(ZoneOffset.UTC), row));
-                }
-            }
+        for (Scanned m : Db.list(c, Db.unionAll(branch, branches.size()), union(branches), Scanned.ROW)) {
+            rows.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m);
         }
         rows.values().forEach(list -> list.sort(Comparator.comparingLong(Scanned::offset)));
         return rows;
@@ -533,19 +262,12 @@ public class ConsumerStore {
         if (!cur.batchOpen()) {
             return cur;
         }
-        List<Object[]> rows = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(SELECT_BATCH_MESSAGES)) {
-            Db.bind(ps, s.consumerGroup(), s.tenant(), s.topic(), cur.key(), cur.committed(), cur.delivered());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(new Object[] {s.tenant(), s.consumerGroup(), s.topic(), cur.key(), rs.getLong(1),
-                            cur.seq(), cur.batchEpoch(), cur.batchVisibleAt()}); // as the batch handed it out
-                }
-            }
-        }
+        List<InsertBatchDelivery> rows = Db.list(c, SELECT_BATCH_MESSAGES,
+                new SelectBatchMessages(s, cur.key(), cur.committed(), cur.delivered()),
+                rs -> new InsertBatchDelivery(s, cur.key(), rs.getLong("offset"),
+                        cur.seq(), cur.batchEpoch(), cur.batchVisibleAt())); // as the batch handed it out
         executeBatch(c, INSERT_BATCH_DELIVERY, rows, "materialize batch delivery");
-        executeBatch(c, CLOSE_BATCH, List.<Object[]>of(new Object[] {s.tenant(), s.topic(), cur.key(), s.consumerGroup(),
-                cur.seq()}), "close delivery batch");
+        executeBatch(c, CLOSE_BATCH, List.of(new CloseBatch(s, cur.key(), cur.seq())), "close delivery batch");
         return cur.closed();
     }
 
@@ -572,16 +294,13 @@ public class ConsumerStore {
         MessageStore.appendDeadLetter(c, new MessageStore.DeadLetter(s.tenant(), policy.dlqTopic(), d.partitionKey(),
                 d.id(), d.payloadJson(), d.metadataJson(), s.topic(), d.offset(), s.consumerGroup(), d.reason(),
                 d.attempts()), gapLocks);
-        try (PreparedStatement ps = c.prepareStatement(MARK_DEAD)) {
-            Db.bind(ps, d.attempts(), s.tenant(), s.consumerGroup(), s.topic(), d.partitionKey(), d.offset(),
-                    d.fromState().name(), d.delivery());
-            int n = ps.executeUpdate();
-            if (n == 0) {
-                throw new SQLException("mark dead changed no row", "40001"); // see executeBatch
-            }
-            if (n != 1) {
-                throw new SQLException("mark dead changed " + n + " rows, expected 1");
-            }
+        int n = Db.update(c, MARK_DEAD, new MarkDead(d.attempts(), s, d.partitionKey(), d.offset(), d.fromState(),
+                d.delivery()));
+        if (n == 0) {
+            throw new ConflictRetry("mark dead changed no row"); // see executeBatch
+        }
+        if (n != 1) {
+            throw new SQLException("mark dead changed " + n + " rows, expected 1");
         }
     }
 
@@ -627,7 +346,7 @@ public class ConsumerStore {
         }
         return writeTx((c, gapLocks) -> {
             Set<String> keys = keys(targets);
-            Map<String, Long> epochs = lockedEpochs(c, LOCK_LEASES, s, new ArrayList<>(keys), null);
+            Map<String, Long> epochs = lockedEpochs(c, new LockLeases(s, new ArrayList<>(keys), null));
             Map<String, Cursor> cursors = cursors(c, s, keys);
             Map<String, Set<Long>> batchRows = batchRows(c, s, keys, cursors);
             SettleStatus[] result = new SettleStatus[targets.size()];
@@ -647,7 +366,7 @@ public class ConsumerStore {
                     } else {
                         result[i] = SettleStatus.ALREADY_ACKED; // the same receipt twice in one request
                     }
-                } else if (fencedUpdate(c, ACK_DELIVERY, new Object[0], s, t)) {
+                } else if (fencedUpdate(c, new FencedUpdate(ACK_DELIVERY, null, s, t))) {
                     rowAcked.add(t.partitionKey());
                     result[i] = SettleStatus.DONE;
                 }
@@ -672,7 +391,7 @@ public class ConsumerStore {
                 CommitWalk.Advance a = advanced.get(e.getValue());
                 if (a != null && a.batchAcks().contains(t.offset())) {
                     result[e.getKey()] = SettleStatus.DONE;
-                } else if (fencedUpdate(c, ACK_DELIVERY, new Object[0], s, t)) {
+                } else if (fencedUpdate(c, new FencedUpdate(ACK_DELIVERY, null, s, t))) {
                     result[e.getKey()] = SettleStatus.DONE; // materialized just now: acked out of order
                 }
             }
@@ -691,7 +410,7 @@ public class ConsumerStore {
      * @return one status per target, in the given order
      */
     public List<SettleStatus> extend(GroupScope s, List<AckTarget> targets, long visibilityMicros) {
-        return settle(s, targets, (c, t, ctx) -> fencedUpdate(c, EXTEND_DELIVERY, new Object[] {visibilityMicros}, s, t))
+        return settle(s, targets, (c, t, ctx) -> fencedUpdate(c, new FencedUpdate(EXTEND_DELIVERY, visibilityMicros, s, t)))
                 .statuses();
     }
 
@@ -712,66 +431,53 @@ public class ConsumerStore {
             if (attempt == null) {
                 return false;
             }
-            if (attempt >= policy.maxDeliveries()) {
-                String[] message = message(c, s, t.partitionKey(), t.offset());
-                deadLetter(c, s, policy, new Dead(t.partitionKey(), t.offset(), message[0], message[1], message[2],
-                        DeliveryState.INFLIGHT, t.delivery(), attempt, reason), ctx.gapLocks);
+            if (Settlement.lastAttempt(attempt, policy.maxDeliveries())) {
+                MessageRow message = message(c, s, t.partitionKey(), t.offset());
+                deadLetter(c, s, policy, new Dead(t.partitionKey(), t.offset(), message.id(), message.payloadJson(),
+                        message.metadataJson(), DeliveryState.INFLIGHT, t.delivery(), attempt, reason), ctx.gapLocks);
                 ctx.finished.add(t.partitionKey());
                 ctx.deadLettered++;
-            } else if (!fencedUpdate(c, NACK_DELIVERY, new Object[] {delayMicros.applyAsLong(attempt)}, s, t)) {
+            } else if (!fencedUpdate(c, new FencedUpdate(NACK_DELIVERY, delayMicros.applyAsLong(attempt), s, t))) {
                 throw new SQLException("nack of a current delivery changed no row"); // lease row lock held: a bug
             }
             // Whether it is retried or dead-lettered, the messages delivered after it go back: the
             // client cannot tell which nack was the last, so both behave alike for them.
-            ctx.handBack.merge(t.partitionKey(), new long[] {t.offset(), t.leaseEpoch()},
-                    (a, b) -> a[0] <= b[0] ? a : b);
+            ctx.handBack.merge(t.partitionKey(), new HandBackLater(s, t.partitionKey(), t.offset(), t.leaseEpoch()),
+                    (a, b) -> a.afterOffset() <= b.afterOffset() ? a : b);
             return true;
         });
     }
 
     /** The attempt of the delivery {@code t} names, when it is the current in-flight one; else null. */
     private static Integer currentAttempt(Connection c, GroupScope s, AckTarget t) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SELECT_DELIVERY_STATE)) {
-            Db.bind(ps, s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset());
-            try (ResultSet rs = ps.executeQuery()) {
-                // Columns: state, lease_epoch, delivery_count, delivery_attempt.
-                if (rs.next() && DeliveryState.INFLIGHT.name().equals(rs.getString(1))
-                        && rs.getLong(2) == t.leaseEpoch() && rs.getLong(3) == t.delivery()) {
-                    return rs.getInt(4);
-                }
-                return null;
-            }
-        }
+        Optional<DeliveryRow> row = deliveryRow(c, s, t);
+        return row.isPresent() && row.get().state() == DeliveryState.INFLIGHT && row.get().isDelivery(t)
+                ? row.get().attempt() : null;
+    }
+
+    /** The group's delivery row of the message {@code t} names, if it has one. */
+    private static Optional<DeliveryRow> deliveryRow(Connection c, GroupScope s, AckTarget t) throws SQLException {
+        return Db.list(c, SELECT_DELIVERY_STATE, new MessageKey(s, t.partitionKey(), t.offset()), DeliveryRow.ROW)
+                .stream().findFirst();
     }
 
     /** id, payload and metadata of one message. */
-    private static String[] message(Connection c, GroupScope s, String key, long offset) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SELECT_MESSAGE)) {
-            Db.bind(ps, s.tenant(), s.topic(), key, offset);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new SQLException("in-flight message " + offset + " has no message row");
-                }
-                return new String[] {rs.getString(1), rs.getString(2), rs.getString(3)};
-            }
+    private static MessageRow message(Connection c, GroupScope s, String key, long offset) throws SQLException {
+        List<MessageRow> rows = Db.list(c, SELECT_MESSAGE, ps -> Db.bind(ps, s.tenant(), s.topic(), key, offset),
+                MessageRow.ROW);
+        if (rows.isEmpty()) {
+            throw new SQLException("in-flight message " + offset + " has no message row");
         }
+        return rows.get(0);
     }
 
-    /** Runs one fenced single-row update: {@code leading} are its SET parameters. */
-    private static boolean fencedUpdate(Connection c, String sql, Object[] leading, GroupScope s, AckTarget t)
-            throws SQLException {
-        Object[] where = {s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset(), t.leaseEpoch(),
-                t.delivery()};
-        Object[] params = java.util.Arrays.copyOf(leading, leading.length + where.length);
-        System.arraycopy(where, 0, params, leading.length, where.length);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            Db.bind(ps, params);
-            int n = ps.executeUpdate();
-            if (n > 1) {
-                throw new SQLException("fenced update matched " + n + " delivery rows");
-            }
-            return n == 1;
+    /** Runs one fenced single-row update (ack, extend or nack); false when the receipt's delivery is not current. */
+    private static boolean fencedUpdate(Connection c, FencedUpdate update) throws SQLException {
+        int n = Db.update(c, update.sql(), update);
+        if (n > 1) {
+            throw new SQLException("fenced update matched " + n + " delivery rows");
         }
+        return n == 1;
     }
 
     /** What the per-receipt actions of one settle transaction leave for its end. */
@@ -780,7 +486,7 @@ public class ConsumerStore {
         /** Partitions where a message finished (dead-lettered): the committed offset may move. */
         final Set<String> finished = new TreeSet<>();
         /** Per partition, the lowest nacked offset and its lease epoch: later in-flight messages go back. */
-        final Map<String, long[]> handBack = new TreeMap<>();
+        final Map<String, HandBackLater> handBack = new TreeMap<>();
         int deadLettered;
 
         SettleContext(boolean gapLocks) {
@@ -805,7 +511,7 @@ public class ConsumerStore {
         }
         return writeTx((c, gapLocks) -> {
             Set<String> keys = keys(targets);
-            Map<String, Long> epochs = lockedEpochs(c, LOCK_LEASES, s, new ArrayList<>(keys), null);
+            Map<String, Long> epochs = lockedEpochs(c, new LockLeases(s, new ArrayList<>(keys), null));
             Map<String, Cursor> cursors = cursors(c, s, keys);
             Set<String> touched = new TreeSet<>();
             for (AckTarget t : targets) {
@@ -827,11 +533,8 @@ public class ConsumerStore {
                     result[i] = SettleStatus.DONE;
                 }
             }
-            for (Map.Entry<String, long[]> e : ctx.handBack.entrySet()) {
-                try (PreparedStatement ps = c.prepareStatement(HAND_BACK_LATER)) {
-                    Db.bind(ps, s.tenant(), s.consumerGroup(), s.topic(), e.getKey(), e.getValue()[0], e.getValue()[1]);
-                    ps.executeUpdate(); // any number of later messages may be in flight
-                }
+            for (HandBackLater handBack : ctx.handBack.values()) {
+                Db.update(c, HAND_BACK_LATER, handBack); // any number of later messages may be in flight
             }
             Map<String, CommitWalk.Advance> advanced = advanceCommitted(c, s, ctx.finished, cursors, Map.of(), Set.of());
             Map<String, Long> committed = new HashMap<>();
@@ -850,33 +553,21 @@ public class ConsumerStore {
      */
     private static void classifyUnsettled(Connection c, GroupScope s, List<AckTarget> targets, Map<String, Long> epochs,
                                           Map<String, Long> committed, SettleStatus[] result) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SELECT_DELIVERY_STATE)) {
-            for (int i = 0; i < targets.size(); i++) {
-                if (result[i] != null) {
-                    continue;
-                }
-                AckTarget t = targets.get(i);
-                if (!currentLease(epochs, t)) {
-                    // Another lease owns the partition now: whatever happened since, this
-                    // receipt's delivery is not current (SPEC: STALE, nothing changed).
-                    result[i] = SettleStatus.STALE;
-                    continue;
-                }
-                Db.bind(ps, s.tenant(), s.consumerGroup(), s.topic(), t.partitionKey(), t.offset());
-                try (ResultSet rs = ps.executeQuery()) {
-                    boolean acked;
-                    if (rs.next()) {
-                        // Columns: state, lease_epoch, delivery_count. Acked by this very delivery,
-                        // not by a later redelivery of it.
-                        acked = DeliveryState.ACKED.name().equals(rs.getString(1)) && rs.getLong(2) == t.leaseEpoch()
-                                && rs.getLong(3) == t.delivery();
-                    } else {
-                        Long c0 = committed.get(t.partitionKey());
-                        acked = c0 != null && t.offset() <= c0;
-                    }
-                    result[i] = acked ? SettleStatus.ALREADY_ACKED : SettleStatus.STALE;
-                }
+        for (int i = 0; i < targets.size(); i++) {
+            if (result[i] != null) {
+                continue;
             }
+            AckTarget t = targets.get(i);
+            if (!currentLease(epochs, t)) {
+                // Another lease owns the partition now: whatever happened since, this
+                // receipt's delivery is not current (SPEC: STALE, nothing changed).
+                result[i] = SettleStatus.STALE;
+                continue;
+            }
+            Optional<DeliveryRow> row = deliveryRow(c, s, t);
+            boolean acked = Settlement.alreadyAcked(row.map(DeliveryRow::state).orElse(null),
+                    row.isPresent() && row.get().isDelivery(t), t.offset(), committed.get(t.partitionKey()));
+            result[i] = acked ? SettleStatus.ALREADY_ACKED : SettleStatus.STALE;
         }
     }
 
@@ -905,20 +596,9 @@ public class ConsumerStore {
         if (open.isEmpty()) {
             return rows;
         }
-        try (PreparedStatement ps = c.prepareStatement(SELECT_BATCH_ROWS.formatted(Db.placeholders(open.size())))) {
-            int i = 1;
-            ps.setString(i++, s.tenant());
-            ps.setString(i++, s.topic());
-            ps.setString(i++, s.consumerGroup());
-            for (String k : open) {
-                ps.setString(i++, k);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.computeIfAbsent(rs.getString(1), k -> new HashSet<>()).add(rs.getLong(2));
-                }
-            }
-        }
+        SelectBatchRows select = new SelectBatchRows(s, open);
+        Db.forEach(c, select.sql(), select, rs -> rows.computeIfAbsent(rs.getString("partition_key"),
+                k -> new HashSet<>()).add(rs.getLong("message_offset")));
         return rows;
     }
 
@@ -944,26 +624,14 @@ public class ConsumerStore {
         // The finished run has at most (finished rows + batch acks) messages, so one more row
         // always reaches its end.
         Map<String, List<CommitWalk.Row>> rows = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(Db.unionAll(SELECT_PREFIX_STATES, walked.size()))) {
-            int i = 1;
-            for (Cursor cur : walked) {
-                int limit = finishedRows.getOrDefault(cur.key(), 0) + batchAcks.getOrDefault(cur.key(), Set.of()).size()
-                        + 1;
-                for (Object b : new Object[] {s.consumerGroup(), s.tenant(), s.topic(), cur.key(), cur.committed(),
-                        limit}) {
-                    ps.setObject(i++, b);
-                }
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    // Columns: partition_key, offset, state.
-                    rows.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
-                            .add(new CommitWalk.Row(rs.getLong(2), DeliveryState.of(rs.getString(3))));
-                }
-            }
-        }
-        List<Object[]> advances = new ArrayList<>();
-        List<Object[]> prunes = new ArrayList<>();
+        List<SelectPrefixStates> branches = walked.stream().map(cur -> new SelectPrefixStates(s, cur.key(),
+                cur.committed(), finishedRows.getOrDefault(cur.key(), 0)
+                        + batchAcks.getOrDefault(cur.key(), Set.of()).size() + 1)).toList();
+        Db.forEach(c, Db.unionAll(SELECT_PREFIX_STATES, branches.size()), union(branches),
+                rs -> rows.computeIfAbsent(rs.getString("partition_key"), k -> new ArrayList<>())
+                        .add(new CommitWalk.Row(rs.getLong("offset"), DeliveryState.of(rs.getString("state")))));
+        List<AdvanceCommitted> advances = new ArrayList<>();
+        List<PruneDeliveries> prunes = new ArrayList<>();
         for (Cursor cur : walked) {
             List<CommitWalk.Row> partition = rows.getOrDefault(cur.key(), new ArrayList<>());
             partition.sort(Comparator.comparingLong(CommitWalk.Row::offset));
@@ -971,18 +639,17 @@ public class ConsumerStore {
                     batchAcks.getOrDefault(cur.key(), Set.of()));
             out.put(cur.key(), a);
             if (a.committed() > cur.committed()) {
-                advances.add(new Object[] {a.committed(), // SET committed_offset
-                        s.tenant(), s.topic(), cur.key(), s.consumerGroup(), cur.committed()}); // row, as read
+                advances.add(new AdvanceCommitted(a.committed(), s, cur.key(), cur.committed()));
             }
             if (a.prunable() || rowAcked.contains(cur.key()) || finishedRows.containsKey(cur.key())) {
-                prunes.add(new Object[] {s.tenant(), s.consumerGroup(), s.topic(), cur.key(), a.committed()});
+                prunes.add(new PruneDeliveries(s, cur.key(), a.committed()));
             }
         }
         executeBatch(c, ADVANCE_COMMITTED, advances, "advance committed offset");
         if (!prunes.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(PRUNE_DELIVERIES)) {
-                for (Object[] row : prunes) {
-                    Db.bind(ps, row);
+                for (PruneDeliveries prune : prunes) {
+                    prune.bindTo(ps);
                     ps.addBatch();
                 }
                 ps.executeBatch(); // deletes any number of rows: no count to check
@@ -995,77 +662,37 @@ public class ConsumerStore {
     private static Map<String, Integer> countFinished(Connection c, GroupScope s, List<Cursor> walked)
             throws SQLException {
         Map<String, Integer> finished = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(COUNT_FINISHED.formatted(Db.placeholders(walked.size())))) {
-            int i = 1;
-            ps.setString(i++, s.tenant());
-            ps.setString(i++, s.consumerGroup());
-            ps.setString(i++, s.topic());
-            for (Cursor cur : walked) {
-                ps.setString(i++, cur.key());
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    finished.put(rs.getString(1), rs.getInt(2));
-                }
-            }
-        }
+        CountFinished count = new CountFinished(s, walked.stream().map(Cursor::key).toList());
+        Db.forEach(c, count.sql(), count, rs -> finished.put(rs.getString("partition_key"), rs.getInt("finished_rows")));
         return finished;
     }
 
-    private static Map<String, Long> lockedEpochs(Connection c, String sql, GroupScope s, List<String> partitions,
-                                                  String subscriber) throws SQLException {
+    /** Locks the lease rows {@code lock} names, in key order; returns the epoch of each locked one. */
+    private static Map<String, Long> lockedEpochs(Connection c, LockLeases lock) throws SQLException {
         Map<String, Long> epochs = new LinkedHashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(sql.formatted(Db.placeholders(partitions.size())))) {
-            int i = 1;
-            ps.setString(i++, s.tenant());
-            ps.setString(i++, s.consumerGroup());
-            ps.setString(i++, s.topic());
-            for (String k : partitions) {
-                ps.setString(i++, k);
-            }
-            if (subscriber != null) {
-                ps.setString(i, subscriber);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    epochs.put(rs.getString(1), rs.getLong(2));
-                }
-            }
+        for (LockedLease l : Db.list(c, lock.sql(), lock, LockedLease.ROW)) {
+            epochs.put(l.partitionKey(), l.epoch());
         }
         return epochs;
     }
 
     private static Map<String, Cursor> cursors(Connection c, GroupScope s, Set<String> keys) throws SQLException {
         Map<String, Cursor> cursors = new HashMap<>();
-        List<String> keyList = new ArrayList<>(keys);
-        try (PreparedStatement ps = c.prepareStatement(SELECT_CURSORS.formatted(Db.placeholders(keyList.size())))) {
-            int i = 1;
-            ps.setString(i++, s.tenant());
-            ps.setString(i++, s.topic());
-            for (String k : keyList) {
-                ps.setString(i++, k);
-            }
-            ps.setString(i, s.consumerGroup());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    // Columns as listed in SELECT_CURSORS.
-                    cursors.put(rs.getString(1), new Cursor(rs.getString(1), rs.getLong(2), rs.getLong(3),
-                            rs.getLong(4), rs.getLong(5), rs.getString(6), rs.getBoolean(7),
-                            rs.getBoolean(8)));
-                }
-            }
+        SelectCursors select = new SelectCursors(s, new ArrayList<>(keys));
+        for (Cursor cur : Db.list(c, select.sql(), select, Cursor.ROW)) {
+            cursors.put(cur.key(), cur);
         }
         return cursors;
     }
 
     /** Runs a batch of single-row writes and checks that each changed exactly one row. */
-    static void executeBatch(Connection c, String sql, List<Object[]> rows, String what) throws SQLException {
+    static void executeBatch(Connection c, String sql, List<? extends Db.Binds> rows, String what) throws SQLException {
         if (rows.isEmpty()) {
             return;
         }
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (Object[] row : rows) {
-                Db.bind(ps, row);
+            for (Db.Binds row : rows) {
+                row.bindTo(ps);
                 ps.addBatch();
             }
             int[] counts = ps.executeBatch();
@@ -1073,8 +700,8 @@ public class ConsumerStore {
                 if (n == 0) {
                     // A row read in this transaction changed or went away: not through the lease row
                     // lock, which every consumer write takes, but by retention or an admin delete of
-                    // the message. A conflict: SQLState 40001 makes Db retry with fresh reads.
-                    throw new SQLException(what + " changed no row", "40001");
+                    // the message. A conflict: Db retries the transaction with fresh reads.
+                    throw new ConflictRetry(what + " changed no row");
                 }
                 if (n != 1 && n != java.sql.Statement.SUCCESS_NO_INFO) {
                     throw new SQLException(what + " changed " + n + " rows, expected 1");

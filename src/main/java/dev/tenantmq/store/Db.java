@@ -16,7 +16,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Runs store work in short JDBC transactions. Deadlocks and lock-wait time-outs (InnoDB
- * rolls the transaction back) are retried a few times with jitter; connection failures
+ * rolls the transaction back), and a {@link ConflictRetry} the work throws, are retried a few
+ * times with jitter; connection failures
  * become {@link StoreUnavailableException}; everything else becomes {@link StoreException}.
  */
 @ApplicationScoped
@@ -55,7 +56,8 @@ public class Db {
 
     /**
      * Runs {@code work} in a transaction and commits it, retrying the whole work on deadlock,
-     * lock-wait time-out, or a duplicate-key race (the work re-reads what it needs).
+     * lock-wait time-out, a duplicate-key race, or a {@link ConflictRetry} (the work re-reads
+     * what it needs).
      *
      * @throws StoreUnavailableException when the database cannot be reached, or lock
      *     conflicts outlast the retries
@@ -87,6 +89,13 @@ public class Db {
                     throw new StoreUnavailableException(e);
                 }
                 throw new StoreException("database error (" + e.getErrorCode() + "/" + e.getSQLState() + ")", e);
+            } catch (ConflictRetry e) {
+                // Rolled back above; the same retries as a deadlock.
+                if (attempt < MAX_ATTEMPTS) {
+                    backoff(attempt);
+                    continue;
+                }
+                throw new StoreUnavailableException(e);
             }
         }
     }
@@ -133,6 +142,80 @@ public class Db {
         return out;
     }
 
+    /**
+     * The parameters of one statement, bound in its placeholder order. Each statement with more
+     * than a couple of binds has a record implementing this next to its SQL, so the order is
+     * written once, by name, where the placeholders are.
+     */
+    @FunctionalInterface
+    interface Binds {
+        /** Sets every parameter of {@code ps}, in placeholder order. */
+        void bindTo(PreparedStatement ps) throws SQLException;
+    }
+
+    /** Maps the current row of a result set to a value, reading columns by label. */
+    @FunctionalInterface
+    interface RowMapper<T> {
+        /** Maps the row {@code rs} is on; does not move the cursor. */
+        T map(ResultSet rs) throws SQLException;
+    }
+
+    /** Runs a query with {@code binds} and maps every row, in row order. */
+    static <T> List<T> list(Connection c, String sql, Binds binds, RowMapper<T> mapper) throws SQLException {
+        List<T> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binds.bindTo(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(mapper.map(rs));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Reads the current row of a result set into the caller's state, reading columns by label. */
+    @FunctionalInterface
+    interface RowReader {
+        /** Reads the row {@code rs} is on; does not move the cursor. */
+        void read(ResultSet rs) throws SQLException;
+    }
+
+    /** Runs a query with {@code binds} and hands every row to {@code reader}, in row order. */
+    static void forEach(Connection c, String sql, Binds binds, RowReader reader) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binds.bindTo(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    reader.read(rs);
+                }
+            }
+        }
+    }
+
+    /** Runs one update with {@code binds}; returns the update count. */
+    static int update(Connection c, String sql, Binds binds) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binds.bindTo(ps);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Binds {@code values} in order, starting at parameter {@code first}; returns the next index. */
+    static int bindAll(PreparedStatement ps, int first, List<?> values) throws SQLException {
+        int i = first;
+        for (Object v : values) {
+            ps.setObject(i++, v);
+        }
+        return i;
+    }
+
+    /** Reads a DATETIME(6) column (database UTC) as an instant; null stays null. */
+    static java.time.Instant instant(ResultSet rs, String label) throws SQLException {
+        java.time.LocalDateTime t = rs.getObject(label, java.time.LocalDateTime.class);
+        return t == null ? null : t.toInstant(java.time.ZoneOffset.UTC);
+    }
+
     /** {@code n} comma-separated placeholders for an IN list, e.g. {@code ?, ?, ?}. */
     public static String placeholders(int n) {
         return n == 0 ? "NULL" : "?" + ", ?".repeat(n - 1);
@@ -167,7 +250,7 @@ public class Db {
 
     static boolean isRetryable(SQLException e) {
         return e.getErrorCode() == ER_LOCK_DEADLOCK || e.getErrorCode() == ER_LOCK_WAIT_TIMEOUT
-                || e.getErrorCode() == ER_DUP_ENTRY || "40001".equals(e.getSQLState());
+                || e.getErrorCode() == ER_DUP_ENTRY;
     }
 
     private static void rollbackQuietly(Connection c) {

@@ -4,7 +4,6 @@ import dev.tenantmq.model.GroupScope;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,21 +17,23 @@ import java.util.List;
 @ApplicationScoped
 public class LeaseStore {
 
+    /** Binds: tenant, consumer_group, topic, subscriber_name. */
     static final String UPSERT_HEARTBEAT = """
             INSERT INTO queue_subscriber_heartbeats
               (tenant, consumer_group, topic, subscriber_name, started_at, last_seen_at)
             VALUES (?, ?, ?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE last_seen_at = UTC_TIMESTAMP(6)""";
 
-    /** Subscribers whose heartbeat is younger than ? microseconds. */
+    /** Subscribers whose heartbeat is younger than ? microseconds. Binds: tenant, consumer_group, topic, micros. */
     static final String SELECT_LIVE_SUBSCRIBERS = """
             SELECT subscriber_name FROM queue_subscriber_heartbeats
             WHERE tenant = ? AND consumer_group = ? AND topic = ?
               AND last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
             ORDER BY subscriber_name""";
 
+    /** Binds: tenant, consumer_group, topic. Mapped by {@link #LEASE_ROW}. */
     static final String SELECT_LEASES = """
-            SELECT partition_key, leased_by, epoch, expires_at <= UTC_TIMESTAMP(6)
+            SELECT partition_key, leased_by, epoch, expires_at <= UTC_TIMESTAMP(6) AS expired
             FROM queue_partition_leases
             WHERE tenant = ? AND consumer_group = ? AND topic = ?""";
 
@@ -46,6 +47,15 @@ public class LeaseStore {
             VALUES (?, ?, ?, ?, ?, 1, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE epoch = epoch""";
 
+    /** Binds of {@link #INSERT_LEASE}, in placeholder order. */
+    record InsertLease(GroupScope scope, String partitionKey, String subscriber, long leaseMicros) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, subscriber, // row
+                    leaseMicros); // expires_at
+        }
+    }
+
     /**
      * Takes over an expired (or released) lease: compare-and-set on the epoch read a moment
      * ago, so of two subscribers racing for it exactly one changes the row. Bumps the epoch,
@@ -58,6 +68,17 @@ public class LeaseStore {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
               AND epoch = ? AND expires_at <= UTC_TIMESTAMP(6)""";
 
+    /** Binds of {@link #TAKE_OVER_LEASE}, in placeholder order. */
+    record TakeOverLease(String subscriber, long leaseMicros, GroupScope scope, String partitionKey, long epoch)
+            implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, subscriber, leaseMicros, // SET leased_by, expires_at
+                    scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, // row
+                    epoch); // compare-and-set: the epoch as read
+        }
+    }
+
     /**
      * Renews every unexpired lease this subscriber holds in the triple. Fenced by holder (a
      * takeover by another subscriber changes leased_by) and by expiry: a lease that expired or was
@@ -69,6 +90,15 @@ public class LeaseStore {
             SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, renewed_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)""";
 
+    /** Binds of {@link #RENEW_LEASES}, in placeholder order. */
+    record RenewLeases(long leaseMicros, GroupScope scope, String subscriber) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, leaseMicros, // SET expires_at
+                    scope.tenant(), scope.consumerGroup(), scope.topic(), subscriber); // the holder's rows
+        }
+    }
+
     /** Gives a lease up: it expires now, so any subscriber may take it over at once. */
     static final String RELEASE_LEASE = """
             UPDATE queue_partition_leases
@@ -76,7 +106,19 @@ public class LeaseStore {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
               AND leased_by = ? AND epoch = ? AND expires_at > UTC_TIMESTAMP(6)""";
 
-    /** Releases all leases of one subscriber in the triple (shutdown, interest dropped). */
+    /** Binds of {@link #RELEASE_LEASE}, in placeholder order. */
+    record ReleaseLease(GroupScope scope, String partitionKey, String subscriber, long epoch) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, // row
+                    subscriber, epoch); // fencing: still ours, same lease
+        }
+    }
+
+    /**
+     * Releases all leases of one subscriber in the triple (shutdown, interest dropped).
+     * Binds: tenant, consumer_group, topic, leased_by.
+     */
     static final String RELEASE_ALL_LEASES = """
             UPDATE queue_partition_leases
             SET expires_at = UTC_TIMESTAMP(6)
@@ -97,6 +139,21 @@ public class LeaseStore {
               AND expires_at > UTC_TIMESTAMP(6) AND leased_by NOT IN (%s)
               AND renewed_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
 
+    /** Binds of {@link #SWEEP_ORPHAN_LEASES}, in placeholder order ({@code live} fills the IN list). */
+    record SweepOrphanLeases(GroupScope scope, List<String> live, long heartbeatTimeoutMicros) implements Db.Binds {
+        /** The statement with its IN list for {@code live}. */
+        String sql() {
+            return SWEEP_ORPHAN_LEASES.formatted(Db.placeholders(live.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            int i = Db.bindAll(ps, 1, List.of(scope.tenant(), scope.consumerGroup(), scope.topic()));
+            i = Db.bindAll(ps, i, live); // NOT IN: the live subscribers
+            ps.setLong(i, heartbeatTimeoutMicros); // not renewed for this long
+        }
+    }
+
     /**
      * Partitions idle for the group: everything committed (nothing above the committed offset),
      * no commit for ? microseconds, and no unfinished delivery at or below the committed offset
@@ -105,7 +162,7 @@ public class LeaseStore {
      * requeued ones, since acknowledged rows there are pruned): above it the first test decides,
      * and probing the whole in-flight window made each scheduler tick about 50% slower.
      */
-    static final String SELECT_IDLE_PARTITIONS = """
+    static final String SELECT_IDLE_PARTITIONS = StateSql.render("""
             SELECT o.partition_key FROM queue_offsets o
             WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ?
               AND o.updated_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
@@ -117,18 +174,30 @@ public class LeaseStore {
                   SELECT 1 FROM queue_delivery_state d
                   WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
                     AND d.partition_key = o.partition_key AND d.message_offset <= o.committed_offset
-                    AND d.state IN ('INFLIGHT', 'RETRY', 'PENDING'))""";
+                    AND d.state IN ({UNFINISHED}))""");
+
+    /** Binds of {@link #SELECT_IDLE_PARTITIONS}, in placeholder order (queue_offsets key order). */
+    record SelectIdlePartitions(GroupScope scope, long idleMicros) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.topic(), scope.consumerGroup(), idleMicros);
+        }
+    }
 
     /**
      * Partitions of the triple with a delivery in flight within its visibility timeout (an
      * expired one is a failed attempt already, whatever happens to the lease).
+     * Binds: tenant, consumer_group, topic.
      */
-    static final String SELECT_BUSY_PARTITIONS = """
+    static final String SELECT_BUSY_PARTITIONS = StateSql.render("""
             SELECT DISTINCT partition_key FROM queue_delivery_state
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND state = 'INFLIGHT'
-              AND visible_at > UTC_TIMESTAMP(6)""";
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND state = {INFLIGHT}
+              AND visible_at > UTC_TIMESTAMP(6)""");
 
-    /** Partitions of the triple whose open delivery batch (migration V3) is within its visibility timeout. */
+    /**
+     * Partitions of the triple whose open delivery batch (migration V3) is within its visibility
+     * timeout. Binds (queue_offsets key order): tenant, topic, consumer_group.
+     */
     static final String SELECT_BUSY_BATCHES = """
             SELECT partition_key FROM queue_offsets
             WHERE tenant = ? AND topic = ? AND consumer_group = ?
@@ -140,12 +209,21 @@ public class LeaseStore {
             VALUES (?, ?, ?, ?, 0, UTC_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE committed_offset = committed_offset""";
 
-    /** Heartbeats older than ? microseconds belong to dead subscribers. */
+    /** Binds of {@link #ENSURE_OFFSET_ROW}, in placeholder order (queue_offsets key order). */
+    record EnsureOffsetRow(GroupScope scope, String partitionKey) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.topic(), partitionKey, scope.consumerGroup());
+        }
+    }
+
+    /** Heartbeats older than ? microseconds belong to dead subscribers. Binds: tenant, consumer_group, topic, micros. */
     static final String PURGE_STALE_HEARTBEATS = """
             DELETE FROM queue_subscriber_heartbeats
             WHERE tenant = ? AND consumer_group = ? AND topic = ?
               AND last_seen_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
 
+    /** Binds: tenant, consumer_group, topic, subscriber_name. */
     static final String DELETE_HEARTBEAT = """
             DELETE FROM queue_subscriber_heartbeats
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND subscriber_name = ?""";
@@ -159,6 +237,10 @@ public class LeaseStore {
 
     /** A lease row as read. {@code expired} is judged by the database clock. */
     public record Lease(String partitionKey, String leasedBy, long epoch, boolean expired) {}
+
+    /** Maps a row of {@link #SELECT_LEASES}. */
+    private static final Db.RowMapper<Lease> LEASE_ROW = rs -> new Lease(rs.getString("partition_key"),
+            rs.getString("leased_by"), rs.getLong("epoch"), rs.getBoolean("expired"));
 
     /**
      * Upserts this subscriber's heartbeat and returns the live subscribers of the triple
@@ -180,16 +262,7 @@ public class LeaseStore {
     }
 
     private static List<Lease> readLeases(Connection c, GroupScope t) throws SQLException {
-        List<Lease> leases = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(SELECT_LEASES)) {
-            Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    leases.add(new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getBoolean(4)));
-                }
-            }
-        }
-        return leases;
+        return Db.list(c, SELECT_LEASES, ps -> Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic()), LEASE_ROW);
     }
 
     /**
@@ -199,10 +272,7 @@ public class LeaseStore {
      */
     public int renew(GroupScope t, String subscriber, long leaseMicros) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            try (PreparedStatement ps = c.prepareStatement(RENEW_LEASES)) {
-                Db.bind(ps, leaseMicros, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
-                return ps.executeUpdate();
-            }
+            return Db.update(c, RENEW_LEASES, new RenewLeases(leaseMicros, t, subscriber));
         });
     }
 
@@ -222,7 +292,7 @@ public class LeaseStore {
             if (!fresh.isEmpty()) {
                 try (PreparedStatement ps = c.prepareStatement(INSERT_LEASE)) {
                     for (String key : fresh) {
-                        Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), key, subscriber, leaseMicros);
+                        new InsertLease(t, key, subscriber, leaseMicros).bindTo(ps);
                         ps.addBatch();
                     }
                     ps.executeBatch();
@@ -232,8 +302,7 @@ public class LeaseStore {
             if (!expired.isEmpty()) {
                 try (PreparedStatement ps = c.prepareStatement(TAKE_OVER_LEASE)) {
                     for (Lease l : expired) {
-                        Db.bind(ps, subscriber, leaseMicros, t.tenant(), t.consumerGroup(), t.topic(), l.partitionKey(),
-                                l.epoch());
+                        new TakeOverLease(subscriber, leaseMicros, t, l.partitionKey(), l.epoch()).bindTo(ps);
                         int n = ps.executeUpdate();
                         if (n > 1) {
                             throw new SQLException("lease takeover changed " + n + " rows");
@@ -256,7 +325,7 @@ public class LeaseStore {
             }
             try (PreparedStatement ps = c.prepareStatement(ENSURE_OFFSET_ROW)) {
                 for (String key : candidates) {
-                    Db.bind(ps, t.tenant(), t.topic(), key, t.consumerGroup());
+                    new EnsureOffsetRow(t, key).bindTo(ps);
                     ps.addBatch();
                 }
                 ps.executeBatch();
@@ -284,9 +353,9 @@ public class LeaseStore {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
             try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE);
-                 PreparedStatement handBack = c.prepareStatement(ConsumerStore.HAND_BACK_LATER)) {
+                 PreparedStatement handBack = c.prepareStatement(ConsumerSql.HAND_BACK_LATER)) {
                 for (Lease l : leases) {
-                    Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), l.partitionKey(), subscriber, l.epoch());
+                    new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch()).bindTo(ps);
                     int n = ps.executeUpdate();
                     if (n > 1) {
                         throw new SQLException("lease release changed " + n + " rows");
@@ -295,7 +364,7 @@ public class LeaseStore {
                         // The batch's messages need rows to be handed back one by one.
                         ConsumerStore.materializeBatches(c, t, java.util.Set.of(l.partitionKey()));
                         // Offsets start at 1: every in-flight message of this lease.
-                        Db.bind(handBack, t.tenant(), t.consumerGroup(), t.topic(), l.partitionKey(), 0L, l.epoch());
+                        new ConsumerSql.HandBackLater(t, l.partitionKey(), 0L, l.epoch()).bindTo(handBack);
                         handBack.executeUpdate(); // any number may be in flight
                     }
                     released += n;
@@ -313,24 +382,15 @@ public class LeaseStore {
      */
     public int sweepOrphans(GroupScope t, List<String> live, long heartbeatTimeoutMicros) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            try (PreparedStatement ps = c.prepareStatement(SWEEP_ORPHAN_LEASES.formatted(Db.placeholders(live.size())))) {
-                int i = 1;
-                ps.setString(i++, t.tenant());
-                ps.setString(i++, t.consumerGroup());
-                ps.setString(i++, t.topic());
-                for (String name : live) {
-                    ps.setString(i++, name);
-                }
-                ps.setLong(i, heartbeatTimeoutMicros);
-                return ps.executeUpdate();
-            }
+            SweepOrphanLeases sweep = new SweepOrphanLeases(t, live, heartbeatTimeoutMicros);
+            return Db.update(c, sweep.sql(), sweep);
         });
     }
 
     /** Partitions with nothing pending for the group and no commit for {@code idleMicros}. */
     public java.util.Set<String> idlePartitions(GroupScope t, long idleMicros) {
-        return new java.util.HashSet<>(db.read(c -> Db.column(c, SELECT_IDLE_PARTITIONS, t.tenant(), t.topic(),
-                t.consumerGroup(), idleMicros)));
+        return new java.util.HashSet<>(db.read(c -> Db.list(c, SELECT_IDLE_PARTITIONS,
+                new SelectIdlePartitions(t, idleMicros), rs -> rs.getString("partition_key"))));
     }
 
     /** Partitions of the triple with a delivery in flight (their leases are released last). */

@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +25,7 @@ public class RetentionStore {
      * dead-letter topic {@code <topic><suffix>} in the same run. Grouping by the bound
      * {@code tenant} too is what makes MySQL 9 and MariaDB 10.11 skip through the primary key
      * (one probe per topic); with {@code DISTINCT topic} alone both read every row of the tenant.
+     * Binds: tenant.
      */
     static final String SELECT_TOPICS = """
             SELECT topic FROM queue_messages
@@ -33,7 +33,7 @@ public class RetentionStore {
             GROUP BY tenant, topic
             ORDER BY topic""";
 
-    /** Consumer groups of a topic: every group that has a committed offset in any partition. */
+    /** Consumer groups of a topic: every group that has a committed offset in any partition. Binds: tenant, topic. */
     static final String SELECT_GROUPS = """
             SELECT DISTINCT consumer_group FROM queue_offsets
             WHERE tenant = ? AND topic = ?
@@ -42,9 +42,10 @@ public class RetentionStore {
     /**
      * Lowest committed offset per partition, and how many groups have a row there. A partition
      * where fewer rows than groups exist has a group that committed nothing in it (floor 0).
+     * Binds: tenant, topic.
      */
     static final String SELECT_FLOORS = """
-            SELECT partition_key, MIN(committed_offset), COUNT(*) FROM queue_offsets
+            SELECT partition_key, MIN(committed_offset) AS min_committed, COUNT(*) AS group_rows FROM queue_offsets
             WHERE tenant = ? AND topic = ?
             GROUP BY partition_key""";
 
@@ -55,7 +56,7 @@ public class RetentionStore {
      * bound columns in the GROUP BY), and the join reads one row per partition by primary key.
      */
     static final String SELECT_HEADS = """
-            SELECT m.partition_key, m.`offset`, m.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+            SELECT m.partition_key, m.`offset`, m.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND AS expired
             FROM queue_messages m
             JOIN (SELECT partition_key, MIN(`offset`) AS head_offset FROM queue_messages
                   WHERE tenant = ? AND topic = ?
@@ -63,6 +64,20 @@ public class RetentionStore {
               ON h.partition_key = m.partition_key AND h.head_offset = m.`offset`
             WHERE m.tenant = ? AND m.topic = ?
             ORDER BY m.partition_key""";
+
+    /** Binds of {@link #SELECT_HEADS}, in placeholder order. */
+    record SelectHeads(String tenant, String topic, long maxAgeMicros) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, maxAgeMicros, // expired
+                    tenant, topic, // derived table h
+                    tenant, topic); // outer WHERE
+        }
+    }
+
+    /** Maps a row of {@link #SELECT_HEADS}. */
+    private static final Db.RowMapper<Head> HEAD_ROW = rs -> new Head(rs.getString("partition_key"), rs.getLong("offset"),
+            rs.getBoolean("expired"));
 
     /**
      * The next rows of one partition after offset {@code ?}, in offset order, each with whether
@@ -72,20 +87,41 @@ public class RetentionStore {
      * lies at or below the committed offset. The dead-letter probe is one lookup of
      * {@code uq_message_id}; the delivery probe one primary-key lookup per group.
      */
-    static final String SELECT_PARTITION_ROWS = """
+    static final String SELECT_PARTITION_ROWS = StateSql.render("""
             SELECT m.`offset`,
-                   m.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND,
-                   dl.`offset` IS NOT NULL,
+                   m.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND AS expired,
+                   dl.`offset` IS NOT NULL AS dead_lettered,
                    EXISTS (SELECT 1 FROM queue_delivery_state d
                            WHERE d.tenant = m.tenant AND d.consumer_group IN (%s) AND d.topic = m.topic
                              AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
-                             AND d.state IN ('INFLIGHT', 'RETRY', 'PENDING'))
+                             AND d.state IN ({UNFINISHED})) AS undelivered
             FROM queue_messages m
             LEFT JOIN queue_messages dl
               ON dl.tenant = m.tenant AND dl.topic = ? AND dl.partition_key = m.partition_key AND dl.id = m.id
             WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
             ORDER BY m.`offset`
-            LIMIT ?""";
+            LIMIT ?""");
+
+    /** Binds of {@link #SELECT_PARTITION_ROWS}, in placeholder order ({@code groups} fills the IN list). */
+    record SelectPartitionRows(long maxAgeMicros, List<String> groups, String deadLetterTopic, String tenant, String topic,
+                               String partitionKey, long afterOffset, int limit) implements Db.Binds {
+        /** The statement with its IN list for {@code groups}. */
+        String sql() {
+            return SELECT_PARTITION_ROWS.formatted(Db.placeholders(groups.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            ps.setLong(1, maxAgeMicros); // expired
+            int i = Db.bindAll(ps, 2, groups); // delivery probe
+            Db.bindAll(ps, i, List.of(deadLetterTopic, // join dl
+                    tenant, topic, partitionKey, afterOffset, limit)); // WHERE, LIMIT
+        }
+    }
+
+    /** Maps a row of {@link #SELECT_PARTITION_ROWS}. */
+    private static final Db.RowMapper<Row> PARTITION_ROW = rs -> new Row(rs.getLong("offset"), rs.getBoolean("expired"),
+            rs.getBoolean("dead_lettered"), rs.getBoolean("undelivered"));
 
     /**
      * Deletes messages of one partition by offset (%s is the IN list). Record locks on these
@@ -96,6 +132,19 @@ public class RetentionStore {
             DELETE FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` IN (%s)""";
 
+    /** Binds of {@link #DELETE_MESSAGES}, in placeholder order ({@code offsets} fills the IN list). */
+    record DeleteMessages(String tenant, String topic, String partitionKey, List<Long> offsets) implements Db.Binds {
+        /** The statement with its IN list for {@code offsets}. */
+        String sql() {
+            return DELETE_MESSAGES.formatted(Db.placeholders(offsets.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bindAll(ps, Db.bindAll(ps, 1, List.of(tenant, topic, partitionKey)), offsets);
+        }
+    }
+
     /**
      * Deletes the delivery state of deleted messages for the topic's groups (the first %s is
      * the group IN list, the second the offset IN list); both lists keep it on the primary key.
@@ -104,6 +153,26 @@ public class RetentionStore {
             DELETE FROM queue_delivery_state
             WHERE tenant = ? AND consumer_group IN (%s) AND topic = ? AND partition_key = ?
               AND message_offset IN (%s)""";
+
+    /**
+     * Binds of {@link #DELETE_DELIVERY_STATES}, in placeholder order ({@code groups} fills the
+     * first IN list, {@code offsets} the second).
+     */
+    record DeleteDeliveryStates(String tenant, List<String> groups, String topic, String partitionKey, List<Long> offsets)
+            implements Db.Binds {
+        /** The statement with its two IN lists. */
+        String sql() {
+            return DELETE_DELIVERY_STATES.formatted(Db.placeholders(groups.size()), Db.placeholders(offsets.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            ps.setString(1, tenant);
+            int i = Db.bindAll(ps, 2, groups);
+            i = Db.bindAll(ps, i, List.of(topic, partitionKey));
+            Db.bindAll(ps, i, offsets);
+        }
+    }
 
     private final Db db;
 
@@ -165,8 +234,8 @@ public class RetentionStore {
                 Db.bind(ps, tenant, topic);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        if (rs.getInt(3) >= groups.size()) {
-                            min.put(rs.getString(1), rs.getLong(2));
+                        if (rs.getInt("group_rows") >= groups.size()) {
+                            min.put(rs.getString("partition_key"), rs.getLong("min_committed"));
                         }
                     }
                 }
@@ -182,18 +251,7 @@ public class RetentionStore {
      *     the database's current time is expired
      */
     public List<Head> heads(String tenant, String topic, long maxAgeMicros) {
-        return db.read(c -> {
-            List<Head> heads = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(SELECT_HEADS)) {
-                Db.bind(ps, maxAgeMicros, tenant, topic, tenant, topic);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        heads.add(new Head(rs.getString(1), rs.getLong(2), rs.getBoolean(3)));
-                    }
-                }
-            }
-            return heads;
-        });
+        return db.read(c -> Db.list(c, SELECT_HEADS, new SelectHeads(tenant, topic, maxAgeMicros), HEAD_ROW));
     }
 
     /**
@@ -206,22 +264,9 @@ public class RetentionStore {
      */
     public List<Row> rows(String tenant, String topic, String deadLetterTopic, String partitionKey, List<String> groups,
                           long afterOffset, long maxAgeMicros, int limit) {
-        return db.read(c -> {
-            List<Row> rows = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(SELECT_PARTITION_ROWS.formatted(Db.placeholders(groups.size())))) {
-                List<Object> params = new ArrayList<>();
-                params.add(maxAgeMicros);
-                params.addAll(groups);
-                params.addAll(List.of(deadLetterTopic, tenant, topic, partitionKey, afterOffset, limit));
-                Db.bind(ps, params.toArray());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        rows.add(new Row(rs.getLong(1), rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4)));
-                    }
-                }
-            }
-            return rows;
-        });
+        SelectPartitionRows select = new SelectPartitionRows(maxAgeMicros, groups, deadLetterTopic, tenant, topic,
+                partitionKey, afterOffset, limit);
+        return db.read(c -> Db.list(c, select.sql(), select, PARTITION_ROW));
     }
 
     /**
@@ -254,33 +299,17 @@ public class RetentionStore {
 
     private static int deleteMessages(Connection c, String tenant, String topic, String partitionKey, List<Long> offsets)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(DELETE_MESSAGES.formatted(Db.placeholders(offsets.size())))) {
-            List<Object> params = new ArrayList<>(3 + offsets.size());
-            params.add(tenant);
-            params.add(topic);
-            params.add(partitionKey);
-            params.addAll(offsets);
-            Db.bind(ps, params.toArray());
-            int n = ps.executeUpdate();
-            if (n > offsets.size()) {
-                throw new StoreException("retention deleted " + n + " messages for " + offsets.size() + " offsets", null);
-            }
-            return n;
+        DeleteMessages delete = new DeleteMessages(tenant, topic, partitionKey, offsets);
+        int n = Db.update(c, delete.sql(), delete);
+        if (n > offsets.size()) {
+            throw new StoreException("retention deleted " + n + " messages for " + offsets.size() + " offsets", null);
         }
+        return n;
     }
 
     private static void deleteDeliveryStates(Connection c, String tenant, String topic, String partitionKey,
                                              List<String> groups, List<Long> offsets) throws SQLException {
-        String sql = DELETE_DELIVERY_STATES.formatted(Db.placeholders(groups.size()), Db.placeholders(offsets.size()));
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            List<Object> params = new ArrayList<>(3 + groups.size() + offsets.size());
-            params.add(tenant);
-            params.addAll(groups);
-            params.add(topic);
-            params.add(partitionKey);
-            params.addAll(offsets);
-            Db.bind(ps, params.toArray());
-            ps.executeUpdate(); // any number: not every group has state for every message
-        }
+        DeleteDeliveryStates delete = new DeleteDeliveryStates(tenant, groups, topic, partitionKey, offsets);
+        Db.update(c, delete.sql(), delete); // any number: not every group has state for every message
     }
 }

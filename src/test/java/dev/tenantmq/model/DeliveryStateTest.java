@@ -28,5 +28,9 @@ class DeliveryStateTest {
             assertFalse(s.finished(), s.name());
         }
         assertEquals(List.of(DeliveryState.INFLIGHT, DeliveryState.RETRY, DeliveryState.PENDING), DeliveryState.UNFINISHED);
+        assertEquals(List.of(DeliveryState.ACKED, DeliveryState.DEAD), DeliveryState.FINISHED);
+        for (DeliveryState s : DeliveryState.values()) {
+            assertEquals(s.finished(), DeliveryState.FINISHED.contains(s), s.name());
+        }
     }
 }

@@ -1,0 +1,581 @@
+package dev.tenantmq.store;
+
+import dev.tenantmq.model.DeliveryState;
+import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.model.PartitionWalk;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The SQL of consumption ({@link ConsumerStore}, and the hand-back of {@link LeaseStore#release}):
+ * each statement, the record of its binds in placeholder order, and the mapper of its rows by
+ * column label. {@link ConsumerStore} holds the transactions that run them; the locking rule they
+ * rely on is written there. Delivery states are rendered from {@link DeliveryState} by
+ * {@link StateSql}.
+ */
+final class ConsumerSql {
+    private ConsumerSql() {}
+
+    /** A branch of a UNION ALL statement: its placeholder values, in order. */
+    interface Branch {
+        /** The values of this branch's placeholders, in order. */
+        List<Object> values();
+    }
+
+    /** Binds the branches of a {@link Db#unionAll} statement one after the other. */
+    static Db.Binds union(List<? extends Branch> branches) {
+        return ps -> {
+            int i = 1;
+            for (Branch b : branches) {
+                i = Db.bindAll(ps, i, b.values());
+            }
+        };
+    }
+
+    /**
+     * Partitions this subscriber leases, in key order within {@code (after, upTo]} (the second
+     * bound only when the first ? of the OR is false), that have something to deliver (a message
+     * above the committed offset, or a requeued one at or below it) and nothing that holds the
+     * partition back: an open batch of the current lease still within its visibility, a
+     * delivery row of the current lease still invisible, or a nacked or handed-back message whose
+     * delay has not passed. In key order, the scan of the lease rows stops at the LIMIT, so a
+     * fetch pays for the partitions it looks at, not for every partition it leases.
+     */
+    static final String SELECT_READY_PARTITIONS = StateSql.render("""
+            SELECT l.partition_key
+            FROM queue_partition_leases l
+            JOIN queue_offsets o
+              ON o.tenant = l.tenant AND o.topic = l.topic
+             AND o.partition_key = l.partition_key AND o.consumer_group = l.consumer_group
+            WHERE l.tenant = ? AND l.consumer_group = ? AND l.topic = ?
+              AND l.leased_by = ? AND l.expires_at > UTC_TIMESTAMP(6)
+              AND l.partition_key > ? AND (? OR l.partition_key <= ?)
+              AND NOT (o.delivered_offset > o.committed_offset AND o.delivery_epoch = l.epoch
+                       AND o.visible_at > UTC_TIMESTAMP(6))
+              AND (EXISTS (
+                      SELECT 1 FROM queue_messages m
+                      WHERE m.tenant = l.tenant AND m.topic = l.topic AND m.partition_key = l.partition_key
+                        AND m.`offset` > o.committed_offset)
+                   OR EXISTS (
+                      SELECT 1 FROM queue_delivery_state r
+                      JOIN queue_messages rm
+                        ON rm.tenant = r.tenant AND rm.topic = r.topic AND rm.partition_key = r.partition_key
+                       AND rm.`offset` = r.message_offset
+                      WHERE r.tenant = l.tenant AND r.consumer_group = l.consumer_group AND r.topic = l.topic
+                        AND r.partition_key = l.partition_key AND r.message_offset <= o.committed_offset
+                        AND r.state IN ({UNFINISHED})))
+              AND NOT EXISTS (
+                  SELECT 1 FROM queue_delivery_state d
+                  WHERE d.tenant = l.tenant AND d.consumer_group = l.consumer_group AND d.topic = l.topic
+                    AND d.partition_key = l.partition_key AND d.visible_at > UTC_TIMESTAMP(6)
+                    AND (d.state IN ({RETRY}, {PENDING}) OR (d.state = {INFLIGHT} AND d.lease_epoch = l.epoch)))
+            ORDER BY l.partition_key
+            LIMIT ?""");
+
+    /** Binds of {@link #SELECT_READY_PARTITIONS}; {@code upTo} null is no upper bound. */
+    record SelectReadyPartitions(GroupScope scope, String subscriber, String after, String upTo, int limit)
+            implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), subscriber, // held leases
+                    after, upTo == null, upTo == null ? "" : upTo, // key range
+                    limit);
+        }
+    }
+
+    /**
+     * Locks the lease rows this subscriber still holds among the given partitions (%s is the
+     * IN list). Rows not held or expired are not returned; under READ COMMITTED they are not
+     * locked either.
+     */
+    static final String LOCK_HELD_LEASES = """
+            SELECT partition_key, epoch FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
+              AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)
+            ORDER BY partition_key
+            FOR UPDATE""";
+
+    /** Locks the lease rows of the given partitions whoever holds them (%s is the IN list). */
+    static final String LOCK_LEASES = """
+            SELECT partition_key, epoch FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
+            ORDER BY partition_key
+            FOR UPDATE""";
+
+    /**
+     * Binds of {@link #LOCK_HELD_LEASES} (a {@code subscriber}) or {@link #LOCK_LEASES} (null),
+     * in placeholder order; {@code partitions} fills the IN list.
+     */
+    record LockLeases(GroupScope scope, List<String> partitions, String subscriber) implements Db.Binds {
+        String sql() {
+            return (subscriber == null ? LOCK_LEASES : LOCK_HELD_LEASES).formatted(Db.placeholders(partitions.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            int i = Db.bindAll(ps, 1, List.of(scope.tenant(), scope.consumerGroup(), scope.topic()));
+            i = Db.bindAll(ps, i, partitions);
+            if (subscriber != null) {
+                ps.setString(i, subscriber); // leased_by
+            }
+        }
+    }
+
+    /** A locked lease row of {@link #LOCK_LEASES} or {@link #LOCK_HELD_LEASES}. */
+    record LockedLease(String partitionKey, long epoch) {
+        static final Db.RowMapper<LockedLease> ROW = rs -> new LockedLease(rs.getString("partition_key"),
+                rs.getLong("epoch"));
+    }
+
+    /**
+     * The group's position in the given partitions (%s is the IN list): committed offset, the
+     * open batch, and whether a requeued message waits at or below the committed offset. Read
+     * after the lease row locks, which every writer of these rows takes first.
+     */
+    static final String SELECT_CURSORS = StateSql.render("""
+            SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.delivery_epoch, o.delivery_seq,
+                   o.visible_at, o.visible_at > UTC_TIMESTAMP(6) AS batch_invisible,
+                   EXISTS (SELECT 1 FROM queue_delivery_state r
+                           WHERE r.tenant = o.tenant AND r.consumer_group = o.consumer_group AND r.topic = o.topic
+                             AND r.partition_key = o.partition_key AND r.message_offset <= o.committed_offset
+                             AND r.state IN ({UNFINISHED})) AS requeued
+            FROM queue_offsets o
+            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%s) AND o.consumer_group = ?""");
+
+    /** Binds of {@link #SELECT_CURSORS}, in placeholder order; {@code keys} fills the IN list. */
+    record SelectCursors(GroupScope scope, List<String> keys) implements Db.Binds {
+        String sql() {
+            return SELECT_CURSORS.formatted(Db.placeholders(keys.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            int i = Db.bindAll(ps, 1, List.of(scope.tenant(), scope.topic()));
+            i = Db.bindAll(ps, i, keys);
+            ps.setString(i, scope.consumerGroup());
+        }
+    }
+
+    /**
+     * The group's position in one partition ({@code queue_offsets}): a row of
+     * {@link #SELECT_CURSORS}, read under the lease row lock.
+     *
+     * @param committed every message at or below it is finished
+     * @param delivered end of the open batch; the batch is open when above {@code committed}
+     * @param batchEpoch lease epoch of the batch
+     * @param seq delivery number of the partition's last hand-out
+     * @param batchVisibleAt the batch's visibility deadline (database clock) as the database prints
+     *     it, microseconds included: bound back as text, because a {@code LocalDateTime} bind loses
+     *     the fraction on servers the driver takes for MySQL 5.5 (MariaDB), and a materialized
+     *     delivery would then expire up to a second early
+     * @param batchInvisible whether that deadline is still ahead
+     * @param requeued whether a requeued message waits at or below {@code committed}
+     */
+    record Cursor(String key, long committed, long delivered, long batchEpoch, long seq,
+                  String batchVisibleAt, boolean batchInvisible, boolean requeued) {
+        static final Db.RowMapper<Cursor> ROW = rs -> new Cursor(rs.getString("partition_key"),
+                rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getLong("delivery_epoch"),
+                rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
+                rs.getBoolean("requeued"));
+
+        boolean batchOpen() {
+            return delivered > committed;
+        }
+
+        Cursor closed() {
+            return new Cursor(key, committed, committed, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued);
+        }
+
+        Cursor committedAt(long offset) {
+            return new Cursor(key, offset, delivered, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued);
+        }
+    }
+
+    /** Columns of the two message scans of {@link ConsumerStore#lease}, mapped by {@link Scanned#ROW}. */
+    private static final String SCAN_COLUMNS = """
+            m.partition_key, m.`offset`, m.id, m.payload, m.metadata, m.created_at,
+            d.state, d.delivery_attempt, d.delivery_count, d.lease_epoch, d.visible_at > UTC_TIMESTAMP(6) AS invisible""";
+
+    /**
+     * The next messages of one partition above its committed offset, in offset order, with this
+     * group's delivery row of each. One branch of a UNION ALL over the partitions of a fetch.
+     */
+    static final String SCAN_PARTITION = """
+            SELECT %s
+            FROM queue_messages m
+            LEFT JOIN queue_delivery_state d
+              ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
+             AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
+            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
+            ORDER BY m.`offset`
+            LIMIT ?""".formatted(SCAN_COLUMNS);
+
+    /** Binds of one {@link #SCAN_PARTITION} branch, in placeholder order. */
+    record ScanPartition(GroupScope scope, String partitionKey, long committed, int limit) implements Branch {
+        @Override
+        public List<Object> values() {
+            return List.of(scope.consumerGroup(), // join d
+                    scope.tenant(), scope.topic(), partitionKey, committed, limit);
+        }
+    }
+
+    /**
+     * Requeued messages of one partition at or below its committed offset (admin requeue hands a
+     * dead letter back there), in offset order; they go out before anything above it. One branch
+     * of a UNION ALL.
+     */
+    static final String SCAN_REQUEUED = StateSql.render("""
+            SELECT %s
+            FROM queue_delivery_state d
+            JOIN queue_messages m
+              ON m.tenant = d.tenant AND m.topic = d.topic AND m.partition_key = d.partition_key
+             AND m.`offset` = d.message_offset
+            WHERE d.tenant = ? AND d.consumer_group = ? AND d.topic = ? AND d.partition_key = ?
+              AND d.message_offset <= ? AND d.state IN ({UNFINISHED})
+            ORDER BY d.message_offset
+            LIMIT ?""".formatted(SCAN_COLUMNS));
+
+    /** Binds of one {@link #SCAN_REQUEUED} branch, in placeholder order. */
+    record ScanRequeued(GroupScope scope, String partitionKey, long committed, int limit) implements Branch {
+        @Override
+        public List<Object> values() {
+            return List.of(scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, committed, limit);
+        }
+    }
+
+    /** One message read by a fetch scan ({@link #SCAN_COLUMNS}): its content and the walk's view of it. */
+    record Scanned(String key, long offset, String id, String payloadJson, String metadataJson,
+                   Instant createdAt, PartitionWalk.Row row) {
+        static final Db.RowMapper<Scanned> ROW = rs -> {
+            long offset = rs.getLong("offset");
+            DeliveryState state = DeliveryState.of(rs.getString("state"));
+            PartitionWalk.Row row = state == null ? PartitionWalk.Row.undelivered(offset)
+                    : new PartitionWalk.Row(offset, state, rs.getInt("delivery_attempt"), rs.getLong("delivery_count"),
+                            rs.getLong("lease_epoch"), rs.getBoolean("invisible"));
+            return new Scanned(rs.getString("partition_key"), offset, rs.getString("id"), rs.getString("payload"),
+                    rs.getString("metadata"), rs.getObject("created_at", LocalDateTime.class).toInstant(ZoneOffset.UTC),
+                    row);
+        };
+    }
+
+    /**
+     * Records a fetch's hand-out of a partition: the new batch (the messages up to
+     * {@code delivered_offset} handed out for the first time), its lease epoch, its delivery
+     * number and its visibility deadline. Compare-and-set on the delivery number read under the
+     * lease row lock, so a mismatch is a bug.
+     */
+    static final String OPEN_BATCH = """
+            UPDATE queue_offsets
+            SET delivered_offset = ?, delivery_epoch = ?, delivery_seq = ?,
+                visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND delivery_seq = ?""";
+
+    /** Binds of {@link #OPEN_BATCH}, in placeholder order. */
+    record OpenBatch(long deliveredOffset, long epoch, long seq, long visibilityMicros, GroupScope scope,
+                     String partitionKey, long seqAsRead) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, deliveredOffset, epoch, seq, visibilityMicros, // SET
+                    scope.tenant(), scope.topic(), partitionKey, scope.consumerGroup(), // row
+                    seqAsRead); // compare-and-set
+        }
+    }
+
+    /** Messages of an open batch that have no delivery row yet: the ones to materialize. */
+    static final String SELECT_BATCH_MESSAGES = """
+            SELECT m.`offset`
+            FROM queue_messages m
+            LEFT JOIN queue_delivery_state d
+              ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
+             AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
+            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ? AND m.`offset` <= ?
+              AND d.message_offset IS NULL
+            ORDER BY m.`offset`""";
+
+    /** Binds of {@link #SELECT_BATCH_MESSAGES}, in placeholder order: the batch {@code (committed, delivered]}. */
+    record SelectBatchMessages(GroupScope scope, String partitionKey, long committed, long delivered) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.consumerGroup(), // join d
+                    scope.tenant(), scope.topic(), partitionKey, committed, delivered);
+        }
+    }
+
+    /**
+     * Delivery rows inside the open batches of the given partitions (%s is the IN list): a
+     * message handed out again in a batch (after a hand-back) has a row there, and an ack of it
+     * goes through the row.
+     */
+    static final String SELECT_BATCH_ROWS = """
+            SELECT d.partition_key, d.message_offset
+            FROM queue_offsets o
+            JOIN queue_delivery_state d
+              ON d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
+             AND d.partition_key = o.partition_key
+             AND d.message_offset > o.committed_offset AND d.message_offset <= o.delivered_offset
+            WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ? AND o.partition_key IN (%s)""";
+
+    /** Binds of {@link #SELECT_BATCH_ROWS}, in placeholder order; {@code keys} fills the IN list. */
+    record SelectBatchRows(GroupScope scope, List<String> keys) implements Db.Binds {
+        String sql() {
+            return SELECT_BATCH_ROWS.formatted(Db.placeholders(keys.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bindAll(ps, Db.bindAll(ps, 1, List.of(scope.tenant(), scope.topic(), scope.consumerGroup())), keys);
+        }
+    }
+
+    /** The explicit row of one batch delivery (materialization): in flight as the batch was. */
+    static final String INSERT_BATCH_DELIVERY = StateSql.render("""
+            INSERT INTO queue_delivery_state
+              (tenant, consumer_group, topic, partition_key, message_offset,
+               state, delivery_attempt, delivery_count, lease_epoch, visible_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, {INFLIGHT}, 1, ?, ?, ?, UTC_TIMESTAMP(6))""");
+
+    /** Binds of {@link #INSERT_BATCH_DELIVERY}: the message, and the batch's delivery number, epoch and deadline. */
+    record InsertBatchDelivery(GroupScope scope, String partitionKey, long offset, long seq, long epoch,
+                               String visibleAt) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, offset, // row
+                    seq, epoch, visibleAt); // delivery_count, lease_epoch, visible_at: as the batch handed it out
+        }
+    }
+
+    /** Closes a materialized batch: its messages have rows now. Compare-and-set like {@link #OPEN_BATCH}. */
+    static final String CLOSE_BATCH = """
+            UPDATE queue_offsets SET delivered_offset = committed_offset
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND delivery_seq = ?""";
+
+    /** Binds of {@link #CLOSE_BATCH}, in placeholder order. */
+    record CloseBatch(GroupScope scope, String partitionKey, long seqAsRead) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.topic(), partitionKey, scope.consumerGroup(), seqAsRead);
+        }
+    }
+
+    /**
+     * Hands a message with a row out again (after an expiry, a lost lease, a nack or a
+     * hand-back), fenced by the state and delivery number it was read with.
+     */
+    static final String UPDATE_REDELIVERY = StateSql.render("""
+            UPDATE queue_delivery_state
+            SET state = {INFLIGHT}, delivery_attempt = ?, delivery_count = ?, lease_epoch = ?,
+                visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
+              AND state = ? AND delivery_count = ?""");
+
+    /** Binds of {@link #UPDATE_REDELIVERY}, in placeholder order. */
+    record UpdateRedelivery(int attempt, long seq, long epoch, long visibilityMicros, GroupScope scope,
+                            String partitionKey, long offset, DeliveryState fromState, long fromDelivery)
+            implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, attempt, seq, epoch, visibilityMicros, // SET
+                    scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, offset, // row
+                    fromState.name(), fromDelivery); // fencing: as read
+        }
+    }
+
+    /** Marks a message dead-lettered for the group, fenced like {@link #UPDATE_REDELIVERY}. */
+    static final String MARK_DEAD = StateSql.render("""
+            UPDATE queue_delivery_state
+            SET state = {DEAD}, delivery_attempt = ?, updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
+              AND state = ? AND delivery_count = ?""");
+
+    /** Binds of {@link #MARK_DEAD}, in placeholder order. */
+    record MarkDead(int attempts, GroupScope scope, String partitionKey, long offset, DeliveryState fromState,
+                    long fromDelivery) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, attempts, // SET delivery_attempt
+                    scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, offset, // row
+                    fromState.name(), fromDelivery); // fencing: as read
+        }
+    }
+
+    /** Ack of a delivery row, fenced by the lease epoch and delivery number the receipt names. */
+    static final String ACK_DELIVERY = StateSql.render("""
+            UPDATE queue_delivery_state
+            SET state = {ACKED}, updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
+              AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?""");
+
+    /** Extend (change visibility), fenced like ack: pushes the redelivery time back. */
+    static final String EXTEND_DELIVERY = StateSql.render("""
+            UPDATE queue_delivery_state
+            SET visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
+              AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?""");
+
+    /** Nack below {@code mq.max-deliveries}: a failed attempt, delivered again after the delay. */
+    static final String NACK_DELIVERY = StateSql.render("""
+            UPDATE queue_delivery_state
+            SET state = {RETRY}, visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
+              AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?""");
+
+    /**
+     * Binds of the fenced single-row updates {@link #ACK_DELIVERY} (no {@code micros}),
+     * {@link #EXTEND_DELIVERY} and {@link #NACK_DELIVERY} (the new visibility, in microseconds from
+     * now), in placeholder order: the row the receipt names, fenced by its delivery.
+     */
+    record FencedUpdate(String sql, Long micros, GroupScope scope, ConsumerStore.AckTarget target)
+            implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            List<Object> values = new ArrayList<>();
+            if (micros != null) {
+                values.add(micros); // SET visible_at
+            }
+            values.addAll(List.of(scope.tenant(), scope.consumerGroup(), scope.topic(), target.partitionKey(),
+                    target.offset(), // row
+                    target.leaseEpoch(), target.delivery())); // fencing: the receipt's delivery
+            Db.bindAll(ps, 1, values);
+        }
+    }
+
+    /**
+     * Hands in-flight messages of a lease after an offset back without failing (SPEC: they keep
+     * their {@code deliveryAttempt}): after a nack the later ones, which follow the nacked one
+     * again; on a graceful lease release all of them (offset 0, see LeaseStore.release). Those
+     * whose visibility timeout already expired stay: the expiry is a failed attempt. The caller
+     * materializes the partition's open batch first.
+     */
+    static final String HAND_BACK_LATER = StateSql.render("""
+            UPDATE queue_delivery_state
+            SET state = {PENDING}, visible_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset > ?
+              AND state = {INFLIGHT} AND lease_epoch = ? AND visible_at > UTC_TIMESTAMP(6)""");
+
+    /** Binds of {@link #HAND_BACK_LATER}: the messages after {@code afterOffset} in flight under {@code epoch}. */
+    record HandBackLater(GroupScope scope, String partitionKey, long afterOffset, long epoch) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, afterOffset, epoch);
+        }
+    }
+
+    /** The group's delivery row of one message. Binds: {@link MessageKey}. */
+    static final String SELECT_DELIVERY_STATE = """
+            SELECT state, lease_epoch, delivery_count, delivery_attempt FROM queue_delivery_state
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?""";
+
+    /** Binds of {@link #SELECT_DELIVERY_STATE}: the group's row of one message. */
+    record MessageKey(GroupScope scope, String partitionKey, long offset) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, offset);
+        }
+    }
+
+    /** A row of {@link #SELECT_DELIVERY_STATE}. */
+    record DeliveryRow(DeliveryState state, long leaseEpoch, long delivery, int attempt) {
+        static final Db.RowMapper<DeliveryRow> ROW = rs -> new DeliveryRow(DeliveryState.of(rs.getString("state")),
+                rs.getLong("lease_epoch"), rs.getLong("delivery_count"), rs.getInt("delivery_attempt"));
+
+        /** Whether this row is the delivery {@code t} names: same lease epoch and delivery number. */
+        boolean isDelivery(ConsumerStore.AckTarget t) {
+            return leaseEpoch == t.leaseEpoch() && delivery == t.delivery();
+        }
+    }
+
+    /** The message a dead letter copies. Binds: tenant, topic, partition_key, offset. */
+    static final String SELECT_MESSAGE = """
+            SELECT id, payload, metadata FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
+
+    /** A row of {@link #SELECT_MESSAGE}. */
+    record MessageRow(String id, String payloadJson, String metadataJson) {
+        static final Db.RowMapper<MessageRow> ROW = rs -> new MessageRow(rs.getString("id"), rs.getString("payload"),
+                rs.getString("metadata"));
+    }
+
+    /**
+     * Message offsets of one partition above the committed offset with their delivery state;
+     * walked to find the contiguous prefix of finished messages. One branch of a UNION ALL.
+     */
+    static final String SELECT_PREFIX_STATES = """
+            SELECT m.partition_key, m.`offset`, d.state
+            FROM queue_messages m
+            LEFT JOIN queue_delivery_state d
+              ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
+             AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
+            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
+            ORDER BY m.`offset`
+            LIMIT ?""";
+
+    /** Binds of one {@link #SELECT_PREFIX_STATES} branch, in placeholder order. */
+    record SelectPrefixStates(GroupScope scope, String partitionKey, long committed, int limit) implements Branch {
+        @Override
+        public List<Object> values() {
+            return List.of(scope.consumerGroup(), // join d
+                    scope.tenant(), scope.topic(), partitionKey, committed, limit);
+        }
+    }
+
+    /** Finished delivery rows above the committed offset, per partition (%s is the IN list). */
+    static final String COUNT_FINISHED = StateSql.render("""
+            SELECT d.partition_key, COUNT(*) AS finished_rows FROM queue_delivery_state d
+            JOIN queue_offsets o
+              ON o.tenant = d.tenant AND o.topic = d.topic AND o.partition_key = d.partition_key
+             AND o.consumer_group = d.consumer_group
+            WHERE d.tenant = ? AND d.consumer_group = ? AND d.topic = ? AND d.partition_key IN (%s)
+              AND d.state IN ({FINISHED}) AND d.message_offset > o.committed_offset
+            GROUP BY d.partition_key""");
+
+    /** Binds of {@link #COUNT_FINISHED}, in placeholder order; {@code keys} fills the IN list. */
+    record CountFinished(GroupScope scope, List<String> keys) implements Db.Binds {
+        String sql() {
+            return COUNT_FINISHED.formatted(Db.placeholders(keys.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bindAll(ps, Db.bindAll(ps, 1, List.of(scope.tenant(), scope.consumerGroup(), scope.topic())), keys);
+        }
+    }
+
+    /** Compare-and-set of the committed offset; the lease row lock makes a mismatch a bug. */
+    static final String ADVANCE_COMMITTED = """
+            UPDATE queue_offsets SET committed_offset = ?, updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND committed_offset = ?""";
+
+    /** Binds of {@link #ADVANCE_COMMITTED}, in placeholder order. */
+    record AdvanceCommitted(long committed, GroupScope scope, String partitionKey, long committedAsRead)
+            implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, committed, // SET committed_offset
+                    scope.tenant(), scope.topic(), partitionKey, scope.consumerGroup(), // row
+                    committedAsRead); // compare-and-set
+        }
+    }
+
+    /**
+     * Acknowledged delivery state at or below the committed offset is no longer needed. DEAD
+     * rows stay (requeue needs them); in-flight, retry and pending rows there are requeued
+     * messages still to deliver.
+     */
+    static final String PRUNE_DELIVERIES = StateSql.render("""
+            DELETE FROM queue_delivery_state
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset <= ?
+              AND state = {ACKED}""");
+
+    /** Binds of {@link #PRUNE_DELIVERIES}: the acknowledged rows at or below {@code committed}. */
+    record PruneDeliveries(GroupScope scope, String partitionKey, long committed) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, committed);
+        }
+    }
+}
