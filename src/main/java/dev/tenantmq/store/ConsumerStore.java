@@ -305,22 +305,12 @@ public class ConsumerStore {
     }
 
     /**
-     * Runs a transaction that may write a dead letter: under READ COMMITTED, and again under
-     * REPEATABLE READ when a dead-letter partition turns out to be empty (see
-     * {@link MessageStore.GapLockNeeded}). Every read after the lease row locks sees the same
-     * rows under either level, because all writers of those rows take the same locks first.
+     * Runs a transaction that may write a dead letter (see {@link Db#inTransactionWithGapLocksIfNeeded}).
+     * Every read after the lease row locks sees the same rows under either isolation level,
+     * because all writers of those rows take the same locks first.
      */
-    private <T> T writeTx(GapWork<T> work) {
-        try {
-            return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> work.run(c, false));
-        } catch (MessageStore.GapLockNeeded e) {
-            return db.inTransaction(Db.Isolation.REPEATABLE_READ, c -> work.run(c, true));
-        }
-    }
-
-    @FunctionalInterface
-    private interface GapWork<T> {
-        T run(Connection c, boolean gapLocks) throws SQLException;
+    private <T> T writeTx(Db.GapWork<T> work) {
+        return db.inTransactionWithGapLocksIfNeeded(work);
     }
 
     /** Outcome of one receipt: the action happened, the message was acked before, or the receipt is stale. */

@@ -52,7 +52,11 @@ public class MessageStore {
             LIMIT 1
             FOR UPDATE""";
 
-    /** Existing messages among (partition_key, id) pairs; %s is a list of {@code (?, ?)}. */
+    /**
+     * Existing messages among (partition_key, id) pairs; %s is a list of {@code (?, ?)}. Runs after
+     * the head locks, so a concurrent publisher of the same id has committed (READ COMMITTED: the
+     * statement sees it). Binds: tenant, topic, then partition_key and id per pair.
+     */
     static final String SELECT_EXISTING_IDS = """
             SELECT partition_key, id, `offset` FROM queue_messages
             WHERE tenant = ? AND topic = ? AND (partition_key, id) IN (%s)""";
@@ -106,43 +110,22 @@ public class MessageStore {
     public List<Published> publish(String tenant, String topic, List<NewMessage> messages) {
         SortedSet<String> partitions = new TreeSet<>();
         messages.forEach(m -> partitions.add(m.partitionKey()));
-        for (int round = 0; ; round++) {
-            // Usual case: every partition has a row to lock, READ COMMITTED, no gap locks.
-            List<Published> done = db.inTransaction(Db.Isolation.READ_COMMITTED,
-                    c -> publishLocked(c, tenant, topic, partitions, messages, false));
-            if (done != null) {
-                return done;
-            }
-            // A partition is new: its gap must be locked, which needs REPEATABLE READ. Two first
-            // publishers of it deadlock on insert; InnoDB rolls one back and Db retries it, and
-            // the retry finds the partition no longer empty and returns here for READ COMMITTED.
-            done = db.inTransaction(Db.Isolation.REPEATABLE_READ,
-                    c -> publishLocked(c, tenant, topic, partitions, messages, true));
-            if (done != null) {
-                return done;
-            }
-            if (round > 100) {
-                throw new StoreException("publish could not settle the partition locks", null);
-            }
-        }
+        return db.inTransactionWithGapLocksIfNeeded((c, gapLocks) -> publishLocked(c, tenant, topic, partitions, messages,
+                gapLocks));
     }
 
     /**
-     * The publish transaction body. With {@code gapLocks} false it gives up (returns null,
-     * having written nothing) when a partition is empty; with it true it gives up when none
-     * is, so each case runs under the isolation level whose locks it needs.
+     * The publish transaction body.
+     *
+     * @throws Db.GapLockNeeded with {@code gapLocks} false when a partition is new (nothing written)
      */
     private static List<Published> publishLocked(Connection c, String tenant, String topic, SortedSet<String> partitions,
                                                  List<NewMessage> messages, boolean gapLocks) throws SQLException {
         boolean anyEmpty = lockPartitions(c, tenant, topic, partitions);
-        if (anyEmpty != gapLocks) {
-            return null;
+        if (anyEmpty && !gapLocks) {
+            throw new Db.GapLockNeeded("publish");
         }
-        List<String[]> keyAndIds = new ArrayList<>(messages.size());
-        for (NewMessage m : messages) {
-            keyAndIds.add(new String[] {m.partitionKey(), m.id()});
-        }
-        Map<String, Long> stored = existingIds(c, tenant, topic, keyAndIds);
+        Map<String, Long> stored = existingIds(c, tenant, topic, messages);
         Map<String, Integer> firstInBatch = new HashMap<>();
         List<NewMessage> fresh = new ArrayList<>();
         int[] freshIndex = new int[messages.size()];
@@ -202,26 +185,26 @@ public class MessageStore {
      *
      * @return offset by {@code partitionKey + '\u0000' + id}
      */
-    private static Map<String, Long> existingIds(Connection c, String tenant, String topic, List<String[]> keyAndIds)
+    private static Map<String, Long> existingIds(Connection c, String tenant, String topic, List<NewMessage> messages)
             throws SQLException {
         Map<String, Long> found = new HashMap<>();
         // One statement for a whole batch (at most mq.publish.max-batch-size pairs, 1000 by
         // default); the chunks only bound the statement for a larger configured maximum.
         final int chunk = 2000;
-        for (int from = 0; from < keyAndIds.size(); from += chunk) {
-            List<String[]> part = keyAndIds.subList(from, Math.min(keyAndIds.size(), from + chunk));
+        for (int from = 0; from < messages.size(); from += chunk) {
+            List<NewMessage> part = messages.subList(from, Math.min(messages.size(), from + chunk));
             String sql = SELECT_EXISTING_IDS.formatted(String.join(", ", java.util.Collections.nCopies(part.size(), "(?, ?)")));
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 int i = 1;
                 ps.setString(i++, tenant);
                 ps.setString(i++, topic);
-                for (String[] kv : part) {
-                    ps.setString(i++, kv[0]);
-                    ps.setString(i++, kv[1]);
+                for (NewMessage m : part) { // the (partition_key, id) pairs of the IN list
+                    ps.setString(i++, m.partitionKey());
+                    ps.setString(i++, m.id());
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        found.put(identity(rs.getString(1), rs.getString(2)), rs.getLong(3));
+                        found.put(identity(rs.getString("partition_key"), rs.getString("id")), rs.getLong("offset"));
                     }
                 }
             }
@@ -313,30 +296,22 @@ public class MessageStore {
     /**
      * The message of a partition with a given id, locked: a dead letter already written by
      * another consumer group is merged into, not written twice (SPEC "Dead letters").
+     * Binds: tenant, topic (the dead-letter topic), partition_key, id.
      */
     static final String LOCK_MESSAGE_BY_ID = """
             SELECT `offset`, metadata FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?
             FOR UPDATE""";
 
+    /** Binds: tenant, topic, partition_key, offset. */
     static final String DELETE_MESSAGE_AT = """
             DELETE FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
 
+    /** Binds: metadata (the new JSON text), tenant, topic, partition_key, offset. */
     static final String UPDATE_METADATA = """
             UPDATE queue_messages SET metadata = ?
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
-
-    /**
-     * Thrown by {@link #appendDeadLetter} inside a READ COMMITTED transaction when the
-     * dead-letter partition is empty: its gap can only be locked under REPEATABLE READ, so the
-     * caller rolls back and runs the whole transaction again with {@code gapLocks} true.
-     */
-    public static final class GapLockNeeded extends RuntimeException {
-        GapLockNeeded() {
-            super("dead-letter partition is empty; REPEATABLE READ needed", null, false, false);
-        }
-    }
 
     /**
      * One dead letter (SPEC "Dead letters"): the original message, where it came from, and why.
@@ -358,7 +333,7 @@ public class MessageStore {
      *
      * @param gapLocks whether the transaction runs under REPEATABLE READ
      * @return the offset of the dead letter in the dead-letter topic
-     * @throws GapLockNeeded when the partition is empty and {@code gapLocks} is false
+     * @throws Db.GapLockNeeded when the partition is empty and {@code gapLocks} is false
      */
     public static long appendDeadLetter(Connection c, DeadLetter d, boolean gapLocks) throws SQLException {
         Long existing = null;
@@ -367,8 +342,8 @@ public class MessageStore {
             Db.bind(ps, d.tenant(), d.dlqTopic(), d.partitionKey(), d.id());
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
-                    existing = rs.getLong(1);
-                    existingMetadata = rs.getString(2);
+                    existing = rs.getLong("offset");
+                    existingMetadata = rs.getString("metadata");
                 }
             }
         }
@@ -398,7 +373,7 @@ public class MessageStore {
         }
         boolean empty = lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())));
         if (empty && !gapLocks) {
-            throw new GapLockNeeded();
+            throw new Db.GapLockNeeded("dead letter");
         }
         String metadata = DeadLetterMetadata.of(d.metadataJson(), d.originalTopic(), d.originalOffset(), d.consumerGroup(),
                 d.reason(), d.deliveryAttempts());
@@ -437,7 +412,7 @@ public class MessageStore {
             ps.setString(i, topic);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    result.add(new DiscoveredPartition(rs.getString(1), rs.getString(3)));
+                    result.add(new DiscoveredPartition(rs.getString("tenant"), rs.getString("partition_key")));
                 }
             }
         }
