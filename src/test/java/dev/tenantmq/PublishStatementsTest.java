@@ -2,7 +2,9 @@ package dev.tenantmq;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,15 +13,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Publish locks and inserts with a constant number of statements per request, however many
- * partitions a batch touches (issue "Throughput"): the statements are counted as the JDBC driver
- * sends them ({@link StatementLog}), by the test's own topic.
+ * partitions a batch touches (issue "Throughput"): the statements are counted as the database
+ * received them ({@link GeneralLog}), by the test's own topic.
  */
 @QuarkusTest
 class PublishStatementsTest {
     private static final int BATCH = 100;
 
+    @Inject
+    AgroalDataSource dataSource;
+
     @Test
-    void a_batch_over_many_existing_partitions_costs_the_statements_of_a_batch_over_one() {
+    void a_batch_over_many_existing_partitions_costs_the_statements_of_a_batch_over_one() throws Exception {
         String tenant = TestIds.tenant();
         String topic = TestIds.topic();
         Api.publishOk(tenant, topic, batch("first", i -> "k" + i)); // every partition exists from here on
@@ -33,7 +38,7 @@ class PublishStatementsTest {
     }
 
     @Test
-    void a_batch_over_many_new_partitions_costs_the_statements_of_a_batch_over_one_new_partition() {
+    void a_batch_over_many_new_partitions_costs_the_statements_of_a_batch_over_one_new_partition() throws Exception {
         String tenant = TestIds.tenant();
         String topic = TestIds.topic();
 
@@ -64,14 +69,10 @@ class PublishStatementsTest {
                 .toList());
     }
 
-    private static List<String> statementsOf(String topic, Runnable request) {
-        StatementLog.start();
-        try {
+    private List<String> statementsOf(String topic, Runnable request) throws Exception {
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
             request.run();
-        } catch (RuntimeException | AssertionError e) {
-            StatementLog.stop(topic);
-            throw e;
+            return log.stop(topic);
         }
-        return StatementLog.stop(topic);
     }
 }
