@@ -47,7 +47,6 @@ class LongPollTest {
         String group = TestIds.group();
         HttpJson http = new HttpJson(base.toString());
         String fetch = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + "/fetch";
-        int othersWaiting = signals.waiting(); // polls of other tests, if any still wait
         List<CompletableFuture<JsonNode>> polls = new ArrayList<>();
         for (int i = 0; i < POLLS; i++) {
             polls.add(http.postAsync(fetch, Map.of("maxMessages", 1, "waitSeconds", 30)));
@@ -56,8 +55,8 @@ class LongPollTest {
         // waits for a signal. Once all of them wait, the burst is over; a timer re-check takes one
         // of them out for a few milliseconds about every 100 ms, so the moment is caught by polling often.
         await("every poll waits after its first look").atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(5)).until(() -> signals.waiting() == othersWaiting + POLLS);
-        assertTrue(metricValue("mq_fetch_waiting") >= othersWaiting + POLLS - 2,
+                .pollInterval(Duration.ofMillis(5)).until(() -> signals.waiting() == POLLS);
+        assertTrue(metricValue("mq_fetch_waiting") >= POLLS - 2,
                 "the gauge mq.fetch.waiting counts the waiting polls");
         // Sample every 50 ms for two seconds, all polls still waiting throughout.
         List<Integer> connectionSamples = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -67,7 +66,7 @@ class LongPollTest {
                 .pollInterval(Duration.ofMillis(50)).until(() -> {
                     connectionSamples.add((int) dataSource.getMetrics().activeCount());
                     threadSamples.add(threadsInServiceCode());
-                    waitingSamples.add(signals.waiting() - othersWaiting);
+                    waitingSamples.add(signals.waiting());
                     return polls.stream().noneMatch(CompletableFuture::isDone);
                 });
         int[] connections = connectionSamples.stream().mapToInt(Integer::intValue).toArray();
@@ -90,52 +89,6 @@ class LongPollTest {
         long withMessage = polls.stream().filter(CompletableFuture::isDone)
                 .filter(f -> f.join().get("messages").size() == 1).count();
         assertEquals(1, withMessage, "exactly one poll receives the one message");
-    }
-
-    @Test
-    void a_publish_costs_a_group_of_waiting_polls_one_look_not_one_per_poll() throws Exception {
-        String tenant = TestIds.tenant();
-        String topic = TestIds.topic();
-        String group = TestIds.group();
-        HttpJson http = new HttpJson(base.toString());
-        String fetch = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + "/fetch";
-        // The group holds the partition's lease, and its first message is consumed.
-        Api.publishOk(tenant, topic, List.of(Api.msg("k", "first", 0)));
-        List<Map<String, Object>> first = Api.fetchOk(tenant, topic, group, 1, 20, 30);
-        assertEquals(1, first.size(), "the first message is delivered once the group holds the lease");
-        Api.ack(tenant, topic, group, Api.receipts(first));
-        int polls = 30;
-        int othersWaiting = signals.waiting(); // polls of other tests, if any still wait
-        List<CompletableFuture<JsonNode>> waiting = new ArrayList<>();
-        for (int i = 0; i < polls; i++) {
-            waiting.add(http.postAsync(fetch, Map.of("maxMessages", 1, "waitSeconds", 30)));
-        }
-        await("every poll waits").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5))
-                .until(() -> signals.waiting() == othersWaiting + polls);
-
-        List<String> looks;
-        try (GeneralLog log = GeneralLog.start(dataSource)) {
-            Api.publishOk(tenant, topic, List.of(Api.msg("k", "wake", 1)));
-            await("one poll gets the message").atMost(Duration.ofSeconds(5))
-                    .until(() -> waiting.stream().anyMatch(CompletableFuture::isDone));
-            await("the others wait again").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
-                    .until(() -> signals.waiting() == othersWaiting + polls - 1);
-            // The ready-partition query of ConsumerSql.SELECT_READY_PARTITIONS: one per look.
-            looks = log.stop(topic).stream().filter(sql -> sql.contains("FROM queue_partition_leases l")).toList();
-        }
-        // One look delivers, the next finds nothing; timer re-checks (one per triple every
-        // recheck-interval / 2) may add a few. One look per woken poll would be 30 or more.
-        assertTrue(looks.size() <= 8, looks.size() + " look-ups after one publish to " + polls + " waiting polls of one group");
-        assertEquals(1, waiting.stream().filter(CompletableFuture::isDone).count(), "one poll got the one message");
-        // Release the other polls (one message each, each in a partition of its own: "k" is held
-        // by the unacknowledged delivery), so no later test counts them as waiting.
-        List<Map<String, Object>> rest = new ArrayList<>();
-        for (int i = 1; i < polls; i++) {
-            rest.add(Api.msg("rest-" + i, "rest-" + i, i));
-        }
-        Api.publishOk(tenant, topic, rest);
-        await("every poll got a message").atMost(Duration.ofSeconds(20))
-                .until(() -> waiting.stream().allMatch(CompletableFuture::isDone));
     }
 
     /** The value of an untagged series on /q/metrics (Prometheus text format). */

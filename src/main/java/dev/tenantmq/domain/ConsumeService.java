@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Lease-fetch, ack, nack and extend, with retries and dead letters (SPEC section 4). Fetch serves only partitions this process leases for
@@ -85,32 +84,13 @@ public class ConsumeService {
     }
 
     private Uni<List<Delivered>> attempt(GroupScope scope, Fetch f, Instant deadline) {
-        return attempt(scope, f, deadline, null);
-    }
-
-    /**
-     * Looks for messages once, then returns them or waits again.
-     *
-     * @param looked when not null, called once the look has finished (found anything, seen: the
-     *     generation read before the look), before the poll returns or waits again
-     */
-    private Uni<List<Delivered>> attempt(GroupScope scope, Fetch f, Instant deadline, LookDone looked) {
         // A waiting long poll is a fetch in progress: it keeps the triple's interest alive even
         // when mq.interest-timeout is shorter than its wait.
         interest.touch(scope);
         long seen = signals.generation(scope.tenant(), scope.topic());
-        Uni<List<Delivered>> look = Uni.createFrom().item(() -> fetchOnce(scope, f))
-                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
-        if (looked != null) {
-            look = look.onItemOrFailure().invoke((found, failure) -> looked.done(found != null && !found.isEmpty(), seen))
-                    .onCancellation().invoke(() -> looked.done(false, seen));
-        }
-        return look.flatMap(found -> found.isEmpty() ? waitThenRetry(scope, f, deadline, seen) : Uni.createFrom().item(found));
-    }
-
-    @FunctionalInterface
-    private interface LookDone {
-        void done(boolean found, long seen);
+        return Uni.createFrom().item(() -> fetchOnce(scope, f))
+                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
+                .flatMap(found -> found.isEmpty() ? waitThenRetry(scope, f, deadline, seen) : Uni.createFrom().item(found));
     }
 
     /** Shortest timer wait: Vert.x refuses timers under 1 ms. */
@@ -118,14 +98,10 @@ public class ConsumeService {
 
     /**
      * Waits for a signal or the re-check interval, then looks again. A signal (publish, ack,
-     * new leases in this process) wakes every waiter of the topic, but per (tenant, group, topic)
-     * only one of them looks at a time: the others wait on. When that look found messages (more
-     * may be left) or the topic was signalled while it looked (its query may have missed that),
-     * it signals again and the next waiter looks; when it found nothing, there is nothing for
-     * the others either. So a publish costs a waiting group one look, not one per waiting poll.
-     * A timer re-check is rate-limited per triple too: a waiter looks only when no other waiter
-     * of the triple claimed a look in the last half interval, so many idle long polls cost about
-     * one query per interval, not one each.
+     * new leases in this process) always looks again. A timer re-check is rate-limited per
+     * (tenant, group, topic): a waiter looks only when no other waiter of the triple claimed a
+     * look in the last half interval, so many idle long polls cost about one query per interval,
+     * not one each.
      */
     private Uni<List<Delivered>> waitThenRetry(GroupScope scope, Fetch f, Instant deadline, long seen) {
         Duration remaining = Duration.between(clock.instant(), deadline);
@@ -137,31 +113,12 @@ public class ConsumeService {
         return signals.await(scope.tenant(), scope.topic(), seen, pause).flatMap(ignored -> {
             long now = signals.generation(scope.tenant(), scope.topic());
             boolean signalled = now != seen;
-            if (!signalled) {
-                if (!claimRecheck(scope, recheck)) {
-                    return waitThenRetry(scope, f, deadline, now); // another waiter looked, or is looking
-                }
-                return attempt(scope, f, deadline);
+            if (!signalled && !claimRecheck(scope, recheck)) {
+                return waitThenRetry(scope, f, deadline, now); // another waiter looked, or is looking
             }
-            AtomicBoolean looking = signalledLook.computeIfAbsent(scope, k -> new AtomicBoolean());
-            if (!looking.compareAndSet(false, true)) {
-                return waitThenRetry(scope, f, deadline, now); // another waiter of the group is looking
-            }
-            AtomicBoolean released = new AtomicBoolean(); // done() may come twice (item, then a cancellation)
-            return attempt(scope, f, deadline, (found, seenAtLook) -> {
-                if (!released.compareAndSet(false, true)) {
-                    return;
-                }
-                looking.set(false);
-                if (found || signals.generation(scope.tenant(), scope.topic()) != seenAtLook) {
-                    signals.signal(scope.tenant(), scope.topic()); // the next waiter looks
-                }
-            });
+            return attempt(scope, f, deadline);
         });
     }
-
-    /** Per triple: whether a waiter is looking after a signal right now (one at a time). */
-    private final Map<GroupScope, AtomicBoolean> signalledLook = new ConcurrentHashMap<>();
 
     /** When the last timer re-check of each triple was claimed. */
     private final Map<GroupScope, Instant> lastRecheck = new ConcurrentHashMap<>();
