@@ -144,6 +144,16 @@ class FetchAckTest {
                 .then().statusCode(400).body("errors[0].field", org.hamcrest.Matchers.equalTo("visibilitySeconds"));
     }
 
+    /** Fetches until {@code n} messages arrived (the first fetch registers the group's interest). */
+    private List<Map<String, Object>> fetchUntil(int n) {
+        List<Map<String, Object>> got = new ArrayList<>();
+        await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {
+            got.addAll(fetchOk(tenant, topic, group, n - got.size(), 1, 30));
+            return got.size() >= n;
+        });
+        return got;
+    }
+
     private List<String> extend(List<String> receipts, int visibilitySeconds) {
         return io.restassured.RestAssured.given().contentType(io.restassured.http.ContentType.JSON)
                 .body(Map.of("receipts", receipts, "visibilitySeconds", visibilitySeconds))
@@ -193,5 +203,38 @@ class FetchAckTest {
                 return rs.getInt(1);
             }
         }
+    }
+    /** A receipt with the right tenant, topic, group and lease but an offset no message has is INVALID, not STALE. */
+    @Test
+    void a_forged_receipt_for_an_offset_without_a_message_is_invalid_for_ack_nack_and_extend() {
+        publishOk(tenant, topic, List.of(msg("k", "real", 1)));
+        List<Map<String, Object>> got = fetchUntil(1);
+        String real = (String) got.get(0).get("receipt");
+        dev.tenantmq.domain.Receipt r = dev.tenantmq.domain.Receipt.decode(real).orElseThrow();
+        String forged = new dev.tenantmq.domain.Receipt(r.tenant(), r.consumerGroup(), r.topic(), r.partitionKey(),
+                r.offset() + 1_000_000, r.leaseEpoch(), r.delivery()).encode();
+        assertEquals(List.of("INVALID"), ack(tenant, topic, group, List.of(forged)));
+        assertEquals(List.of("INVALID"), Api.nack(tenant, topic, group, List.of(forged), 0, null));
+        assertEquals(List.of("INVALID"), extend(List.of(forged), 60));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, List.of(real)), "the real delivery is untouched");
+    }
+
+    /**
+     * A receipt of a message an operator deleted is INVALID while the message would lie above
+     * the group's committed offset, and ALREADY_ACKED once the group has committed past it (as
+     * any message at or below the committed offset); it is never STALE.
+     */
+    @Test
+    void a_receipt_of_an_admin_deleted_message_is_invalid_until_the_group_commits_past_it() {
+        publishOk(tenant, topic, List.of(msg("k", "deleted", 1), msg("k", "kept", 2)));
+        List<Map<String, Object>> got = fetchUntil(2);
+        io.restassured.RestAssured.given().header("Authorization", "Bearer " + AdminTest.TOKEN)
+                .queryParam("tenant", tenant).queryParam("topic", topic).queryParam("partitionKey", "k")
+                .queryParam("id", "deleted").delete("/admin/messages").then().statusCode(200);
+        List<String> r = receipts(got);
+        assertEquals(List.of("INVALID"), ack(tenant, topic, group, r.subList(0, 1)));
+        assertEquals(List.of("INVALID"), extend(r.subList(0, 1), 60));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, r.subList(1, 2)));
+        assertEquals(List.of("ALREADY_ACKED"), ack(tenant, topic, group, r.subList(0, 1)));
     }
 }

@@ -55,7 +55,7 @@ class LongPollTest {
         // waits for a signal. Once all of them wait, the burst is over; a timer re-check takes one
         // of them out for a few milliseconds about every 100 ms, so the moment is caught by polling often.
         await("every poll waits after its first look").atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(5)).until(() -> signals.waiting() == POLLS);
+                .pollInterval(Duration.ofMillis(5)).until(() -> signals.waiting(tenant, topic) == POLLS);
         assertTrue(metricValue("mq_fetch_waiting") >= POLLS - 2,
                 "the gauge mq.fetch.waiting counts the waiting polls");
         // Sample every 50 ms for two seconds, all polls still waiting throughout.
@@ -66,7 +66,7 @@ class LongPollTest {
                 .pollInterval(Duration.ofMillis(50)).until(() -> {
                     connectionSamples.add((int) dataSource.getMetrics().activeCount());
                     threadSamples.add(threadsInServiceCode());
-                    waitingSamples.add(signals.waiting());
+                    waitingSamples.add(signals.waiting(tenant, topic));
                     return polls.stream().noneMatch(CompletableFuture::isDone);
                 });
         int[] connections = connectionSamples.stream().mapToInt(Integer::intValue).toArray();
@@ -75,7 +75,7 @@ class LongPollTest {
         assertTrue(median(waiting) >= POLLS - 1, "median polls waiting: " + median(waiting)
                 + " (samples " + Arrays.toString(waiting) + ")");
         // The pool is shared with the lease scheduler, which ticks all 18 test tenants in parallel
-        // every 500 ms, so a single sample can catch a burst of ticks. A connection or thread held
+        // every second, so a single sample can catch a burst of ticks. A connection or thread held
         // per waiting poll would show in every sample (the pool has 32 connections for 60 polls),
         // so the median is the measure; waiting polls re-check every 200 ms, single-flight per
         // consumer group, and add at most one at a time.
@@ -89,6 +89,116 @@ class LongPollTest {
         long withMessage = polls.stream().filter(CompletableFuture::isDone)
                 .filter(f -> f.join().get("messages").size() == 1).count();
         assertEquals(1, withMessage, "exactly one poll receives the one message");
+    }
+
+    /**
+     * The thundering herd: a published message wakes as many waiting polls of each group as it
+     * may feed, not every poll of the topic. Counted as the look-up statements ("which leased
+     * partitions have something to deliver") that the database received for the test's topic.
+     */
+    @Test
+    void a_publish_wakes_one_waiting_poll_per_message_not_every_poll_of_the_group() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        // Lease the partitions first: a new partition's lease would wake every poll (its backlog is unknown).
+        List<String> keys = List.of("k0", "k1", "k2");
+        Api.publishOk(tenant, topic, keys.stream().map(k -> Api.msg(k, "seed-" + k, 0)).toList());
+        List<String> seeded = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            List<Map<String, Object>> got = Api.fetchOk(tenant, topic, group, 10, 1, 30);
+            Api.receipts(got).forEach(r -> assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, List.of(r))));
+            got.forEach(m -> seeded.add((String) m.get("id")));
+            return seeded.size() == keys.size();
+        });
+        HttpJson http = new HttpJson(base.toString());
+        String fetch = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + "/fetch";
+        int polls = 30;
+        List<CompletableFuture<JsonNode>> waiting = new ArrayList<>();
+        for (int i = 0; i < polls; i++) {
+            waiting.add(http.postAsync(fetch, Map.of("maxMessages", 1, "waitSeconds", 30)));
+        }
+        await("every poll waits").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5))
+                .until(() -> signals.waiting(tenant, topic) == polls);
+
+        List<String> oneMessage = looksWhile(topic, () -> {
+            Api.publishOk(tenant, topic, List.of(Api.msg("k0", "one", 1)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> delivered(waiting) == 1);
+        });
+        // Before the fix every one of the 30 polls looked (125 statements were counted once). The
+        // woken poll looks once; a timer re-check (every 200 ms, one per group) may add a look.
+        assertTrue(oneMessage.size() <= 4, "look-ups for one message to " + polls + " waiting polls: "
+                + oneMessage.size());
+
+        List<String> twoMessages = looksWhile(topic, () -> {
+            Api.publishOk(tenant, topic, List.of(Api.msg("k1", "two", 2), Api.msg("k2", "three", 3)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> delivered(waiting) == 3);
+        });
+        // Two woken polls race for the two partitions: the loser of a partition looks further, and
+        // the claimant then wakes one more poll for the partition it kept from the other (see
+        // ConsumeService.claimed). Still a few looks, where every waiting poll looked before.
+        assertTrue(twoMessages.size() <= polls / 2, "look-ups for a batch of two messages to " + (polls - 1)
+                + " waiting polls: " + twoMessages.size());
+        await("the rest keep waiting").atMost(Duration.ofSeconds(5))
+                .until(() -> signals.waiting(tenant, topic) == polls - 3);
+
+        // Release the rest: one message for each, then every poll has had exactly one.
+        List<Map<String, Object>> rest = new ArrayList<>();
+        for (int i = 0; i < polls - 3; i++) {
+            rest.add(Api.msg("r" + i, "rest-" + i, i));
+        }
+        Api.publishOk(tenant, topic, rest);
+        await().atMost(Duration.ofSeconds(30)).until(() -> waiting.stream().allMatch(CompletableFuture::isDone));
+        assertEquals(polls, delivered(waiting), "every poll received one message");
+    }
+
+    /**
+     * Long polls that arrive together (as polls that timed out together come back) share one
+     * look: a poll skips its first look while another poll of its group found nothing a moment
+     * ago and nothing was signalled since, and waits like that poll does.
+     */
+    @Test
+    void long_polls_arriving_together_share_the_first_look_of_their_group() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        HttpJson http = new HttpJson(base.toString());
+        String fetch = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + "/fetch";
+        List<CompletableFuture<JsonNode>> polls = new ArrayList<>();
+        polls.add(http.postAsync(fetch, Map.of("maxMessages", 1, "waitSeconds", 30)));
+        await().atMost(Duration.ofSeconds(20)).until(() -> signals.waiting(tenant, topic) == 1);
+        int together = 30;
+        List<String> looks = looksWhile(topic, () -> {
+            for (int i = 0; i < together; i++) {
+                polls.add(http.postAsync(fetch, Map.of("maxMessages", 1, "waitSeconds", 30)));
+            }
+            await("every poll waits").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> signals.waiting(tenant, topic) == together + 1);
+        });
+        // At most one look per half re-check interval (100 ms in tests) while they arrive, and the
+        // rate-limited timer re-checks of the waiting polls; one look each without the rule.
+        assertTrue(looks.size() <= together / 3, "look-ups for " + together + " polls arriving together: " + looks.size());
+
+        List<Map<String, Object>> release = new ArrayList<>();
+        for (int i = 0; i < polls.size(); i++) {
+            release.add(Api.msg("r" + i, "release-" + i, i));
+        }
+        Api.publishOk(tenant, topic, release);
+        await().atMost(Duration.ofSeconds(30)).until(() -> polls.stream().allMatch(CompletableFuture::isDone));
+        assertEquals(polls.size(), delivered(polls), "every poll received one message");
+    }
+
+    /** Polls that completed with a message. */
+    private static long delivered(List<CompletableFuture<JsonNode>> polls) {
+        return polls.stream().filter(CompletableFuture::isDone).filter(f -> f.join().get("messages").size() == 1).count();
+    }
+
+    /** The look-up statements of {@code topic} that the database received while {@code action} ran. */
+    private List<String> looksWhile(String topic, Runnable action) throws Exception {
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            action.run();
+            return log.stop(topic).stream().filter(sql -> sql.strip().startsWith("SELECT l.partition_key")).toList();
+        }
     }
 
     /** The value of an untagged series on /q/metrics (Prometheus text format). */

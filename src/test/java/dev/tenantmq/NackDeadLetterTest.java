@@ -139,6 +139,52 @@ class NackDeadLetterTest {
         assertEquals("visibility timeout expired", metadata.get("dead_letter_reason"));
     }
 
+    /**
+     * A group whose consumers all stopped still gets its dead letter: after the last attempt's
+     * visibility timeout the scheduler dead-letters the message, with no fetch of the group.
+     */
+    @Test
+    void a_last_attempt_that_expires_is_dead_lettered_by_the_scheduler_without_another_fetch() throws Exception {
+        String group = TestIds.group();
+        publishOk(tenant, topic, List.of(msg("k", "abandoned", 1), msg("k", "after", 2)));
+        List<Integer> attempts = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 2, 1);
+            got.forEach(m -> {
+                assertEquals("abandoned", m.get("id"), "nothing after it while it is in flight or retried");
+                attempts.add((Integer) m.get("deliveryAttempt"));
+            });
+            return attempts.size() == MAX_DELIVERIES;
+        });
+        assertEquals(List.of(1, 2, 3, 4, 5), attempts);
+        // No fetch from here on: the consumers of the group are gone.
+        await("dead-lettered by the scheduler").atMost(Duration.ofSeconds(15)).until(() -> deadLetters("abandoned") == 1);
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic).queryParam("partitionKey", "k").queryParam("id", "abandoned")
+                .get("/admin/messages").then().statusCode(200)
+                .body("consumerGroups.find { it.consumerGroup == '" + group + "' }.state", equalTo("DEAD"));
+        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        @SuppressWarnings("unchecked")
+        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        assertEquals("visibility timeout expired", metadata.get("dead_letter_reason"));
+        List<Map<String, Object>> next = fetchOk(tenant, topic, group, 1, 5, 30);
+        assertEquals("after", next.get(0).get("id"), "the partition moved on");
+    }
+
+    /** Rows with this id in the dead-letter topic. */
+    private long deadLetters(String id) throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT COUNT(*) FROM queue_messages WHERE tenant = ? AND topic = ? AND partition_key = 'k' AND id = ?")) {
+            ps.setString(1, tenant);
+            ps.setString(2, dlq);
+            ps.setString(3, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
     @Test
     void a_group_that_dead_letters_a_message_does_not_take_it_from_another_group() {
         String a = TestIds.group();

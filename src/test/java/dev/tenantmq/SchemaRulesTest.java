@@ -18,17 +18,20 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Proves from information_schema that the Flyway schema is the RFC's ("Schema"): five tables,
- * primary keys in the RFC's column order leading with tenant, no secondary index leading with
- * anything else except queue_messages.idx_offset, and the collation of every key column.
+ * plus the identities of deleted messages that duplicate detection keeps ({@code queue_dedup_ids},
+ * issue "Idempotency that outlives consumption"), primary keys in the RFC's column order leading
+ * with tenant, no secondary index leading with anything else except queue_messages.idx_offset,
+ * and the collation of every key column.
  */
 @QuarkusTest
 class SchemaRulesTest {
-    private static final Map<String, List<String>> RFC_PRIMARY_KEYS = Map.of(
+    private static final Map<String, List<String>> RFC_PRIMARY_KEYS = Map.of( // and queue_dedup_ids
             "queue_messages", List.of("tenant", "topic", "partition_key", "offset"),
             "queue_delivery_state", List.of("tenant", "consumer_group", "topic", "partition_key", "message_offset"),
             "queue_offsets", List.of("tenant", "topic", "partition_key", "consumer_group"),
             "queue_partition_leases", List.of("tenant", "consumer_group", "topic", "partition_key"),
-            "queue_subscriber_heartbeats", List.of("tenant", "consumer_group", "topic", "subscriber_name"));
+            "queue_subscriber_heartbeats", List.of("tenant", "consumer_group", "topic", "subscriber_name"),
+            "queue_dedup_ids", List.of("tenant", "topic", "partition_key", "id"));
     private static final Set<String> ASCII_IDENTIFIERS =
             Set.of("tenant", "topic", "consumer_group", "subscriber_name", "leased_by", "original_topic");
     private static final Set<String> UNICODE_KEYS = Set.of("partition_key", "id");
@@ -37,7 +40,7 @@ class SchemaRulesTest {
     AgroalDataSource dataSource;
 
     @Test
-    void schema_has_exactly_the_five_rfc_tables() throws Exception {
+    void schema_has_exactly_the_five_rfc_tables_and_the_dedup_identities() throws Exception {
         List<String> tables = strings("""
                 SELECT table_name FROM information_schema.tables
                 WHERE table_schema = DATABASE() AND table_name LIKE 'queue%' ORDER BY table_name""");
@@ -66,8 +69,12 @@ class SchemaRulesTest {
         Map<String, List<String>> messageIndexes = indexColumns("queue_messages");
         assertEquals(Set.of("PRIMARY", "uq_message_id", "idx_offset"), messageIndexes.keySet());
         assertEquals(List.of("tenant", "topic", "partition_key", "id"), messageIndexes.get("uq_message_id"));
+        Map<String, List<String>> dedupIndexes = indexColumns("queue_dedup_ids");
+        assertEquals(Set.of("PRIMARY", "idx_dedup_created"), dedupIndexes.keySet());
+        assertEquals(List.of("tenant", "created_at"), dedupIndexes.get("idx_dedup_created"),
+                "retention finds expired identities of a tenant by publish time");
         for (String table : RFC_PRIMARY_KEYS.keySet()) {
-            if (!table.equals("queue_messages")) {
+            if (!table.equals("queue_messages") && !table.equals("queue_dedup_ids")) {
                 assertEquals(Set.of("PRIMARY"), indexColumns(table).keySet(), "extra index on " + table);
             }
         }
@@ -104,7 +111,7 @@ class SchemaRulesTest {
         List<String> collations = strings("""
                 SELECT table_collation FROM information_schema.tables
                 WHERE table_schema = DATABASE() AND table_name LIKE 'queue%'""");
-        assertEquals(5, collations.size());
+        assertEquals(RFC_PRIMARY_KEYS.size(), collations.size());
         collations.forEach(c -> assertEquals("utf8mb4_bin", c));
     }
 

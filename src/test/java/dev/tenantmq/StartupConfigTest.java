@@ -60,7 +60,10 @@ class StartupConfigTest {
         "mq.admin.token, short, MQ_ADMIN_TOKEN",
         "mq.max-deliveries, 0, mq.max-deliveries",
         "mq.retention.batch-size, 0, mq.retention.batch-size",
-        "mq.retention.max-age, -1s, mq.retention.max-age"})
+        "mq.retention.max-age, -1s, mq.retention.max-age",
+        "mq.tick-interval, 500ms, mq.tick-interval",
+        "mq.retention.interval, 900ms, mq.retention.interval",
+        "mq.publish.dedup-window, -1s, mq.publish.dedup-window"})
     void out_of_range_settings_refuse_start_naming_the_setting(String key, String value, String named) {
         Exception e = assertThrows(IllegalStateException.class, () -> identity(Map.of("mq.tenants", "a", key, value)));
         assertTrue(e.getMessage().startsWith(named), e.getMessage());

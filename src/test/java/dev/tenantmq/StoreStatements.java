@@ -20,19 +20,20 @@ import java.util.regex.Pattern;
  * {@code %s} are templates that the store formats with IN lists or predicates before use.
  */
 final class StoreStatements {
-    static final List<Class<?>> STORES = List.of(MessageStore.class, ConsumerStore.class, consumerSql(),
-            LeaseStore.class, AdminStore.class, RetentionStore.class);
+    static final List<Class<?>> STORES = List.of(MessageStore.class, ConsumerStore.class,
+            packagePrivate("ConsumerSql"), LeaseStore.class, AdminStore.class, RetentionStore.class,
+            packagePrivate("DedupSql"));
     private static final Pattern TABLE = Pattern.compile(
-            "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats)\\b");
+            "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats|dedup_ids)\\b");
 
     private StoreStatements() {}
 
-    /** The consumer's statements live in a package-private class beside {@link ConsumerStore}. */
-    private static Class<?> consumerSql() {
+    /** Statements that live in a package-private class of the store package (ConsumerSql, DedupSql). */
+    private static Class<?> packagePrivate(String simpleName) {
         try {
-            return Class.forName("dev.tenantmq.store.ConsumerSql");
+            return Class.forName("dev.tenantmq.store." + simpleName);
         } catch (ClassNotFoundException e) {
-            throw new AssertionError("the consumer's SQL class moved", e);
+            throw new AssertionError("the store's SQL class " + simpleName + " moved", e);
         }
     }
 

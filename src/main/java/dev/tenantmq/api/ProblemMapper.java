@@ -142,7 +142,12 @@ public class ProblemMapper {
     static Response problem(int status, String slug, String title, String detail, List<Problem.FieldError> errors) {
         return Response.status(status)
                 .type(PROBLEM_JSON)
-                .entity(new Problem(TYPE + slug, title, status, detail, errors))
+                .entity(body(status, slug, title, detail, errors))
                 .build();
+    }
+
+    /** The problem document itself, for responses written outside JAX-RS (see {@link HttpRoutes}). */
+    static Problem body(int status, String slug, String title, String detail, List<Problem.FieldError> errors) {
+        return new Problem(TYPE + slug, title, status, detail, errors);
     }
 }

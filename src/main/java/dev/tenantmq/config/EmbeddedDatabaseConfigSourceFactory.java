@@ -14,7 +14,9 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
  * The newcomer's default database. In the dev and test profiles, when no
  * {@code quarkus.datasource.jdbc.url} is configured (for example through
  * {@code QUARKUS_DATASOURCE_JDBC_URL}) and no Docker engine is reachable for Dev Services MySQL,
- * it starts an embedded MariaDB and points the datasource at it. In production it does nothing.
+ * it starts an embedded MariaDB and points the datasource at it. With Dev Services turned off
+ * ({@code QUARKUS_DATASOURCE_DEVSERVICES_ENABLED=false}) it starts it even where Docker is
+ * reachable. In production it does nothing.
  */
 public class EmbeddedDatabaseConfigSourceFactory implements ConfigSourceFactory {
     /** Above application.properties (250), below system properties (400) and env (300). */
@@ -30,7 +32,9 @@ public class EmbeddedDatabaseConfigSourceFactory implements ConfigSourceFactory 
         if (url != null && url.getValue() != null && !url.getValue().isBlank()) {
             return List.of();
         }
-        if (dockerAvailable() || !embeddedOnClasspath()) {
+        ConfigValue devServices = context.getValue("quarkus.datasource.devservices.enabled");
+        boolean devServicesOff = devServices != null && "false".equalsIgnoreCase(devServices.getValue());
+        if (devServicesTakeOver(devServicesOff, dockerAvailable()) || !embeddedOnClasspath()) {
             return List.of(); // Dev Services MySQL takes over, or Quarkus reports the missing URL
         }
         String jdbcUrl = EmbeddedDatabase.start();
@@ -39,6 +43,14 @@ public class EmbeddedDatabaseConfigSourceFactory implements ConfigSourceFactory 
                 "quarkus.datasource.username", "root",
                 "quarkus.datasource.password", "",
                 "quarkus.datasource.devservices.enabled", "false"), ORDINAL) {});
+    }
+
+    /**
+     * Whether Quarkus Dev Services (a MySQL container) should provide the database instead of
+     * the embedded MariaDB: only when Docker is reachable and Dev Services are not turned off.
+     */
+    static boolean devServicesTakeOver(boolean devServicesOff, boolean dockerAvailable) {
+        return dockerAvailable && !devServicesOff;
     }
 
     private static boolean dockerAvailable() {

@@ -33,7 +33,7 @@ public interface MqConfig {
     @WithDefault("30s")
     Duration leaseDuration();
 
-    /** Interval of the scheduler tick (heartbeat, discovery, lease work). Default 2 s. */
+    /** Interval of the scheduler tick (heartbeat, discovery, lease work). At least 1 s; default 2 s. */
     @WithDefault("2s")
     Duration tickInterval();
 
@@ -103,6 +103,15 @@ public interface MqConfig {
          */
         @WithDefault("16384")
         int maxMetadataBytes();
+
+        /**
+         * How long after its publish a message's (tenant, topic, partitionKey, id) stays a
+         * duplicate once the message is deleted (consumed and purged by retention, expired, or
+         * deleted by an operator). While the message is stored it is a duplicate anyway. Default
+         * 24 hours; 0 keeps duplicates only while the message is stored.
+         */
+        @WithDefault("24h")
+        Duration dedupWindow();
     }
 
     /** Fetch defaults and limits. */
@@ -145,7 +154,7 @@ public interface MqConfig {
         @WithDefault("true")
         boolean enabled();
 
-        /** Time between retention runs. Default 1 minute. */
+        /** Time between retention runs. At least 1 s; default 1 minute. */
         @WithDefault("1m")
         Duration interval();
 

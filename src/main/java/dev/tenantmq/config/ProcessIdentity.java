@@ -74,12 +74,27 @@ public class ProcessIdentity {
         if (config.retention().maxAge().isNegative()) {
             throw new IllegalStateException("mq.retention.max-age must not be negative, got " + config.retention().maxAge());
         }
+        if (config.publish().dedupWindow().isNegative()) {
+            throw new IllegalStateException("mq.publish.dedup-window must not be negative, got "
+                    + config.publish().dedupWindow());
+        }
+        // Quarkus's scheduler checks its jobs once a second: a shorter interval would silently
+        // run as 1 s (with only a warning), so it is refused here, naming the setting.
+        requireAtLeastOneSecond("mq.tick-interval", config.tickInterval());
+        requireAtLeastOneSecond("mq.retention.interval", config.retention().interval());
         // A lease or heartbeat shorter than a tick would expire between two renewals.
         if (config.tickInterval().compareTo(config.heartbeatTimeout()) >= 0
                 || config.tickInterval().compareTo(config.leaseDuration()) >= 0) {
             throw new IllegalStateException("mq.tick-interval (" + config.tickInterval() + ") must be shorter than"
                     + " mq.heartbeat-timeout (" + config.heartbeatTimeout() + ") and mq.lease-duration ("
                     + config.leaseDuration() + ")");
+        }
+    }
+
+    private static void requireAtLeastOneSecond(String setting, java.time.Duration value) {
+        if (value.compareTo(java.time.Duration.ofSeconds(1)) < 0) {
+            throw new IllegalStateException(setting + " must be at least 1s (the scheduler runs jobs at most once a"
+                    + " second), got " + value);
         }
     }
 

@@ -122,9 +122,10 @@ public class AdminService {
      * @throws NotFoundException when there is no such message (404)
      */
     public long delete(MessageIdentity m) {
-        long offset = store.delete(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value())
+        long offset = store.delete(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value(),
+                        micros(config.publish().dedupWindow()))
                 .orElseThrow(() -> notFound(m));
-        signals.signal(m.tenant().value(), m.topic().value()); // a partition held back by it may flow now
+        signals.signal(m.tenant().value(), m.topic().value(), FetchSignals.ALL); // a partition held back by it may flow now
         return offset;
     }
 
@@ -148,7 +149,7 @@ public class AdminService {
         }
         AdminStore.Requeue.Done done = (AdminStore.Requeue.Done) r;
         metrics.requeued(m.tenant().value(), done.originalTopic(), done.consumerGroups().size());
-        signals.signal(m.tenant().value(), done.originalTopic());
+        signals.signal(m.tenant().value(), done.originalTopic(), FetchSignals.ALL); // and the partition it holds back
         return new AdminViews.Requeued(done.originalTopic(), done.originalOffset(), done.consumerGroups());
     }
 

@@ -80,28 +80,41 @@ public class ConsumeService {
         PublishService.requireServed(identity, f.tenant());
         GroupScope scope = new GroupScope(f.tenant().value(), f.consumerGroup().value(), f.topic().value());
         Instant deadline = clock.instant().plus(f.waitTime());
-        return attempt(scope, f, deadline);
+        return attempt(scope, f, deadline, true);
     }
 
-    private Uni<List<Delivered>> attempt(GroupScope scope, Fetch f, Instant deadline) {
+    private Uni<List<Delivered>> attempt(GroupScope scope, Fetch f, Instant deadline, boolean first) {
         // A waiting long poll is a fetch in progress: it keeps the triple's interest alive even
         // when mq.interest-timeout is shorter than its wait.
         interest.touch(scope);
         long seen = signals.generation(scope.tenant(), scope.topic());
+        if (first && !f.waitTime().isZero() && recentlyEmpty(scope, seen)) {
+            // Another poll of this group looked a moment ago, found nothing, and nothing was
+            // signalled since: wait like it does instead of asking the database again. Without
+            // this, long polls that time out together all look at once when they come back.
+            return waitThenRetry(scope, f, deadline, seen);
+        }
+        Instant lookedAt = clock.instant();
         return Uni.createFrom().item(() -> fetchOnce(scope, f))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
-                .flatMap(found -> found.isEmpty() ? waitThenRetry(scope, f, deadline, seen) : Uni.createFrom().item(found));
+                .flatMap(found -> {
+                    if (!found.isEmpty()) {
+                        return Uni.createFrom().item(found);
+                    }
+                    emptyLooks.put(scope, new EmptyLook(seen, lookedAt));
+                    return waitThenRetry(scope, f, deadline, seen);
+                });
     }
 
     /** Shortest timer wait: Vert.x refuses timers under 1 ms. */
     private static final Duration MIN_PAUSE = Duration.ofMillis(1);
 
     /**
-     * Waits for a signal or the re-check interval, then looks again. A signal (publish, ack,
-     * new leases in this process) always looks again. A timer re-check is rate-limited per
-     * (tenant, group, topic): a waiter looks only when no other waiter of the triple claimed a
-     * look in the last half interval, so many idle long polls cost about one query per interval,
-     * not one each.
+     * Waits for a signal or the re-check interval, then looks again. A signal that picks this
+     * waiter (publish, ack, new leases in this process; see {@link FetchSignals}) always looks
+     * again. A timer re-check is rate-limited per (tenant, group, topic): a waiter looks only
+     * when no other waiter of the triple claimed a look in the last half interval, so many idle
+     * long polls cost about one query per interval, not one each.
      */
     private Uni<List<Delivered>> waitThenRetry(GroupScope scope, Fetch f, Instant deadline, long seen) {
         Duration remaining = Duration.between(clock.instant(), deadline);
@@ -110,14 +123,28 @@ public class ConsumeService {
         }
         Duration recheck = config.fetch().recheckInterval();
         Duration pause = remaining.compareTo(recheck) < 0 ? remaining : recheck;
-        return signals.await(scope.tenant(), scope.topic(), seen, pause).flatMap(ignored -> {
-            long now = signals.generation(scope.tenant(), scope.topic());
-            boolean signalled = now != seen;
-            if (!signalled && !claimRecheck(scope, recheck)) {
-                return waitThenRetry(scope, f, deadline, now); // another waiter looked, or is looking
+        return signals.await(scope.tenant(), scope.topic(), scope.consumerGroup(), seen, pause).flatMap(woken -> {
+            if (!woken && !claimRecheck(scope, recheck)) {
+                // another waiter looked, or is looking; a signal meanwhile that picked other waiters is theirs
+                return waitThenRetry(scope, f, deadline, signals.generation(scope.tenant(), scope.topic()));
             }
-            return attempt(scope, f, deadline);
+            return attempt(scope, f, deadline, false);
         });
+    }
+
+    /**
+     * The last look of a triple that found nothing: the signal generation read before it, and
+     * when it started. A new long poll skips its first look while this is younger than half the
+     * re-check interval and the generation has not moved, the same bound a timer re-check has.
+     */
+    private record EmptyLook(long generation, Instant at) {}
+
+    private final Map<GroupScope, EmptyLook> emptyLooks = new ConcurrentHashMap<>();
+
+    private boolean recentlyEmpty(GroupScope scope, long generation) {
+        EmptyLook last = emptyLooks.get(scope);
+        Duration window = config.fetch().recheckInterval().dividedBy(2);
+        return last != null && last.generation() == generation && last.at().isAfter(clock.instant().minus(window));
     }
 
     /** When the last timer re-check of each triple was claimed. */
@@ -185,13 +212,12 @@ public class ConsumeService {
                     deadLettered(scope, result.deadLettered());
                     leased.addAll(result.deliveries());
                 } finally {
-                    boolean skipped = false;
+                    int skipped = 0;
                     for (String p : mine) {
-                        skipped |= Boolean.TRUE.equals(busy.remove(p));
+                        skipped += Boolean.TRUE.equals(busy.remove(p)) ? 1 : 0;
                     }
-                    if (skipped) {
-                        signals.signal(scope.tenant(), scope.topic()); // see `claimed`
-                    }
+                    // see `claimed`: one more look per skipped partition
+                    signals.signal(scope.tenant(), scope.topic(), skipped);
                 }
             }
             if (ready.size() < asked) {
@@ -222,6 +248,22 @@ public class ConsumeService {
     }
 
     /**
+     * The scheduler's dead-letter sweep for one (tenant, group, topic) this process consumes:
+     * dead-letters, in the partitions it leases, the in-flight messages whose last allowed
+     * attempt failed by visibility expiry or a lost lease, with reason
+     * {@value dev.tenantmq.model.PartitionWalk#EXPIRED} or
+     * {@value dev.tenantmq.model.PartitionWalk#LEASE_LOST}, without waiting for the group's next
+     * fetch (SPEC "Dead letters").
+     *
+     * @return messages dead-lettered
+     */
+    public int deadLetterExpired(GroupScope scope) {
+        int n = store.deadLetterExpired(scope, identity.subscriberName().value(), deadLetterPolicy(scope));
+        deadLettered(scope, n);
+        return n;
+    }
+
+    /**
      * Dead letters go to {@code <topic><suffix>}. Where that name would pass 255 characters (the
      * dead-letter topic of a 248..251-character topic), there is no dead-letter topic: its messages
      * are retried with backoff for as long as they fail, like an SQS queue without a redrive
@@ -239,12 +281,17 @@ public class ConsumeService {
     private void deadLettered(GroupScope scope, int n) {
         if (n > 0) {
             metrics.deadLettered(scope.tenant(), scope.topic(), n);
-            signals.signal(scope.tenant(), scope.topic() + config.dlqSuffix());
-            signals.signal(scope.tenant(), scope.topic());
+            signals.signal(scope.tenant(), scope.topic() + config.dlqSuffix(), n);
+            signals.signal(scope.tenant(), scope.topic(), n); // the partitions they held back may flow
         }
     }
 
-    /** Status of one receipt in an ack, nack or extend response (SPEC section 4). */
+    /**
+     * Status of one receipt in an ack, nack or extend response (SPEC section 4). INVALID: the
+     * receipt is not one of this tenant, topic and consumer group, or names no stored message
+     * above the group's committed offset (a forged offset, or a message an operator deleted or
+     * retention expired); nothing changed, and retrying cannot help.
+     */
     public enum ReceiptStatus { ACKED, NACKED, EXTENDED, ALREADY_ACKED, STALE, INVALID }
 
     /** Outcome of one receipt. */
@@ -265,10 +312,8 @@ public class ConsumeService {
                 (scope, targets) -> store.ack(scope, targets));
         long acked = out.stream().filter(r -> r.status() == ReceiptStatus.ACKED).count();
         metrics.acked(tenant.value(), topic.value(), (int) acked);
-        if (acked > 0) {
-            // An ack can make a partition deliverable again for long polls waiting on it.
-            signals.signal(tenant.value(), topic.value());
-        }
+        // An ack can make a partition deliverable again for long polls waiting on it.
+        signals.signal(tenant.value(), topic.value(), (int) acked);
         return out;
     }
 
@@ -317,7 +362,7 @@ public class ConsumeService {
         metrics.nacked(tenant.value(), topic.value(), (int) nacked - dead[0]);
         deadLettered(scope, dead[0]);
         if (nacked > dead[0] && delay.map(Duration::isZero).orElse(false)) {
-            signals.signal(tenant.value(), topic.value()); // redeliverable at once
+            signals.signal(tenant.value(), topic.value(), (int) nacked - dead[0]); // redeliverable at once
         }
         return out;
     }
@@ -378,6 +423,7 @@ public class ConsumeService {
                 case DONE -> done;
                 case ALREADY_ACKED -> ReceiptStatus.ALREADY_ACKED;
                 case STALE -> ReceiptStatus.STALE;
+                case NO_MESSAGE -> ReceiptStatus.INVALID;
             };
         }
         List<ReceiptResult> out = new ArrayList<>(receipts.size());

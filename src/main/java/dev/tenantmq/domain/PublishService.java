@@ -1,5 +1,7 @@
 package dev.tenantmq.domain;
 
+import static dev.tenantmq.model.Durations.micros;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenantmq.config.MqConfig;
@@ -91,7 +93,8 @@ public class PublishService {
             }
             rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson));
         }
-        List<MessageStore.Published> stored = store.publish(tenant.value(), topic.value(), rows);
+        List<MessageStore.Published> stored = store.publish(tenant.value(), topic.value(), rows,
+                micros(config.publish().dedupWindow()));
         List<Result> results = new ArrayList<>(rows.size());
         int duplicates = 0;
         for (int i = 0; i < rows.size(); i++) {
@@ -100,9 +103,7 @@ public class PublishService {
             results.add(new Result(rows.get(i).id(), rows.get(i).partitionKey(), p.offset(), p.duplicate()));
         }
         metrics.published(tenant.value(), topic.value(), rows.size() - duplicates, duplicates);
-        if (duplicates < rows.size()) {
-            signals.signal(tenant.value(), topic.value());
-        }
+        signals.signal(tenant.value(), topic.value(), rows.size() - duplicates);
         return results;
     }
 

@@ -80,7 +80,7 @@ public final class PartitionWalk {
 
     /**
      * @param leaseEpoch the epoch of the lease the fetch holds on the partition
-     * @param budget most messages to hand out
+     * @param budget most messages to hand out; 0 for a sweep that only dead-letters
      * @param maxDeliveries failed attempts after which a message is dead-lettered
      */
     public PartitionWalk(long leaseEpoch, int budget, int maxDeliveries) {
@@ -92,14 +92,17 @@ public final class PartitionWalk {
     /**
      * Takes the next row, in offset order.
      *
-     * @return false when the partition can give nothing more now: the budget is spent, or a row
-     *     holds the partition back; later rows must not be offered then
+     * @return false when the partition can give nothing more now: the row is one to hand out and
+     *     the budget is spent, or the row holds the partition back; later rows must not be offered
+     *     then. Rows that need no hand-out (finished ones, dead letters) are taken even with the
+     *     budget spent, so a walk with budget 0 is the scheduler's sweep: it dead-letters the
+     *     expired last attempts at the head of the partition and delivers nothing.
      */
     public boolean accept(Row row) {
         if (stopped) {
             throw new IllegalStateException("the walk of this partition has stopped");
         }
-        if (delivered >= budget || !decide(row)) {
+        if (!decide(row)) {
             stopped = true;
             return false;
         }
@@ -108,8 +111,7 @@ public final class PartitionWalk {
 
     private boolean decide(Row row) {
         if (row.state() == null) {
-            deliver(new Deliver(row.offset(), 1, null, 0));
-            return true;
+            return deliver(new Deliver(row.offset(), 1, null, 0));
         }
         return switch (row.state()) {
             case ACKED, DEAD -> true; // finished for this group: never delivered again
@@ -126,8 +128,7 @@ public final class PartitionWalk {
                 if (row.invisible()) {
                     yield false;
                 }
-                deliver(new Deliver(row.offset(), row.attempt(), row.state(), row.delivery())); // same attempt
-                yield true;
+                yield deliver(new Deliver(row.offset(), row.attempt(), row.state(), row.delivery())); // same attempt
             }
         };
     }
@@ -137,13 +138,17 @@ public final class PartitionWalk {
             steps.add(new DeadLetter(row.offset(), row.state(), row.delivery(), row.attempt(), reason));
             return true; // dead-lettering releases the partition: later messages flow
         }
-        deliver(new Deliver(row.offset(), row.attempt() + 1, row.state(), row.delivery()));
-        return true;
+        return deliver(new Deliver(row.offset(), row.attempt() + 1, row.state(), row.delivery()));
     }
 
-    private void deliver(Deliver d) {
+    /** Hands the message out, or stops the walk when the budget is spent: it waits for the next fetch. */
+    private boolean deliver(Deliver d) {
+        if (delivered >= budget) {
+            return false;
+        }
         steps.add(d);
         delivered++;
+        return true;
     }
 
     /** The decisions so far, in offset order. */

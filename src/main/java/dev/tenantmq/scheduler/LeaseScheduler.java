@@ -4,6 +4,7 @@ import static dev.tenantmq.model.Durations.micros;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.domain.ConsumeService;
 import dev.tenantmq.domain.FetchSignals;
 import dev.tenantmq.domain.InterestRegistry;
 import dev.tenantmq.ops.QueueMetrics;
@@ -36,7 +37,9 @@ import org.jboss.logging.Logger;
  * consumer group, topic) this process consumes: heartbeat upsert, tenant-scoped discovery,
  * fair share (floor or ceil of P/S of the P partitions with work, for S live subscribers), acquire
  * free or expired leases, renew its own, release its surplus (partitions with nothing in flight
- * first), orphan sweep, idle-lease release, and purge of stale heartbeats. Expiry is judged by
+ * first), orphan sweep, dead letters of in-flight messages whose last attempt expired (issue
+ * "dead letters without a waiting consumer"), idle-lease release, and purge of stale
+ * heartbeats. Expiry is judged by
  * the database clock. A failing tick is logged once per failure streak, counted, and retried
  * on the next tick; it never stops the scheduler, and each tenant's lease work runs apart so a
  * slow or failing tenant does not hold up the others.
@@ -48,6 +51,7 @@ public class LeaseScheduler {
     private final InterestRegistry interest;
     private final LeaseStore leases;
     private final MessageStore messages;
+    private final ConsumeService consume;
     private final ProcessIdentity identity;
     private final FetchSignals signals;
     private final QueueMetrics metrics;
@@ -62,9 +66,10 @@ public class LeaseScheduler {
     private final Set<String> gauged = ConcurrentHashMap.newKeySet();
     private volatile Instant lastTick;
 
-    LeaseScheduler(InterestRegistry interest, LeaseStore leases, MessageStore messages, ProcessIdentity identity,
-                   FetchSignals signals, QueueMetrics metrics, MqConfig config, Clock clock) {
+    LeaseScheduler(InterestRegistry interest, LeaseStore leases, MessageStore messages, ConsumeService consume,
+                   ProcessIdentity identity, FetchSignals signals, QueueMetrics metrics, MqConfig config, Clock clock) {
         this.interest = interest;
+        this.consume = consume;
         this.leases = leases;
         this.messages = messages;
         this.identity = identity;
@@ -190,7 +195,7 @@ public class LeaseScheduler {
                 int won = leases.acquire(s, me, fresh, takeOver, leaseMicros);
                 count += won;
                 if (won > 0) {
-                    signals.signal(s.tenant(), s.topic());
+                    signals.signal(s.tenant(), s.topic(), FetchSignals.ALL); // their backlogs are unknown here
                 }
             } else if (count > share) {
                 busy = leases.busyPartitions(s);
@@ -198,6 +203,8 @@ public class LeaseScheduler {
             }
             // 5. Orphan sweep: leases of holders with no live heartbeat (and no recent renewal) end now.
             leases.sweepOrphans(s, live, micros(config.heartbeatTimeout()));
+            // 5b. Dead letters of in-flight messages whose last attempt expired, without waiting for a fetch.
+            consume.deadLetterExpired(s);
             // 6. Idle-lease release (and leases of partitions that no longer exist).
             if (!mineIdle.isEmpty()) {
                 Set<String> inFlight = busy != null ? busy : leases.busyPartitions(s);

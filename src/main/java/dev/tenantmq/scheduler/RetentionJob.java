@@ -23,6 +23,8 @@ import org.jboss.logging.Logger;
  * A message whose dead letter ({@code <topic><mq.dlq-suffix>}, same partition key and id)
  * still exists is kept, and the walk of a partition stops at its first message that is
  * neither committed by every group nor expired. Age is judged by the database clock.
+ * A deleted message younger than {@code mq.publish.dedup-window} leaves its identity behind, so
+ * a producer's retry stays a duplicate; each run also deletes the identities whose window passed.
  *
  * <p>Deletes go in offset order, {@code mq.retention.batch-size} messages per short
  * transaction, so publishers and consumers never wait long. A failing tenant or topic is
@@ -34,6 +36,8 @@ public class RetentionJob {
     private static final Logger LOG = Logger.getLogger(RetentionJob.class);
     /** Failure-streak key of a tenant whose topics could not be listed. */
     private static final String ALL_TOPICS = "";
+    /** Failure-streak key of a tenant whose expired dedup identities could not be deleted (not a topic name: too short). */
+    private static final String DEDUP_IDS = "\u0001";
 
     private final RetentionStore store;
     private final ProcessIdentity identity;
@@ -139,6 +143,13 @@ public class RetentionJob {
         int done = 0;
         int failures = 0;
         long deleted = 0;
+        try {
+            forgetExpiredIdentities(tenant, batchSize);
+            recovered(tenant, DEDUP_IDS);
+        } catch (RuntimeException ex) {
+            failures++;
+            failed(tenant, DEDUP_IDS, ex);
+        }
         for (String topic : topics) {
             try {
                 deleted += purgeTopic(tenant, topic, maxAgeMicros, batchSize);
@@ -221,7 +232,7 @@ public class RetentionJob {
             if (size == 0) {
                 return;
             }
-            int n = store.delete(tenant, topic, groups, offsets);
+            int n = store.delete(tenant, topic, groups, offsets, micros(config.publish().dedupWindow()));
             deleted += n;
             // Counted per transaction, so a topic that fails half-way still reports what it deleted.
             metrics.retentionDeleted(tenant, topic, n);
@@ -261,11 +272,24 @@ public class RetentionJob {
         return new Batch(deletable, lastSeen, false);
     }
 
+    /**
+     * Deletes the remembered identities of deleted messages whose dedup window has passed
+     * ({@code mq.publish.dedup-window}), {@code batchSize} rows per statement.
+     */
+    private void forgetExpiredIdentities(String tenant, int batchSize) {
+        long window = micros(config.publish().dedupWindow());
+        while (store.deleteExpiredIdentities(tenant, window, batchSize) == batchSize) {
+            // more may have expired
+        }
+    }
+
     private void failed(String tenant, String topic, RuntimeException ex) {
         if (failing.add(key(tenant, topic))) {
             // Logged once per failure streak; the next run retries.
             if (topic.equals(ALL_TOPICS)) {
                 LOG.warnf(ex, "retention could not list the topics of tenant=%s", tenant);
+            } else if (topic.equals(DEDUP_IDS)) {
+                LOG.warnf(ex, "retention could not delete the expired dedup identities of tenant=%s", tenant);
             } else {
                 LOG.warnf(ex, "retention failed for tenant=%s topic=%s", tenant, topic);
             }
@@ -274,7 +298,8 @@ public class RetentionJob {
 
     private void recovered(String tenant, String topic) {
         if (failing.remove(key(tenant, topic))) {
-            LOG.infof("retention for tenant=%s%s recovered", tenant, topic.equals(ALL_TOPICS) ? "" : " topic=" + topic);
+            String what = topic.equals(ALL_TOPICS) ? "" : topic.equals(DEDUP_IDS) ? " (dedup identities)" : " topic=" + topic;
+            LOG.infof("retention for tenant=%s%s recovered", tenant, what);
         }
     }
 

@@ -354,11 +354,12 @@ public class AdminStore {
 
     /**
      * Deletes one message by its complete identity, with every group's delivery state of it,
-     * in one transaction.
+     * in one transaction. When it was published less than {@code dedupWindowMicros} ago its
+     * identity is remembered, so publishing it again stays a duplicate until then.
      *
      * @return the offset it had, or empty when there was none
      */
-    public Optional<Long> delete(String tenant, String topic, String partitionKey, String id) {
+    public Optional<Long> delete(String tenant, String topic, String partitionKey, String id, long dedupWindowMicros) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             List<String> groups = Db.column(c, SELECT_PARTITION_GROUPS, tenant, topic, partitionKey);
             lockLeases(c, tenant, topic, partitionKey, groups);
@@ -366,6 +367,8 @@ public class AdminStore {
             if (found.isEmpty()) {
                 return Optional.empty();
             }
+            // A producer's retry within the window stays a duplicate (see DedupSql).
+            DedupSql.remember(c, tenant, topic, partitionKey, List.of(found.get().offset()), dedupWindowMicros);
             deleteMessage(c, tenant, topic, partitionKey, found.get().offset(), groups);
             return Optional.of(found.get().offset());
         });

@@ -89,6 +89,48 @@ final class ConsumerSql {
     }
 
     /**
+     * Partitions this subscriber still leases where an in-flight message's last allowed attempt
+     * has failed: its visibility timeout passed, or it was delivered under another lease epoch
+     * (the lease was lost and taken back). The first branch reads the group's delivery rows
+     * (exceptions only, see V3); the second finds open delivery batches, whose messages are all
+     * at attempt 1, so it matters only when {@code mq.max-deliveries} is 1. Plain reads; the sweep
+     * transaction locks the lease rows and decides again.
+     */
+    static final String SELECT_EXPIRED_LAST_ATTEMPTS = StateSql.render("""
+            SELECT d.partition_key
+            FROM queue_delivery_state d
+            JOIN queue_partition_leases l
+              ON l.tenant = d.tenant AND l.consumer_group = d.consumer_group AND l.topic = d.topic
+             AND l.partition_key = d.partition_key
+            WHERE d.tenant = ? AND d.consumer_group = ? AND d.topic = ?
+              AND d.state = {INFLIGHT} AND d.delivery_attempt >= ?
+              AND (d.visible_at <= UTC_TIMESTAMP(6) OR d.lease_epoch <> l.epoch)
+              AND l.leased_by = ? AND l.expires_at > UTC_TIMESTAMP(6)
+            UNION
+            SELECT o.partition_key
+            FROM queue_offsets o
+            JOIN queue_partition_leases l
+              ON l.tenant = o.tenant AND l.consumer_group = o.consumer_group AND l.topic = o.topic
+             AND l.partition_key = o.partition_key
+            WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ?
+              AND ? <= 1 AND o.delivered_offset > o.committed_offset
+              AND (o.visible_at <= UTC_TIMESTAMP(6) OR o.delivery_epoch <> l.epoch)
+              AND l.leased_by = ? AND l.expires_at > UTC_TIMESTAMP(6)
+            ORDER BY partition_key
+            LIMIT ?""");
+
+    /** Binds of {@link #SELECT_EXPIRED_LAST_ATTEMPTS}, in placeholder order. */
+    record SelectExpiredLastAttempts(GroupScope scope, String subscriber, int maxDeliveries, int limit)
+            implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), maxDeliveries, subscriber, // delivery rows
+                    scope.tenant(), scope.topic(), scope.consumerGroup(), maxDeliveries, subscriber, // open batches
+                    limit);
+        }
+    }
+
+    /**
      * Locks the lease rows this subscriber still holds among the given partitions (%s is the
      * IN list). Rows not held or expired are not returned; under READ COMMITTED they are not
      * locked either.

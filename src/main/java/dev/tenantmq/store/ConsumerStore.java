@@ -14,6 +14,7 @@ import static dev.tenantmq.store.ConsumerSql.SCAN_PARTITION;
 import static dev.tenantmq.store.ConsumerSql.SCAN_REQUEUED;
 import static dev.tenantmq.store.ConsumerSql.SELECT_BATCH_MESSAGES;
 import static dev.tenantmq.store.ConsumerSql.SELECT_DELIVERY_STATE;
+import static dev.tenantmq.store.ConsumerSql.SELECT_EXPIRED_LAST_ATTEMPTS;
 import static dev.tenantmq.store.ConsumerSql.SELECT_MESSAGE;
 import static dev.tenantmq.store.ConsumerSql.SELECT_PREFIX_STATES;
 import static dev.tenantmq.store.ConsumerSql.SELECT_READY_PARTITIONS;
@@ -31,6 +32,7 @@ import dev.tenantmq.store.ConsumerSql.CloseBatch;
 import dev.tenantmq.store.ConsumerSql.CountFinished;
 import dev.tenantmq.store.ConsumerSql.Cursor;
 import dev.tenantmq.store.ConsumerSql.DeliveryRow;
+import dev.tenantmq.store.ConsumerSql.SelectExpiredLastAttempts;
 import dev.tenantmq.store.ConsumerSql.FencedUpdate;
 import dev.tenantmq.store.ConsumerSql.HandBackLater;
 import dev.tenantmq.store.ConsumerSql.InsertBatchDelivery;
@@ -138,88 +140,121 @@ public class ConsumerStore {
         if (partitions.isEmpty()) {
             return new LeaseResult(List.of(), 0);
         }
-        return writeTx((c, gapLocks) -> {
-            Map<String, Long> epochs = lockedEpochs(c, new LockLeases(s, partitions, subscriber));
-            if (epochs.isEmpty()) {
-                return new LeaseResult(List.of(), 0);
-            }
-            Map<String, Cursor> cursors = cursors(c, s, epochs.keySet());
-            List<String> keys = new ArrayList<>(epochs.keySet());
-            List<Delivery> out = new ArrayList<>();
-            List<UpdateRedelivery> redeliveries = new ArrayList<>();
-            List<OpenBatch> batches = new ArrayList<>();
-            List<DeadStep> deads = new ArrayList<>();
-            int next = 0;
-            for (int width = 1; out.size() < maxMessages && next < keys.size(); width *= 2) {
-                List<Cursor> round = new ArrayList<>();
-                for (; next < keys.size() && round.size() < width; next++) {
-                    Cursor cur = cursors.get(keys.get(next));
-                    if (cur == null) {
-                        continue; // offsets row is created with the lease; absent means not ready yet
-                    }
-                    if (cur.batchOpen()) {
-                        if (cur.batchEpoch() == epochs.get(cur.key()) && cur.batchInvisible()) {
-                            continue; // the current lease's batch is still out: nothing may go now
-                        }
-                        // Expired, or handed out under a lost lease: each message failed an attempt,
-                        // which the walk counts on the rows.
-                        cur = materialize(c, s, cur);
-                    }
-                    round.add(cur);
+        return writeTx((c, gapLocks) -> leaseLocked(c, gapLocks, s, subscriber, partitions, maxMessages,
+                visibilityMicros, policy));
+    }
+
+    /**
+     * The scheduler's dead-letter sweep (SPEC "Dead letters"): in the partitions this subscriber
+     * leases, dead-letters the in-flight messages whose last allowed attempt failed (its
+     * visibility timeout expired, or the lease it was delivered under was lost) without waiting
+     * for the group's next fetch, so a group whose consumers all stopped still gets its dead
+     * letters. One look-up finds such partitions; only then a transaction runs the fetch's walk
+     * over them with no budget (it delivers nothing, see {@link PartitionWalk}).
+     *
+     * @return messages dead-lettered
+     */
+    public int deadLetterExpired(GroupScope s, String subscriber, DeadLetterPolicy policy) {
+        List<String> partitions = db.read(c -> Db.list(c, SELECT_EXPIRED_LAST_ATTEMPTS,
+                new SelectExpiredLastAttempts(s, subscriber, policy.maxDeliveries(), SWEEP_PARTITIONS),
+                rs -> rs.getString("partition_key")));
+        if (partitions.isEmpty()) {
+            return 0;
+        }
+        return writeTx((c, gapLocks) -> leaseLocked(c, gapLocks, s, subscriber, partitions, 0, 0, policy)).deadLettered();
+    }
+
+    /** Most partitions one sweep takes; the next tick takes the rest. */
+    private static final int SWEEP_PARTITIONS = 100;
+
+    /**
+     * The lease transaction's body; with {@code maxMessages} 0 it is the dead-letter sweep, which
+     * walks every given partition and delivers nothing.
+     */
+    private LeaseResult leaseLocked(Connection c, boolean gapLocks, GroupScope s, String subscriber,
+                                    List<String> partitions, int maxMessages, long visibilityMicros,
+                                    DeadLetterPolicy policy) throws SQLException {
+        boolean sweep = maxMessages == 0;
+        Map<String, Long> epochs = lockedEpochs(c, new LockLeases(s, partitions, subscriber));
+        if (epochs.isEmpty()) {
+            return new LeaseResult(List.of(), 0);
+        }
+        Map<String, Cursor> cursors = cursors(c, s, epochs.keySet());
+        List<String> keys = new ArrayList<>(epochs.keySet());
+        List<Delivery> out = new ArrayList<>();
+        List<UpdateRedelivery> redeliveries = new ArrayList<>();
+        List<OpenBatch> batches = new ArrayList<>();
+        List<DeadStep> deads = new ArrayList<>();
+        int next = 0;
+        for (int width = 1; (sweep || out.size() < maxMessages) && next < keys.size(); width *= 2) {
+            List<Cursor> round = new ArrayList<>();
+            for (; next < keys.size() && round.size() < width; next++) {
+                Cursor cur = cursors.get(keys.get(next));
+                if (cur == null) {
+                    continue; // offsets row is created with the lease; absent means not ready yet
                 }
-                int budget = maxMessages - out.size();
-                int limit = budget + SCAN_SLACK;
-                Map<String, List<Scanned>> requeued = scan(c, SCAN_REQUEUED, round.stream().filter(Cursor::requeued)
-                        .map(cur -> new ScanRequeued(s, cur.key(), cur.committed(), limit)).toList());
-                Map<String, List<Scanned>> above = scan(c, SCAN_PARTITION, round.stream()
-                        .map(cur -> new ScanPartition(s, cur.key(), cur.committed(), limit)).toList());
-                for (Cursor cur : round) {
-                    int left = maxMessages - out.size();
-                    if (left <= 0) {
-                        break;
+                if (cur.batchOpen()) {
+                    if (cur.batchEpoch() == epochs.get(cur.key()) && cur.batchInvisible()) {
+                        continue; // the current lease's batch is still out: nothing may go now
                     }
-                    long epoch = epochs.get(cur.key());
-                    PartitionWalk walk = new PartitionWalk(epoch, left, policy.maxDeliveries());
-                    Map<Long, Scanned> seen = new HashMap<>();
-                    boolean more = walk(walk, requeued.getOrDefault(cur.key(), List.of()), seen);
-                    if (more) {
-                        walk(walk, above.getOrDefault(cur.key(), List.of()), seen);
-                    }
-                    if (walk.busy()) {
-                        continue; // an earlier delivery row of the current lease is still out
-                    }
-                    long seq = cur.seq() + 1;
-                    for (PartitionWalk.Step step : walk.steps()) {
-                        Scanned m = seen.get(step.offset());
-                        if (step instanceof PartitionWalk.Deliver d) {
-                            if (!d.first()) {
-                                redeliveries.add(new UpdateRedelivery(d.attempt(), seq, epoch, visibilityMicros, s,
-                                        cur.key(), d.offset(), d.fromState(), d.fromDelivery()));
-                            }
-                            out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payloadJson(), m.metadataJson(),
-                                    m.createdAt(), d.attempt(), seq, epoch));
-                        } else if (step instanceof PartitionWalk.DeadLetter dl) {
-                            deads.add(new DeadStep(cur.key(), m, dl));
+                    // Expired, or handed out under a lost lease: each message failed an attempt,
+                    // which the walk counts on the rows.
+                    cur = materialize(c, s, cur);
+                }
+                round.add(cur);
+            }
+            int budget = maxMessages - out.size();
+            int limit = budget + SCAN_SLACK;
+            Map<String, List<Scanned>> requeued = scan(c, SCAN_REQUEUED, round.stream().filter(Cursor::requeued)
+                    .map(cur -> new ScanRequeued(s, cur.key(), cur.committed(), limit)).toList());
+            Map<String, List<Scanned>> above = scan(c, SCAN_PARTITION, round.stream()
+                    .map(cur -> new ScanPartition(s, cur.key(), cur.committed(), limit)).toList());
+            for (Cursor cur : round) {
+                int left = maxMessages - out.size();
+                if (left <= 0 && !sweep) {
+                    break;
+                }
+                long epoch = epochs.get(cur.key());
+                PartitionWalk walk = new PartitionWalk(epoch, left, policy.maxDeliveries());
+                Map<Long, Scanned> seen = new HashMap<>();
+                boolean more = walk(walk, requeued.getOrDefault(cur.key(), List.of()), seen);
+                if (more) {
+                    walk(walk, above.getOrDefault(cur.key(), List.of()), seen);
+                }
+                if (walk.busy()) {
+                    continue; // an earlier delivery row of the current lease is still out
+                }
+                long seq = cur.seq() + 1;
+                for (PartitionWalk.Step step : walk.steps()) {
+                    Scanned m = seen.get(step.offset());
+                    if (step instanceof PartitionWalk.Deliver d) {
+                        if (!d.first()) {
+                            redeliveries.add(new UpdateRedelivery(d.attempt(), seq, epoch, visibilityMicros, s,
+                                    cur.key(), d.offset(), d.fromState(), d.fromDelivery()));
                         }
-                    }
-                    if (walk.delivered() > 0) {
-                        batches.add(new OpenBatch(walk.lastFirstDelivery(cur.committed()), epoch, seq, visibilityMicros,
-                                s, cur.key(), cur.seq()));
+                        out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payloadJson(), m.metadataJson(),
+                                m.createdAt(), d.attempt(), seq, epoch));
+                    } else if (step instanceof PartitionWalk.DeadLetter dl) {
+                        deads.add(new DeadStep(cur.key(), m, dl));
                     }
                 }
+                if (walk.delivered() > 0) {
+                    batches.add(new OpenBatch(walk.lastFirstDelivery(cur.committed()), epoch, seq, visibilityMicros,
+                            s, cur.key(), cur.seq()));
+                }
             }
-            executeBatch(c, UPDATE_REDELIVERY, redeliveries, "redeliver");
-            executeBatch(c, OPEN_BATCH, batches, "open delivery batch");
-            Set<String> deadKeys = new TreeSet<>();
-            for (DeadStep d : deads) {
-                deadLetter(c, s, policy, new Dead(d.key(), d.step().offset(), d.message().id(), d.message().payloadJson(),
-                        d.message().metadataJson(), d.step().fromState(), d.step().fromDelivery(), d.step().attempts(),
-                        d.step().reason()), gapLocks);
-                deadKeys.add(d.key());
-            }
-            advanceCommitted(c, s, deadKeys, cursors, Map.of(), Set.of());
-            return new LeaseResult(out, deads.size());
-        });
+        }
+        executeBatch(c, UPDATE_REDELIVERY, redeliveries, "redeliver");
+        executeBatch(c, OPEN_BATCH, batches, "open delivery batch");
+        Set<String> deadKeys = new TreeSet<>();
+        for (DeadStep d : deads) {
+            deadLetter(c, s, policy, new Dead(d.key(), d.step().offset(), d.message().id(), d.message().payloadJson(),
+                    d.message().metadataJson(), d.step().fromState(), d.step().fromDelivery(), d.step().attempts(),
+                    d.step().reason()), gapLocks);
+            deadKeys.add(d.key());
+        }
+        advanceCommitted(c, s, deadKeys, cursors, Map.of(), Set.of());
+        return new LeaseResult(out, deads.size());
     }
 
     private record DeadStep(String key, Scanned message, PartitionWalk.DeadLetter step) {}
@@ -313,8 +348,12 @@ public class ConsumerStore {
         return db.inTransactionWithGapLocksIfNeeded(work);
     }
 
-    /** Outcome of one receipt: the action happened, the message was acked before, or the receipt is stale. */
-    public enum SettleStatus { DONE, ALREADY_ACKED, STALE }
+    /**
+     * Outcome of one receipt: the action happened, the message was acked before, the receipt is
+     * stale, or it names no message (above the group's committed offset and not stored: a forged
+     * offset, or a message deleted by an operator or by retention's maximum age).
+     */
+    public enum SettleStatus { DONE, ALREADY_ACKED, STALE, NO_MESSAGE }
 
     /** What one receipt names: the message and the delivery (lease epoch, delivery number). */
     public record AckTarget(String partitionKey, long offset, long leaseEpoch, long delivery) {}
@@ -461,6 +500,11 @@ public class ConsumerStore {
         return rows.get(0);
     }
 
+    /** Whether the partition holds a message at {@code offset}. */
+    private static boolean messageExists(Connection c, GroupScope s, String key, long offset) throws SQLException {
+        return !Db.list(c, SELECT_MESSAGE, ps -> Db.bind(ps, s.tenant(), s.topic(), key, offset), MessageRow.ROW).isEmpty();
+    }
+
     /** Runs one fenced single-row update (ack, extend or nack); false when the receipt's delivery is not current. */
     private static boolean fencedUpdate(Connection c, FencedUpdate update) throws SQLException {
         int n = Db.update(c, update.sql(), update);
@@ -538,8 +582,9 @@ public class ConsumerStore {
     /**
      * Classifies each receipt that changed nothing: {@link SettleStatus#ALREADY_ACKED} when this
      * very delivery was acknowledged, or the message lies at or below the committed offset
-     * (its state pruned: acknowledged), else {@link SettleStatus#STALE} (SPEC: another delivery
-     * or lease owns the message now).
+     * (its state pruned: acknowledged); {@link SettleStatus#NO_MESSAGE} when above it no message
+     * has the offset; else {@link SettleStatus#STALE} (SPEC: another delivery or lease owns the
+     * message now). The message look-up runs only for receipts that changed nothing.
      */
     private static void classifyUnsettled(Connection c, GroupScope s, List<AckTarget> targets, Map<String, Long> epochs,
                                           Map<String, Long> committed, SettleStatus[] result) throws SQLException {
@@ -548,6 +593,12 @@ public class ConsumerStore {
                 continue;
             }
             AckTarget t = targets.get(i);
+            Long partitionCommitted = committed.get(t.partitionKey());
+            boolean committedPast = partitionCommitted != null && t.offset() <= partitionCommitted;
+            if (!committedPast && !messageExists(c, s, t.partitionKey(), t.offset())) {
+                result[i] = SettleStatus.NO_MESSAGE; // nothing to settle, now or later
+                continue;
+            }
             if (!currentLease(epochs, t)) {
                 // Another lease owns the partition now: whatever happened since, this
                 // receipt's delivery is not current (SPEC: STALE, nothing changed).

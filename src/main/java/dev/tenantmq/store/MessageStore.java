@@ -53,13 +53,44 @@ public class MessageStore {
             FOR UPDATE""";
 
     /**
-     * Existing messages among (partition_key, id) pairs; %s is a list of {@code (?, ?)}. Runs after
-     * the head locks, so a concurrent publisher of the same id has committed (READ COMMITTED: the
-     * statement sees it). Binds: tenant, topic, then partition_key and id per pair.
+     * Stored identities among (partition_key, id) pairs, with their offsets: messages still in
+     * the topic, and deleted ones (consumed and purged by retention, or deleted by an operator)
+     * published less than {@code ?} microseconds ago (see {@link DedupSql}). Both %s are the same
+     * list of {@code (?, ?)}. One statement, so it reads both tables from one snapshot: an
+     * identity that retention moves meanwhile is found in one or the other. Runs after the head
+     * locks, so a concurrent publisher of the same id has committed (READ COMMITTED: the
+     * statement sees it).
      */
     static final String SELECT_EXISTING_IDS = """
             SELECT partition_key, id, `offset` FROM queue_messages
-            WHERE tenant = ? AND topic = ? AND (partition_key, id) IN (%s)""";
+            WHERE tenant = ? AND topic = ? AND (partition_key, id) IN (%s)
+            UNION ALL
+            SELECT partition_key, id, `offset` FROM queue_dedup_ids
+            WHERE tenant = ? AND topic = ? AND (partition_key, id) IN (%s)
+              AND created_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
+
+    /** Binds of {@link #SELECT_EXISTING_IDS}, in placeholder order ({@code pairs} fills each IN list). */
+    record SelectExistingIds(String tenant, String topic, List<NewMessage> pairs, long dedupWindowMicros)
+            implements Db.Binds {
+        String sql() {
+            String pairList = String.join(", ", java.util.Collections.nCopies(pairs.size(), "(?, ?)"));
+            return SELECT_EXISTING_IDS.formatted(pairList, pairList);
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            int i = 1;
+            for (int branch = 0; branch < 2; branch++) { // queue_messages, then queue_dedup_ids
+                ps.setString(i++, tenant);
+                ps.setString(i++, topic);
+                for (NewMessage m : pairs) { // the (partition_key, id) pairs of the IN list
+                    ps.setString(i++, m.partitionKey());
+                    ps.setString(i++, m.id());
+                }
+            }
+            ps.setLong(i, dedupWindowMicros); // the window of deleted identities
+        }
+    }
 
     /** One row of {@link #INSERT_MESSAGE}. Binds: tenant, topic, partition_key, id, payload, metadata. */
     private static final String MESSAGE_ROW = "(?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))";
@@ -100,18 +131,20 @@ public class MessageStore {
     /**
      * Publishes a batch in one transaction: all or none (SPEC section 4, "Publish"). Locks
      * each partition in sorted order, finds ids that are already stored, and inserts the
-     * rest in request order. A message whose (partitionKey, id) is stored already, or
-     * repeats an earlier one of the same batch, is a duplicate: it gets the stored offset
-     * and changes nothing.
+     * rest in request order. A message whose (partitionKey, id) is stored already, was
+     * published less than the dedup window ago and deleted since, or repeats an earlier one of
+     * the same batch, is a duplicate: it gets the first offset and changes nothing.
      *
+     * @param dedupWindowMicros how long a deleted message's identity still makes a duplicate,
+     *     counted from its publish, in microseconds ({@code mq.publish.dedup-window})
      * @return one result per message, in request order
      * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable; nothing was written
      */
-    public List<Published> publish(String tenant, String topic, List<NewMessage> messages) {
+    public List<Published> publish(String tenant, String topic, List<NewMessage> messages, long dedupWindowMicros) {
         SortedSet<String> partitions = new TreeSet<>();
         messages.forEach(m -> partitions.add(m.partitionKey()));
         return db.inTransactionWithGapLocksIfNeeded((c, gapLocks) -> publishLocked(c, tenant, topic, partitions, messages,
-                gapLocks));
+                dedupWindowMicros, gapLocks));
     }
 
     /**
@@ -120,12 +153,13 @@ public class MessageStore {
      * @throws Db.GapLockNeeded with {@code gapLocks} false when a partition is new (nothing written)
      */
     private static List<Published> publishLocked(Connection c, String tenant, String topic, SortedSet<String> partitions,
-                                                 List<NewMessage> messages, boolean gapLocks) throws SQLException {
+                                                 List<NewMessage> messages, long dedupWindowMicros, boolean gapLocks)
+            throws SQLException {
         boolean anyEmpty = lockPartitions(c, tenant, topic, partitions);
         if (anyEmpty && !gapLocks) {
             throw new Db.GapLockNeeded("publish");
         }
-        Map<String, Long> stored = existingIds(c, tenant, topic, messages);
+        Map<String, Long> stored = existingIds(c, tenant, topic, messages, dedupWindowMicros);
         Map<String, Integer> firstInBatch = new HashMap<>();
         List<NewMessage> fresh = new ArrayList<>();
         int[] freshIndex = new int[messages.size()];
@@ -185,29 +219,17 @@ public class MessageStore {
      *
      * @return offset by {@code partitionKey + '\u0000' + id}
      */
-    private static Map<String, Long> existingIds(Connection c, String tenant, String topic, List<NewMessage> messages)
-            throws SQLException {
+    private static Map<String, Long> existingIds(Connection c, String tenant, String topic, List<NewMessage> messages,
+                                                 long dedupWindowMicros) throws SQLException {
         Map<String, Long> found = new HashMap<>();
         // One statement for a whole batch (at most mq.publish.max-batch-size pairs, 1000 by
         // default); the chunks only bound the statement for a larger configured maximum.
         final int chunk = 2000;
         for (int from = 0; from < messages.size(); from += chunk) {
-            List<NewMessage> part = messages.subList(from, Math.min(messages.size(), from + chunk));
-            String sql = SELECT_EXISTING_IDS.formatted(String.join(", ", java.util.Collections.nCopies(part.size(), "(?, ?)")));
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                int i = 1;
-                ps.setString(i++, tenant);
-                ps.setString(i++, topic);
-                for (NewMessage m : part) { // the (partition_key, id) pairs of the IN list
-                    ps.setString(i++, m.partitionKey());
-                    ps.setString(i++, m.id());
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        found.put(identity(rs.getString("partition_key"), rs.getString("id")), rs.getLong("offset"));
-                    }
-                }
-            }
+            SelectExistingIds select = new SelectExistingIds(tenant, topic,
+                    messages.subList(from, Math.min(messages.size(), from + chunk)), dedupWindowMicros);
+            Db.forEach(c, select.sql(), select, rs -> found.putIfAbsent(
+                    identity(rs.getString("partition_key"), rs.getString("id")), rs.getLong("offset")));
         }
         return found;
     }

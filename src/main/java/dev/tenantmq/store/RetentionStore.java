@@ -272,22 +272,27 @@ public class RetentionStore {
     /**
      * Deletes messages of one or more partitions of a topic and the delivery state of the
      * topic's groups for them, in one short READ COMMITTED transaction (two statements per
-     * partition). Record locks only; a publisher waits for them only when a partition's newest
-     * row is among them.
+     * partition, and three more where messages younger than the dedup window are deleted: their
+     * identities move to {@code queue_dedup_ids}, see {@link DedupSql}). Record locks only; a
+     * publisher waits for them only when a partition's newest row is among them.
      *
      * @param groups the topic's consumer groups (see {@link #floors})
+     * @param dedupWindowMicros identities of messages published less than this long ago (in
+     *     microseconds) are remembered; 0 remembers none
      * @param offsets offsets to delete by partition key; at most about one batch in all
      * @return messages deleted; fewer than the offsets when a concurrent delete (another
      *     process's retention, an admin delete) removed some first
      * @throws StoreException when a partition lost more rows than offsets were given (a bug; rolled back)
      */
-    public int delete(String tenant, String topic, List<String> groups, Map<String, List<Long>> offsets) {
+    public int delete(String tenant, String topic, List<String> groups, Map<String, List<Long>> offsets,
+                      long dedupWindowMicros) {
         if (offsets.isEmpty()) {
             return 0;
         }
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int deleted = 0;
             for (Map.Entry<String, List<Long>> e : offsets.entrySet()) {
+                DedupSql.remember(c, tenant, topic, e.getKey(), e.getValue(), dedupWindowMicros);
                 deleted += deleteMessages(c, tenant, topic, e.getKey(), e.getValue());
                 if (!groups.isEmpty()) {
                     deleteDeliveryStates(c, tenant, topic, e.getKey(), groups, e.getValue());
@@ -295,6 +300,18 @@ public class RetentionStore {
             }
             return deleted;
         });
+    }
+
+    /**
+     * Deletes the remembered identities of a tenant whose dedup window has passed, up to
+     * {@code limit} rows in one auto-commit statement.
+     *
+     * @param dedupWindowMicros the window in microseconds; identities published at least this long ago go
+     * @return identities deleted; fewer than {@code limit} when no more have expired
+     */
+    public int deleteExpiredIdentities(String tenant, long dedupWindowMicros, int limit) {
+        return db.read(c -> Db.update(c, DedupSql.DELETE_EXPIRED, new DedupSql.DeleteExpired(tenant, dedupWindowMicros,
+                limit)));
     }
 
     private static int deleteMessages(Connection c, String tenant, String topic, String partitionKey, List<Long> offsets)

@@ -118,4 +118,23 @@ class PartitionWalkTest {
         offer(walk, Row.undelivered(1), Row.undelivered(2));
         assertThrows(IllegalStateException.class, () -> walk.accept(Row.undelivered(3)));
     }
+    @Test
+    void a_sweep_with_no_budget_dead_letters_expired_last_attempts_and_delivers_nothing() {
+        PartitionWalk sweep = new PartitionWalk(EPOCH, 0, MAX);
+        int taken = offer(sweep, row(1, ACKED, 1, 4, EPOCH, false), row(2, INFLIGHT, MAX, 4, EPOCH, false),
+                row(3, INFLIGHT, MAX, 4, EPOCH - 1, true), row(4, INFLIGHT, 1, 4, EPOCH, false), Row.undelivered(5));
+        assertEquals(3, taken, "stops at the first row that would be handed out");
+        assertEquals(List.of(new DeadLetter(2, INFLIGHT, 4, MAX, PartitionWalk.EXPIRED),
+                new DeadLetter(3, INFLIGHT, 4, MAX, PartitionWalk.LEASE_LOST)), sweep.steps());
+        assertEquals(0, sweep.delivered());
+        assertTrue(sweep.stopped());
+    }
+
+    @Test
+    void a_fetch_whose_budget_is_spent_still_dead_letters_the_expired_last_attempt_after_it() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 1, MAX);
+        assertEquals(2, offer(walk, Row.undelivered(1), row(2, INFLIGHT, MAX, 4, EPOCH, false), Row.undelivered(3)));
+        assertEquals(List.of(new Deliver(1, 1, null, 0), new DeadLetter(2, INFLIGHT, 4, MAX, PartitionWalk.EXPIRED)),
+                walk.steps());
+    }
 }

@@ -1,0 +1,130 @@
+package dev.tenantmq.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenantmq.api.dto.Problem;
+import io.quarkus.runtime.LaunchMode;
+import io.quarkus.runtime.configuration.MemorySize;
+import io.quarkus.vertx.http.runtime.RouteConstants;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * What the HTTP layer answers outside the JAX-RS resources: {@code /} (a small JSON index of
+ * where things are), and RFC 9457 problem+json for a body over
+ * {@code quarkus.http.limits.max-body-size} (413), which Quarkus's own limit would end with a
+ * bare status and an empty body before any resource runs. Error responses of the service are
+ * problem+json (SPEC section 4, "Errors everywhere"); {@link ProblemMapper} covers those raised
+ * inside a resource. A request line with a malformed percent-escape is the exception: Quarkus
+ * answers it with a bare 400 before any route runs (see the README's known limits).
+ */
+@ApplicationScoped
+public class HttpRoutes {
+    private final ObjectMapper json;
+    /** {@code quarkus.http.limits.max-body-size} in bytes. */
+    private final long maxBodyBytes;
+
+    HttpRoutes(ObjectMapper json, @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBodySize) {
+        this.json = json;
+        this.maxBodyBytes = maxBodySize.asLongValue();
+    }
+
+    void register(@Observes Router router) {
+        router.get("/").handler(this::index);
+        // Just ahead of Quarkus's own body-size route, which ends an oversized request with a bare 413.
+        BodyHandler chunkedBodies = BodyHandler.create(false).setBodyLimit(maxBodyBytes);
+        router.route().order(RouteConstants.ROUTE_ORDER_UPLOAD_LIMIT - 1)
+                .handler(ctx -> limitBody(ctx, chunkedBodies))
+                .failureHandler(this::failure);
+    }
+
+    /**
+     * A body declared larger than the limit gets 413 problem+json at once. A body without a
+     * declared length (chunked) is read here, up to the limit: past it the body handler fails the
+     * request with 413, which {@link #failure} answers. The resources then use the read body.
+     */
+    private void limitBody(RoutingContext ctx, BodyHandler chunkedBodies) {
+        String declared = ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (declared != null) {
+            long length;
+            try {
+                length = Long.parseLong(declared.trim());
+            } catch (NumberFormatException e) {
+                ctx.next(); // Vert.x itself rejects a malformed length
+                return;
+            }
+            if (length > maxBodyBytes) {
+                ctx.fail(413);
+                return;
+            }
+            ctx.next();
+            return;
+        }
+        if (ctx.request().headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
+            chunkedBodies.handle(ctx);
+            return;
+        }
+        ctx.next();
+    }
+
+    private void index(RoutingContext ctx) {
+        Map<String, Object> links = new LinkedHashMap<>();
+        links.put("openapi", "/q/openapi");
+        if (LaunchMode.current().isDevOrTest()) {
+            links.put("swaggerUi", "/q/swagger-ui");
+        }
+        links.put("health", "/q/health");
+        links.put("metrics", "/q/metrics");
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("service", "tenant-mq");
+        body.put("api", "/tenants/{tenant}/topics/{topic}/messages (see openapi)");
+        body.put("links", links);
+        write(ctx, 200, "application/json", body);
+    }
+
+    /**
+     * A 413 of the body limit (this route's or the body handler's) as problem+json. Anything
+     * else, and a response already started, goes on to the default handling.
+     */
+    private void failure(RoutingContext ctx) {
+        if (ctx.response().headWritten()) {
+            ctx.next();
+            return;
+        }
+        int status = ctx.statusCode();
+        Problem problem = switch (status) {
+            case 413 -> ProblemMapper.body(413, "payload-too-large", "Payload too large",
+                    "the request body is larger than the service accepts (quarkus.http.limits.max-body-size)",
+                    List.of(new Problem.FieldError("body", "is larger than the HTTP body limit")));
+            default -> null;
+        };
+        if (problem == null) {
+            ctx.next();
+            return;
+        }
+        if (status == 413) {
+            // The rest of the body is not read: the connection cannot be reused.
+            ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+        }
+        write(ctx, status, ProblemMapper.PROBLEM_JSON, problem);
+    }
+
+    private void write(RoutingContext ctx, int status, String type, Object body) {
+        String text;
+        try {
+            text = json.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            ctx.fail(500, e);
+            return;
+        }
+        ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, type).end(text);
+    }
+}

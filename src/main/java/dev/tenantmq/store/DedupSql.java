@@ -1,0 +1,120 @@
+package dev.tenantmq.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * SQL of {@code queue_dedup_ids} (migration V4): the identities of deleted messages, kept for
+ * {@code mq.publish.dedup-window} after their publish, so that a producer's retry hours later is
+ * still a duplicate. Retention and the admin delete call {@link #remember} in the transaction
+ * that deletes the messages; publish reads both tables in one statement
+ * ({@link MessageStore#SELECT_EXISTING_IDS}); retention drops expired rows with
+ * {@link #DELETE_EXPIRED}.
+ */
+final class DedupSql {
+    private DedupSql() {}
+
+    /**
+     * The identities, offsets and publish times of messages of one partition (%s is the offset
+     * IN list) that are younger than the window: the ones whose identity must outlive them.
+     * A plain consistent read; the caller deletes the rows next, in the same transaction.
+     */
+    static final String SELECT_RECENT_IDENTITIES = """
+            SELECT partition_key, id, `offset`, created_at FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` IN (%s)
+              AND created_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
+
+    /** Binds of {@link #SELECT_RECENT_IDENTITIES}, in placeholder order ({@code offsets} fills the IN list). */
+    record SelectRecentIdentities(String tenant, String topic, String partitionKey, List<Long> offsets,
+                                  long windowMicros) implements Db.Binds {
+        String sql() {
+            return SELECT_RECENT_IDENTITIES.formatted(Db.placeholders(offsets.size()));
+        }
+
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            int i = Db.bindAll(ps, Db.bindAll(ps, 1, List.of(tenant, topic, partitionKey)), offsets);
+            ps.setLong(i, windowMicros); // the window
+        }
+    }
+
+    /** One identity about to be remembered. */
+    record Identity(String partitionKey, String id, long offset, java.time.LocalDateTime createdAt) {}
+
+    private static final Db.RowMapper<Identity> IDENTITY_ROW = rs -> new Identity(rs.getString("partition_key"),
+            rs.getString("id"), rs.getLong("offset"), rs.getObject("created_at", java.time.LocalDateTime.class));
+
+    /**
+     * Drops older rows of the same identities (%s is the id IN list): an identity published again
+     * after its window, and deleted again before retention dropped its old row, starts a new
+     * window. Normally it deletes nothing.
+     */
+    static final String DELETE_IDENTITIES = """
+            DELETE FROM queue_dedup_ids
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND id IN (%s)""";
+
+    /** One row of {@link #INSERT_IDENTITIES}. Binds: tenant, topic, partition_key, id, offset, created_at. */
+    private static final String IDENTITY_ROW_SQL = "(?, ?, ?, ?, ?, ?)";
+
+    /** Remembers one identity; {@link #remember} appends an {@link #IDENTITY_ROW_SQL} per further one. */
+    static final String INSERT_IDENTITIES = """
+            INSERT INTO queue_dedup_ids (tenant, topic, partition_key, id, `offset`, created_at)
+            VALUES """ + IDENTITY_ROW_SQL;
+
+    /**
+     * Drops up to {@code ?} identities of a tenant whose window has passed. Uses
+     * {@code idx_dedup_created}; record locks on those rows only.
+     */
+    static final String DELETE_EXPIRED = """
+            DELETE FROM queue_dedup_ids
+            WHERE tenant = ? AND created_at <= UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+            LIMIT ?""";
+
+    /** Binds of {@link #DELETE_EXPIRED}. */
+    record DeleteExpired(String tenant, long windowMicros, int limit) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, tenant, windowMicros, limit);
+        }
+    }
+
+    /**
+     * Copies the identities of the given messages of one partition that are younger than the
+     * window into {@code queue_dedup_ids}, in the caller's transaction, before the caller deletes
+     * the messages. Nothing happens when {@code windowMicros} is 0 or every message is older.
+     *
+     * @return identities remembered
+     */
+    static int remember(Connection c, String tenant, String topic, String partitionKey, List<Long> offsets,
+                        long windowMicros) throws SQLException {
+        if (windowMicros <= 0 || offsets.isEmpty()) {
+            return 0;
+        }
+        SelectRecentIdentities select = new SelectRecentIdentities(tenant, topic, partitionKey, offsets, windowMicros);
+        List<Identity> recent = Db.list(c, select.sql(), select, IDENTITY_ROW);
+        if (recent.isEmpty()) {
+            return 0;
+        }
+        List<String> ids = new ArrayList<>(recent.size());
+        recent.forEach(r -> ids.add(r.id()));
+        try (PreparedStatement ps = c.prepareStatement(DELETE_IDENTITIES.formatted(Db.placeholders(ids.size())))) {
+            Db.bindAll(ps, Db.bindAll(ps, 1, List.of(tenant, topic, partitionKey)), ids);
+            ps.executeUpdate(); // usually 0 rows: see DELETE_IDENTITIES
+        }
+        String sql = INSERT_IDENTITIES + (",\n" + IDENTITY_ROW_SQL).repeat(recent.size() - 1);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            for (Identity r : recent) { // IDENTITY_ROW_SQL's binds
+                i = Db.bindAll(ps, i, List.of(tenant, topic, r.partitionKey(), r.id(), r.offset(), r.createdAt()));
+            }
+            int n = ps.executeUpdate();
+            if (n != recent.size()) {
+                throw new SQLException("remembered " + n + " identities of " + recent.size());
+            }
+            return n;
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package dev.tenantmq;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Errors the HTTP layer answers before any resource runs are RFC 9457 problem+json too (SPEC
+ * section 4, "Errors everywhere"), and nothing is stored by a rejected request. Oversized bodies
+ * are written to a socket, because HTTP clients refuse to send them.
+ */
+@QuarkusTest
+class HttpErrorsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Test
+    void a_body_over_the_http_limit_gets_413_problem_json_and_stores_nothing() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        long declared = 70L * 1024 * 1024; // over quarkus.http.limits.max-body-size (64M)
+        String head = "POST /tenants/" + tenant + "/topics/" + topic + "/messages HTTP/1.1\r\nHost: localhost\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + declared + "\r\n\r\n";
+        Raw r = raw(head, "{\"messages\":[{\"partitionKey\":\"k\",\"payload\":\"" + "x".repeat(1000));
+        assertEquals(413, r.status(), r.text());
+        assertProblem(r, 413, "body");
+        assertEquals(0, stored(tenant, topic));
+    }
+
+    @Test
+    void a_chunked_body_over_the_http_limit_gets_413_problem_json_and_stores_nothing() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String head = "POST /tenants/" + tenant + "/topics/" + topic + "/messages HTTP/1.1\r\nHost: localhost\r\n"
+                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+        Raw r = rawChunked(head, 65L * 1024 * 1024 + 1);
+        assertEquals(413, r.status(), r.text());
+        assertProblem(r, 413, "body");
+        assertEquals(0, stored(tenant, topic));
+    }
+
+    @Test
+    void unknown_paths_and_methods_get_problem_json() {
+        given().get("/no/such/path").then().statusCode(404).contentType("application/problem+json")
+                .body("status", equalTo(404));
+        given().get("/tenants/it-00/topics/t/messages").then().statusCode(405).contentType("application/problem+json")
+                .body("status", equalTo(405));
+    }
+
+    @Test
+    void the_root_answers_an_index_of_links() {
+        given().get("/").then().statusCode(200).contentType("application/json")
+                .body("links.openapi", equalTo("/q/openapi"))
+                .body("links.keySet()", hasItem("health"));
+    }
+
+    private static void assertProblem(Raw r, int status, String field) throws IOException {
+        assertTrue(r.headers().toLowerCase().contains("content-type: application/problem+json"), r.headers());
+        JsonNode problem = JSON.readTree(r.body());
+        assertEquals(status, problem.get("status").asInt(), r.body());
+        assertTrue(problem.get("type").asText().startsWith("urn:tenant-mq:problem:"), r.body());
+        if (field != null) {
+            assertEquals(field, problem.get("errors").get(0).get("field").asText(), r.body());
+        }
+    }
+
+    private long stored(String tenant, String topic) throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT COUNT(*) FROM queue_messages WHERE tenant = ? AND topic = ?")) {
+            ps.setString(1, tenant);
+            ps.setString(2, topic);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** A response read off the socket. */
+    private record Raw(String text) {
+        int status() {
+            return Integer.parseInt(text.substring(9, 12));
+        }
+
+        String headers() {
+            int end = text.indexOf("\r\n\r\n");
+            return end < 0 ? text : text.substring(0, end);
+        }
+
+        String body() {
+            int end = text.indexOf("\r\n\r\n");
+            return end < 0 ? "" : text.substring(end + 4);
+        }
+    }
+
+    /** Sends {@code head} and the start of a body, then reads the response until the server closes or 5 s pass. */
+    private static Raw raw(String head, String partialBody) throws IOException {
+        try (Socket socket = new Socket("localhost", io.restassured.RestAssured.port)) {
+            socket.setSoTimeout(5_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head.getBytes(StandardCharsets.UTF_8));
+            out.write(partialBody.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            return new Raw(readResponse(socket.getInputStream()));
+        }
+    }
+
+    /** Sends {@code head}, then {@code bytes} of a JSON string value in 64 KiB chunks, then reads the response. */
+    private static Raw rawChunked(String head, long bytes) throws IOException {
+        try (Socket socket = new Socket("localhost", io.restassured.RestAssured.port)) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head.getBytes(StandardCharsets.UTF_8));
+            byte[] chunk = "x".repeat(64 * 1024).getBytes(StandardCharsets.US_ASCII);
+            String start = "{\"messages\":[{\"partitionKey\":\"k\",\"payload\":\"";
+            writeChunk(out, start.getBytes(StandardCharsets.US_ASCII));
+            try {
+                for (long sent = start.length(); sent < bytes; sent += chunk.length) {
+                    writeChunk(out, chunk);
+                }
+                out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            } catch (IOException closedEarly) {
+                // the server answered and closed before the whole body was sent: read its answer
+            }
+            return new Raw(readResponse(socket.getInputStream()));
+        }
+    }
+
+    private static void writeChunk(OutputStream out, byte[] data) throws IOException {
+        out.write((Integer.toHexString(data.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(data);
+        out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** Reads one response: its head, then as many body bytes as content-length says (or until close). */
+    private static String readResponse(InputStream in) throws IOException {
+        StringBuilder text = new StringBuilder();
+        byte[] buf = new byte[8192];
+        int contentLength = -1;
+        try {
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                text.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+                int end = text.indexOf("\r\n\r\n");
+                if (end >= 0 && contentLength < 0) {
+                    for (String line : text.substring(0, end).split("\r\n")) {
+                        if (line.toLowerCase().startsWith("content-length:")) {
+                            contentLength = Integer.parseInt(line.substring(15).trim());
+                        }
+                    }
+                }
+                if (end >= 0 && contentLength >= 0 && text.length() - end - 4 >= contentLength) {
+                    break;
+                }
+            }
+        } catch (java.net.SocketTimeoutException | java.net.SocketException e) {
+            // the server reset or stopped sending: what was read is the response
+        }
+        return text.toString();
+    }
+}
