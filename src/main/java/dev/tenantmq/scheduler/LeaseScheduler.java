@@ -2,6 +2,7 @@ package dev.tenantmq.scheduler;
 
 import static dev.tenantmq.model.Durations.micros;
 
+import dev.tenantmq.config.EmbeddedDatabaseExit;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.domain.ConsumeService;
@@ -337,6 +338,12 @@ public class LeaseScheduler {
      * leases left then expire after {@code mq.lease-duration}).
      */
     void onStop(@Observes ShutdownEvent event) {
+        if (EmbeddedDatabaseExit.dyingWithTheJvm()) {
+            // Dev mode or tests exiting: the embedded database is stopped and deleted with the JVM,
+            // leases and all, and trying would only log a connection failure.
+            LOG.debug("the embedded database stops with the JVM: leases are not released");
+            return;
+        }
         long deadline = System.nanoTime() + SHUTDOWN_BUDGET.toNanos();
         int released = 0;
         List<GroupScope> scopes = interest.all();

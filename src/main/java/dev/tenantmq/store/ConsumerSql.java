@@ -38,8 +38,8 @@ final class ConsumerSql {
     }
 
     /**
-     * Partitions this subscriber leases, in key order within {@code (after, upTo]} (the second
-     * bound only when the first ? of the OR is false), that have something to deliver (a message
+     * Partitions this subscriber leases, in key order within {@code (after, upTo]} (each bound
+     * only when the ? before it, "no such bound", is false), that have something to deliver (a message
      * above the committed offset, or a requeued one at or below it) and nothing that holds the
      * partition back: an open batch of the current lease still within its visibility, a
      * delivery row of the current lease still invisible, or a nacked or handed-back message whose
@@ -54,7 +54,7 @@ final class ConsumerSql {
              AND o.partition_key = l.partition_key AND o.consumer_group = l.consumer_group
             WHERE l.tenant = ? AND l.consumer_group = ? AND l.topic = ?
               AND l.leased_by = ? AND l.expires_at > UTC_TIMESTAMP(6)
-              AND l.partition_key > ? AND (? OR l.partition_key <= ?)
+              AND (? OR l.partition_key > ?) AND (? OR l.partition_key <= ?)
               AND NOT (o.delivered_offset > o.committed_offset AND o.delivery_epoch = l.epoch
                        AND o.visible_at > UTC_TIMESTAMP(6))
               AND (EXISTS (
@@ -77,13 +77,19 @@ final class ConsumerSql {
             ORDER BY l.partition_key
             LIMIT ?""");
 
-    /** Binds of {@link #SELECT_READY_PARTITIONS}; {@code upTo} null is no upper bound. */
+    /**
+     * Binds of {@link #SELECT_READY_PARTITIONS}; {@code after} null or empty is no lower bound,
+     * {@code upTo} null no upper bound.
+     */
     record SelectReadyPartitions(GroupScope scope, String subscriber, String after, String upTo, int limit)
             implements Db.Binds {
         @Override
         public void bindTo(PreparedStatement ps) throws SQLException {
+            // No lower bound is a flag, not the empty key: under the PAD SPACE collation a key
+            // that starts with a character below U+0020 sorts before ''.
+            boolean fromStart = after == null || after.isEmpty();
             Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), subscriber, // held leases
-                    after, upTo == null, upTo == null ? "" : upTo, // key range
+                    fromStart, fromStart ? "" : after, upTo == null, upTo == null ? "" : upTo, // key range
                     limit);
         }
     }
