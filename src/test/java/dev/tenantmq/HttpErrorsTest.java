@@ -16,9 +16,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -85,15 +82,7 @@ class HttpErrorsTest {
     }
 
     private long stored(String tenant, String topic) throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT COUNT(*) FROM queue_messages WHERE tenant = ? AND topic = ?")) {
-            ps.setString(1, tenant);
-            ps.setString(2, topic);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+        return RowCount.of(dataSource, "SELECT COUNT(*) FROM queue_messages WHERE tenant = ? AND topic = ?", tenant, topic);
     }
 
     /** A response read off the socket. */

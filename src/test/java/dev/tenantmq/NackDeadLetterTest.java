@@ -173,16 +173,9 @@ class NackDeadLetterTest {
 
     /** Rows with this id in the dead-letter topic. */
     private long deadLetters(String id) throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT COUNT(*) FROM queue_messages WHERE tenant = ? AND topic = ? AND partition_key = 'k' AND id = ?")) {
-            ps.setString(1, tenant);
-            ps.setString(2, dlq);
-            ps.setString(3, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+        return RowCount.of(dataSource,
+                "SELECT COUNT(*) FROM queue_messages WHERE tenant = ? AND topic = ? AND partition_key = 'k' AND id = ?",
+                tenant, dlq, id);
     }
 
     @Test

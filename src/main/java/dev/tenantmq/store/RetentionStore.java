@@ -304,14 +304,14 @@ public class RetentionStore {
 
     /**
      * Deletes the remembered identities of a tenant whose dedup window has passed, up to
-     * {@code limit} rows in one auto-commit statement.
+     * {@code limit} rows in one short READ COMMITTED transaction (record locks on those rows only).
      *
      * @param dedupWindowMicros the window in microseconds; identities published at least this long ago go
      * @return identities deleted; fewer than {@code limit} when no more have expired
      */
     public int deleteExpiredIdentities(String tenant, long dedupWindowMicros, int limit) {
-        return db.read(c -> Db.update(c, DedupSql.DELETE_EXPIRED, new DedupSql.DeleteExpired(tenant, dedupWindowMicros,
-                limit)));
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> Db.update(c, DedupSql.DELETE_EXPIRED,
+                new DedupSql.DeleteExpired(tenant, dedupWindowMicros, limit)));
     }
 
     private static int deleteMessages(Connection c, String tenant, String topic, String partitionKey, List<Long> offsets)
