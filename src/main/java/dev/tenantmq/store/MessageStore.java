@@ -41,12 +41,12 @@ public class MessageStore {
      *
      * <p>One branch per partition of a batch: {@link #lockPartitions} joins the branches of all
      * the batch's partitions, in sorted key order, into one UNION ALL statement, so a publish
-     * takes its locks in one round trip however many partitions it touches, and in an order
-     * two batches share (they cannot deadlock on each other's heads). Binds: tenant, topic,
-     * partition_key.
+     * takes its locks in two round trips (the second confirms the heads did not move while it
+     * waited) however many partitions it touches, and in an order two batches share (they
+     * cannot deadlock on each other's heads). Binds: tenant, topic, partition_key.
      */
     static final String LOCK_PARTITION_HEAD = """
-            SELECT partition_key FROM queue_messages
+            SELECT partition_key, `offset` FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ?
             ORDER BY `offset` DESC
             LIMIT 1
@@ -155,10 +155,7 @@ public class MessageStore {
     private static List<Published> publishLocked(Connection c, String tenant, String topic, SortedSet<String> partitions,
                                                  List<NewMessage> messages, long dedupWindowMicros, boolean gapLocks)
             throws SQLException {
-        boolean anyEmpty = lockPartitions(c, tenant, topic, partitions);
-        if (anyEmpty && !gapLocks) {
-            throw new Db.GapLockNeeded("publish");
-        }
+        lockPartitions(c, tenant, topic, partitions, gapLocks, "publish");
         Map<String, Long> stored = existingIds(c, tenant, topic, messages, dedupWindowMicros);
         Map<String, Integer> firstInBatch = new HashMap<>();
         List<NewMessage> fresh = new ArrayList<>();
@@ -191,13 +188,45 @@ public class MessageStore {
 
     /**
      * Locks the newest row of each partition, in sorted order so two batches cannot deadlock
-     * on each other's partitions. See {@link #LOCK_PARTITION_HEAD}.
+     * on each other's partitions, and holds those locks until commit. See {@link #LOCK_PARTITION_HEAD}.
      *
-     * @return true when at least one partition has no row yet
+     * <p>The statement runs again until it locks the rows it locked before. A locking read that
+     * waits for a row returns that row once it is granted, even when the holder appended a newer
+     * head meanwhile; holding only the old head would let the next publisher lock the new one at
+     * once, and two publishers would insert together, their offsets committing out of order.
+     * Once a second look finds the same heads, no newer row exists, committed or in flight (a
+     * row in flight would make it wait), so every other publisher queues on them.
+     *
+     * @param gapLocks whether the transaction runs under REPEATABLE READ, where the statement
+     *     locks the gap an empty partition's first row goes into
+     * @param what what appends, for the log of a gap-lock retry
+     * @throws Db.GapLockNeeded with {@code gapLocks} false when a partition has no row yet
+     *     (nothing locked worth keeping: the caller runs again with gap locks)
+     * @throws ConflictRetry when the heads keep moving (the transaction runs again)
      */
-    private static boolean lockPartitions(Connection c, String tenant, String topic, SortedSet<String> partitionKeys)
+    static void lockPartitions(Connection c, String tenant, String topic, SortedSet<String> partitionKeys,
+                               boolean gapLocks, String what) throws SQLException {
+        Map<String, Long> heads = lockHeads(c, tenant, topic, partitionKeys);
+        for (int look = 1; look < MAX_HEAD_LOOKS; look++) {
+            if (heads.size() < partitionKeys.size() && !gapLocks) {
+                throw new Db.GapLockNeeded(what);
+            }
+            Map<String, Long> again = lockHeads(c, tenant, topic, partitionKeys);
+            if (again.equals(heads)) {
+                return;
+            }
+            heads = again;
+        }
+        throw new ConflictRetry("the heads of " + partitionKeys.size() + " partitions kept moving");
+    }
+
+    /** Looks at the heads after which {@link #lockPartitions} gives up and runs the transaction again. */
+    private static final int MAX_HEAD_LOOKS = 16;
+
+    /** One run of {@link #LOCK_PARTITION_HEAD} over all partitions: the offset of each locked head, by key. */
+    private static Map<String, Long> lockHeads(Connection c, String tenant, String topic, SortedSet<String> partitionKeys)
             throws SQLException {
-        int found = 0;
+        Map<String, Long> heads = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(Db.unionAll(LOCK_PARTITION_HEAD, partitionKeys.size()))) {
             int i = 1;
             for (String key : partitionKeys) { // sorted: the lock order every publisher shares
@@ -207,11 +236,11 @@ public class MessageStore {
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    found++; // one row per partition that has a newest message
+                    heads.put(rs.getString("partition_key"), rs.getLong("offset")); // one row per non-empty partition
                 }
             }
         }
-        return found < partitionKeys.size();
+        return heads;
     }
 
     /**
@@ -393,10 +422,7 @@ public class MessageStore {
                 }
             }
         }
-        boolean empty = lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())));
-        if (empty && !gapLocks) {
-            throw new Db.GapLockNeeded("dead letter");
-        }
+        lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())), gapLocks, "dead letter");
         String metadata = DeadLetterMetadata.of(d.metadataJson(), d.originalTopic(), d.originalOffset(), d.consumerGroup(),
                 d.reason(), d.deliveryAttempts());
         long offset = insert(c, d.tenant(), d.dlqTopic(),
