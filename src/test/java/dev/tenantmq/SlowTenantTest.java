@@ -71,6 +71,50 @@ class SlowTenantTest {
         }
     }
 
+    /**
+     * The first long poll of a new consumer group waits for the leases its registration brings,
+     * also while a periodic tick of the same tenant is still running (issue 9: a first fetch must
+     * not come back empty with messages waiting when the caller is willing to wait). The tick
+     * here hangs on a locked heartbeat row of another group, so only the registration can lease.
+     */
+    @Test
+    void the_first_long_poll_of_a_new_group_is_served_while_its_tenant_is_busy_with_a_tick() throws Exception {
+        String tenant = TestIds.tenant();
+        String busyTopic = TestIds.topic();
+        String busyGroup = TestIds.group();
+        publishOk(tenant, busyTopic, List.of(msg("p", "1", 1)));
+        assertEquals(1, fetchOk(tenant, busyTopic, busyGroup, 10, 5, 30).size());
+
+        try (Connection blocker = dataSource.getConnection()) {
+            blocker.setAutoCommit(false);
+            // a record lock only: under REPEATABLE READ its gap lock could hold up the new group's heartbeat insert
+            blocker.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            lockHeartbeat(blocker, tenant, busyGroup, busyTopic);
+            await("a tick of the tenant hangs on its locked heartbeat row").atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100)).until(this::aHeartbeatWaitsForItsLock);
+
+            String topic = TestIds.topic();
+            publishOk(tenant, topic, List.of(msg("k", "a", 1)));
+            List<Map<String, Object>> got = fetchOk(tenant, topic, TestIds.group(), 10, 3, 30);
+            assertEquals(List.of("a"), got.stream().map(m -> m.get("id")).toList(),
+                    "the first long poll of the new group got the waiting message");
+            blocker.rollback();
+        }
+    }
+
+    private static void lockHeartbeat(Connection blocker, String tenant, String group, String topic) throws Exception {
+        try (PreparedStatement ps = blocker.prepareStatement("""
+                SELECT subscriber_name FROM queue_subscriber_heartbeats
+                WHERE tenant = ? AND consumer_group = ? AND topic = ? FOR UPDATE""")) {
+            ps.setString(1, tenant);
+            ps.setString(2, group);
+            ps.setString(3, topic);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertEquals(true, rs.next(), "the heartbeat row exists and is now locked");
+            }
+        }
+    }
+
     /** Heartbeat rows of the triple. */
     private int heartbeats(String tenant, String group, String topic) throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""

@@ -61,8 +61,10 @@ public class LeaseScheduler {
     private final Map<GroupScope, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Map<GroupScope, AtomicInteger> discovered = new ConcurrentHashMap<>();
     private final Set<GroupScope> failing = ConcurrentHashMap.newKeySet();
-    /** Tenants whose lease work of an earlier tick is still running. */
+    /** Tenants whose lease work of an earlier periodic tick is still running. */
     private final Set<String> tenantsInTick = ConcurrentHashMap.newKeySet();
+    /** Triples whose lease work is running (periodic or registration): one at a time each. */
+    private final Set<GroupScope> scopesInTick = ConcurrentHashMap.newKeySet();
     /** (tenant, topic) pairs whose gauges are registered. gauge() and forget() synchronize on it. */
     private final Set<String> gauged = ConcurrentHashMap.newKeySet();
     private volatile Instant lastTick;
@@ -87,13 +89,17 @@ public class LeaseScheduler {
         for (GroupScope idle : interest.idle(config.interestTimeout())) {
             leave(idle);
         }
-        tickAll(interest.active(config.interestTimeout()));
+        tickAll(interest.active(config.interestTimeout()), false);
         lastTick = clock.instant();
     }
 
-    /** A new triple gets its first tick at once, so its first long poll need not wait a whole interval. */
+    /**
+     * A new triple gets its first tick at once, so its first long poll need not wait a whole
+     * interval, and it runs even while its tenant is busy with a periodic tick: skipped, the first
+     * long poll of a new consumer group would come back empty with messages waiting (issue 9).
+     */
     void onRegistered(@ObservesAsync InterestRegistry.Registered event) {
-        tickAll(List.of(event.scope()));
+        tickAll(List.of(event.scope()), true);
     }
 
     /** When the last tick finished, or null before the first one. */
@@ -106,9 +112,11 @@ public class LeaseScheduler {
      * failing shard fails it for the tenants listed, and its statement time-out keeps a hung
      * shard from stalling the scheduler. The lease work then runs as one task per tenant, so a
      * slow tenant never delays another: while a tenant's previous task is still running, its
-     * work for this tick is skipped (the next tick retries), not queued.
+     * work for this tick is skipped (the next tick retries), not queued. A registration tick
+     * ({@code registration}: one new triple, once) runs regardless; a triple whose tick is
+     * already running is skipped, as that tick does its work.
      */
-    private void tickAll(List<GroupScope> scopes) {
+    private void tickAll(List<GroupScope> scopes, boolean registration) {
         Map<String, List<GroupScope>> byTopic = new LinkedHashMap<>();
         for (GroupScope s : scopes) {
             byTopic.computeIfAbsent(s.topic(), k -> new ArrayList<>()).add(s);
@@ -134,21 +142,37 @@ public class LeaseScheduler {
         }
         for (Map.Entry<String, Map<GroupScope, List<String>>> e : workByTenant.entrySet()) {
             String tenant = e.getKey();
-            if (!tenantsInTick.add(tenant)) {
+            if (!registration && !tenantsInTick.add(tenant)) {
                 LOG.debugf("tenant %s is still busy with an earlier tick; skipping it this time", tenant);
                 continue;
             }
             try {
                 Infrastructure.getDefaultWorkerPool().execute(() -> {
                     try {
-                        e.getValue().forEach(this::tickOne);
+                        e.getValue().forEach(this::tickOneAlone);
                     } finally {
-                        tenantsInTick.remove(tenant);
+                        if (!registration) {
+                            tenantsInTick.remove(tenant);
+                        }
                     }
                 });
             } catch (RuntimeException rejected) {
-                tenantsInTick.remove(tenant); // pool shutting down
+                if (!registration) {
+                    tenantsInTick.remove(tenant); // pool shutting down
+                }
             }
+        }
+    }
+
+    /** {@link #tickOne}, unless a tick of the triple is running already (it does the work). */
+    private void tickOneAlone(GroupScope s, List<String> discoveredKeys) {
+        if (!scopesInTick.add(s)) {
+            return;
+        }
+        try {
+            tickOne(s, discoveredKeys);
+        } finally {
+            scopesInTick.remove(s);
         }
     }
 
