@@ -15,7 +15,7 @@
 # bench/out/run/ (not committed).
 #
 # Environment: BENCH_DB_PORT (3318), BENCH_RABBIT_PORT (5673), BENCH_RABBIT_DIST_PORT (25673),
-# BENCH_HTTP_PORT (18080), BENCH_JAVA21_HOME (default: temurin-25 or another JDK 21+ in
+# BENCH_HTTP_PORT (18080), BENCH_MANAGEMENT_PORT (18090, health and metrics), BENCH_JAVA21_HOME (default: temurin-25 or another JDK 21+ in
 # /usr/lib/jvm), BENCH_SERVICE_JAVA (default: java on PATH, the JDK 17 the service targets),
 # BENCH_SKIP_BUILD=1 (reuse target/ and bench/loadgen/target/), BENCH_SERVICE_JVM_ARGS (extra
 # options for the service JVM, e.g. -XX:StartFlightRecording=filename=/tmp/run.jfr,settings=profile).
@@ -40,6 +40,7 @@ DB_PORT="${BENCH_DB_PORT:-3318}"
 RABBIT_PORT="${BENCH_RABBIT_PORT:-5673}"
 RABBIT_DIST_PORT="${BENCH_RABBIT_DIST_PORT:-25673}"
 HTTP_PORT="${BENCH_HTTP_PORT:-18080}"
+MANAGEMENT_PORT="${BENCH_MANAGEMENT_PORT:-18090}"
 WORK="$ROOT/bench/out/run"
 RESULTS="$ROOT/bench/results"
 REPLAY_FILE="$ROOT/../shared/data/git-history-events.jsonl.gz"
@@ -60,7 +61,7 @@ fi
 SERVICE_JAVA="${BENCH_SERVICE_JAVA:-$(command -v java)}"
 JCMD="$(dirname "$(readlink -f "$SERVICE_JAVA")")/jcmd"
 [[ -f "$REPLAY_FILE" ]] || die "replay input $REPLAY_FILE not found"
-for p in "$DB_PORT" "$RABBIT_PORT" "$RABBIT_DIST_PORT" "$HTTP_PORT"; do
+for p in "$DB_PORT" "$RABBIT_PORT" "$RABBIT_DIST_PORT" "$HTTP_PORT" "$MANAGEMENT_PORT"; do
   if port_open "$p"; then die "127.0.0.1:$p is already in use (see the BENCH_*_PORT variables)"; fi
 done
 
@@ -175,7 +176,7 @@ set +e
   --jdbc "jdbc:mysql://127.0.0.1:$DB_PORT" --db-user bench --db-password bench --db-pid "$DB_PID" \
   --rabbit-port "$RABBIT_PORT" --rabbit-pid "$RABBIT_PID" \
   --service-jar "$ROOT/target/quarkus-app/quarkus-run.jar" --service-java "$SERVICE_JAVA" --jcmd "$JCMD" \
-  --http-port "$HTTP_PORT" --replay-file "$REPLAY_FILE" --results "$RESULTS" --work "$WORK" 2>&1 | tee "$WORK/loadgen.log"
+  --http-port "$HTTP_PORT" --management-port "$MANAGEMENT_PORT" --replay-file "$REPLAY_FILE" --results "$RESULTS" --work "$WORK" 2>&1 | tee "$WORK/loadgen.log"
 rc=${PIPESTATUS[0]}
 set -e
 log "load generator exited with $rc; results in $RESULTS/latest.json and latest.md"

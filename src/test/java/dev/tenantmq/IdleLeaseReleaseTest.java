@@ -14,10 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.store.LeaseStore;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.net.URL;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,6 +37,10 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(IdleLeaseReleaseTest.ShortIdleTimeout.class)
 class IdleLeaseReleaseTest {
+    /** /q/metrics: served by the management interface, on a port of its own (paths are relative to its /q). */
+    @TestHTTPResource(value = "/metrics", management = true)
+    URL metrics;
+
     /** Idle after one second; a group without a fetch for three seconds is dropped. */
     public static class ShortIdleTimeout implements QuarkusTestProfile {
         @Override
@@ -174,7 +180,7 @@ class IdleLeaseReleaseTest {
 
     /** The Prometheus gauge series of this test's topic, by name. */
     private List<String> gaugeSeries() {
-        String body = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String body = given().get(metrics).then().statusCode(200).extract().asString();
         return body.lines()
                 .filter(l -> l.startsWith("mq_leases_held{") || l.startsWith("mq_partitions_discovered{"))
                 .filter(l -> l.contains("topic=\"" + topic + "\""))

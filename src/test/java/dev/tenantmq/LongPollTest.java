@@ -34,6 +34,10 @@ class LongPollTest {
     @TestHTTPResource("/")
     URL base;
 
+    /** /q/metrics: served by the management interface, on a port of its own (paths are relative to its /q). */
+    @TestHTTPResource(value = "/metrics", management = true)
+    URL metrics;
+
     @Inject
     AgroalDataSource dataSource;
 
@@ -202,8 +206,8 @@ class LongPollTest {
     }
 
     /** The value of an untagged series on /q/metrics (Prometheus text format). */
-    private static double metricValue(String series) {
-        String text = given().get("/q/metrics").then().statusCode(200).extract().asString();
+    private double metricValue(String series) {
+        String text = given().get(metrics).then().statusCode(200).extract().asString();
         return text.lines().filter(l -> l.startsWith(series + " ")).mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1)))
                 .findFirst().orElseThrow(() -> new AssertionError(series + " is not on /q/metrics"));
     }

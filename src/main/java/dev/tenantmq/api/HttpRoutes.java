@@ -31,10 +31,14 @@ public class HttpRoutes {
     private final ObjectMapper json;
     /** {@code quarkus.http.limits.max-body-size} in bytes. */
     private final long maxBodyBytes;
+    /** {@code quarkus.management.port}: health and metrics are served there, not on the API port. */
+    private final int managementPort;
 
-    HttpRoutes(ObjectMapper json, @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBodySize) {
+    HttpRoutes(ObjectMapper json, @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBodySize,
+               @ConfigProperty(name = "quarkus.management.port", defaultValue = "9000") int managementPort) {
         this.json = json;
         this.maxBodyBytes = maxBodySize.asLongValue();
+        this.managementPort = managementPort;
     }
 
     void register(@Observes Router router) {
@@ -81,8 +85,11 @@ public class HttpRoutes {
         if (LaunchMode.current().isDevOrTest()) {
             links.put("swaggerUi", "/q/swagger-ui");
         }
-        links.put("health", "/q/health");
-        links.put("metrics", "/q/metrics");
+        // Health and metrics are on the management interface (its own port, every interface).
+        String host = ctx.request().authority() != null ? ctx.request().authority().host() : "localhost";
+        String management = "http://" + host + ":" + managementPort;
+        links.put("health", management + "/q/health");
+        links.put("metrics", management + "/q/metrics");
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("service", "tenant-mq");
         body.put("api", "/tenants/{tenant}/topics/{topic}/messages (see openapi)");

@@ -38,6 +38,7 @@ class DatabaseOutageIT {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<AutoCloseable> cleanup = new ArrayList<>();
     private String base;
+    private String management;
 
     @AfterEach
     void stopEverything() throws Exception {
@@ -53,6 +54,7 @@ class DatabaseOutageIT {
         ServiceProcess service = ServiceProcess.start("outage", db.database(), TENANT);
         cleanup.add(service);
         base = service.baseUrl();
+        management = service.managementUrl();
 
         assertEquals(201, publish("p", "m1", "m2", "m3").statusCode());
         List<JsonNode> first = fetchUntil("g", 2);
@@ -156,7 +158,7 @@ class DatabaseOutageIT {
     }
 
     private HttpResponse<String> readiness() throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(base + "/q/health/ready")).timeout(Duration.ofSeconds(30))
+        return http.send(HttpRequest.newBuilder(URI.create(management + "/q/health/ready")).timeout(Duration.ofSeconds(30))
                 .GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 

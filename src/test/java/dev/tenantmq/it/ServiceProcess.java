@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * One real service process: the packaged jar ({@code target/quarkus-app/quarkus-run.jar}) on
- * its own port with its own {@code MQ_SUBSCRIBER_NAME}, sharing the test database. Logs go to
+ * its own API port and its own management port (health, metrics) with its own
+ * {@code MQ_SUBSCRIBER_NAME}, sharing the test database. Logs go to
  * {@code target/it-logs/<name>.log}.
  */
 public final class ServiceProcess implements AutoCloseable {
@@ -24,22 +25,25 @@ public final class ServiceProcess implements AutoCloseable {
 
     private final String name;
     private final int port;
+    private final int managementPort;
     private final Process process;
     private volatile boolean killed;
 
-    private ServiceProcess(String name, int port, Process process) {
+    private ServiceProcess(String name, int port, int managementPort, Process process) {
         this.name = name;
         this.port = port;
+        this.managementPort = managementPort;
         this.process = process;
     }
 
-    /** Starts a process and waits until {@code /q/health/ready} answers 200. */
+    /** Starts a process and waits until {@code /q/health/ready} (management port) answers 200. */
     public static ServiceProcess start(String name, Database db, String tenants) throws IOException {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException("run the package phase first: " + jar + " is missing");
         }
         int port = freePort();
+        int managementPort = freePort();
         Path logs = Files.createDirectories(Path.of("target", "it-logs"));
         ProcessBuilder pb = new ProcessBuilder(javaBinary(), "-Xmx192m", "-XX:+UseSerialGC", "-jar", jar.toString())
                 .redirectErrorStream(true)
@@ -52,6 +56,8 @@ public final class ServiceProcess implements AutoCloseable {
         env.put("MQ_HEARTBEAT_TIMEOUT", HEARTBEAT_TIMEOUT.toMillis() + "ms");
         env.put("MQ_FETCH_RECHECK_INTERVAL", "200ms");
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        env.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(managementPort));
+        env.put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");
         env.put("QUARKUS_DATASOURCE_JDBC_URL", db.url());
         env.put("QUARKUS_DATASOURCE_USERNAME", db.user());
         env.put("QUARKUS_DATASOURCE_PASSWORD", db.password());
@@ -60,7 +66,7 @@ public final class ServiceProcess implements AutoCloseable {
         // pooled connection can run out at start-up (Flyway) or under load, and the consumers
         // now fail on any 503. These tests are about leases and fencing, not pool sizing.
         env.put("QUARKUS_DATASOURCE_JDBC_ACQUISITION_TIMEOUT", "30S");
-        ServiceProcess p = new ServiceProcess(name, port, pb.start());
+        ServiceProcess p = new ServiceProcess(name, port, managementPort, pb.start());
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
             if (!p.process.isAlive()) {
                 throw new IllegalStateException(name + " exited with " + p.process.exitValue() + "; see target/it-logs/" + name + ".log");
@@ -73,6 +79,11 @@ public final class ServiceProcess implements AutoCloseable {
     /** Base URL, e.g. {@code http://localhost:41234}. */
     public String baseUrl() {
         return "http://localhost:" + port;
+    }
+
+    /** Base URL of the management interface (health, metrics), e.g. {@code http://localhost:41235}. */
+    public String managementUrl() {
+        return "http://localhost:" + managementPort;
     }
 
     /** The subscriber name. */
@@ -116,7 +127,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     private boolean ready() {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create(baseUrl() + "/q/health/ready").toURL().openConnection();
+            HttpURLConnection c = (HttpURLConnection) URI.create(managementUrl() + "/q/health/ready").toURL().openConnection();
             c.setConnectTimeout(1000);
             c.setReadTimeout(2000);
             return c.getResponseCode() == 200;

@@ -49,6 +49,8 @@ public final class Bench {
         String serviceJava = "java";
         String jcmd = "jcmd";
         int httpPort = 18080;
+        /** Management interface (health, metrics) of the service. */
+        int managementPort = 18090;
         Path replayFile;
         Path results;
         Path work;
@@ -107,6 +109,7 @@ public final class Bench {
                 case "--service-java" -> cfg.serviceJava = args[++i];
                 case "--jcmd" -> cfg.jcmd = args[++i];
                 case "--http-port" -> cfg.httpPort = Integer.parseInt(args[++i]);
+                case "--management-port" -> cfg.managementPort = Integer.parseInt(args[++i]);
                 case "--replay-file" -> cfg.replayFile = Path.of(args[++i]);
                 case "--results" -> cfg.results = Path.of(args[++i]);
                 case "--work" -> cfg.work = Path.of(args[++i]);
@@ -967,7 +970,7 @@ public final class Bench {
     double[] tickMetric(String tenant, String topic) throws Exception {
         double count = 0, sum = 0;
         String tl = "tenant=\"" + tenant + "\"", pl = "topic=\"" + topic + "\"";
-        for (String line : mq.get("/q/metrics").split("\n")) {
+        for (String line : service.metrics().split("\n")) {
             if (!line.startsWith("mq_scheduler_tick_duration_seconds") || !line.contains(tl) || !line.contains(pl)) {
                 continue;
             }

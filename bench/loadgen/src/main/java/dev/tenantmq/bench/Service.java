@@ -18,12 +18,15 @@ final class Service implements AutoCloseable {
     final Process process;
     final long pid;
     final String base;
+    /** Base URL of the management interface: health and metrics are served there. */
+    final String management;
     final long spawnedNanos;
 
-    private Service(Process process, String base, long spawnedNanos) {
+    private Service(Process process, String base, String management, long spawnedNanos) {
         this.process = process;
         this.pid = process.pid();
         this.base = base;
+        this.management = management;
         this.spawnedNanos = spawnedNanos;
     }
 
@@ -43,12 +46,14 @@ final class Service implements AutoCloseable {
         env.put("MQ_SUBSCRIBER_NAME", name);
         env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
         env.put("QUARKUS_HTTP_PORT", Integer.toString(cfg.httpPort));
+        env.put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");
+        env.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(cfg.managementPort));
         long t0 = System.nanoTime();
         Process p = pb.start();
-        return new Service(p, "http://127.0.0.1:" + cfg.httpPort, t0);
+        return new Service(p, "http://127.0.0.1:" + cfg.httpPort, "http://127.0.0.1:" + cfg.managementPort, t0);
     }
 
-    /** Polls /q/health/ready every 20 ms; returns seconds from spawn to the first 200. */
+    /** Polls /q/health/ready (management port) every 20 ms; returns seconds from spawn to the first 200. */
     double awaitReady(Duration timeout) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -58,7 +63,7 @@ final class Service implements AutoCloseable {
                     throw new IllegalStateException("service exited with " + process.exitValue() + " before it was ready");
                 }
                 try {
-                    HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base + "/q/health/ready"))
+                    HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(management + "/q/health/ready"))
                             .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
                     if (r.statusCode() == 200) {
                         return (System.nanoTime() - spawnedNanos) / 1e9;
@@ -70,6 +75,18 @@ final class Service implements AutoCloseable {
             }
         }
         throw new IllegalStateException("service not ready within " + timeout);
+    }
+
+    /** The Prometheus text of /q/metrics (management port). */
+    String metrics() throws IOException, InterruptedException {
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(management + "/q/metrics"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IOException("GET /q/metrics -> " + r.statusCode());
+            }
+            return r.body();
+        }
     }
 
     long rssKb() {
