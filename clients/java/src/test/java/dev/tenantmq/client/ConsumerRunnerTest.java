@@ -38,6 +38,9 @@ class ConsumerRunnerTest {
         final List<String> calls = new CopyOnWriteArrayList<>();
         final List<String> reasons = new CopyOnWriteArrayList<>();
         volatile int fetches;
+        /** When set, the first fetch signals {@code inFetch} and waits for it to open (a long poll in progress). */
+        volatile CountDownLatch gate;
+        final CountDownLatch inFetch = new CountDownLatch(1);
 
         ScriptedApi(List<List<DeliveredMessage>> script) {
             super(TenantMqClient.apiClient("http://127.0.0.1:9"));
@@ -47,6 +50,16 @@ class ConsumerRunnerTest {
         @Override
         public synchronized FetchResponse fetch(String tenant, String topic, String group, FetchRequest request) {
             fetches++;
+            CountDownLatch g = gate;
+            if (g != null) {
+                gate = null;
+                inFetch.countDown();
+                try {
+                    g.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
             List<DeliveredMessage> next = batches.poll();
             return new FetchResponse().messages(next == null ? List.of() : next);
         }
@@ -149,6 +162,22 @@ class ConsumerRunnerTest {
         assertTrue(r.awaitStopped(Duration.ofSeconds(10)));
         assertEquals(List.of("ack r-a1", "ack r-a2"), api.calls.stream().filter(c -> !c.startsWith("extend")).toList());
         assertEquals(fetchesAtStop, api.fetches, "no fetch after stop");
+    }
+
+    @Test
+    void messagesOfAFetchInProgressWhenStopIsCalledAreHandledAndSettled() throws Exception {
+        ScriptedApi api = new ScriptedApi(List.of(List.of(msg("a", 1))));
+        CountDownLatch gate = new CountDownLatch(1);
+        api.gate = gate;
+        List<String> handled = new CopyOnWriteArrayList<>();
+        ConsumerRunner r = runner(api).handler(m -> handled.add(m.getId())).build().start();
+        assertTrue(api.inFetch.await(10, TimeUnit.SECONDS));
+        assertFalse(r.stop(Duration.ofMillis(300)), "stop waits for the fetch in progress");
+        gate.countDown();
+        assertTrue(r.awaitStopped(Duration.ofSeconds(10)));
+        assertEquals(List.of("a1"), handled);
+        assertEquals(List.of("ack r-a1"), api.calls);
+        assertEquals(1, api.fetches, "no fetch after stop");
     }
 
     @Test
