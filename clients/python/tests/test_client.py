@@ -92,10 +92,10 @@ def test_a_long_poll_returns_a_message_published_while_it_waits(client, tenant):
 def test_an_extended_message_stays_invisible_past_its_first_visibility_timeout(client, tenant):
     topic = unique("extend")
     publish(client, tenant, topic, OutgoingMessage(partition_key="k", id="slow", payload=1))
-    m = fetch_at_least(client, tenant, topic, "g", 1, visibility_seconds=2)[0]
+    m = fetch_at_least(client, tenant, topic, "g", 1, visibility_seconds=5)[0]
     extended = ConsumeApi(client).extend(tenant, topic, "g", ExtendRequest(receipts=[m.receipt], visibility_seconds=60))
     assert extended.results[0].status == ReceiptStatus.EXTENDED
-    let_time_pass(4, "the fetch's visibility timeout (2 s) and a scheduler tick (1 s)")
+    let_time_pass(7, "the fetch's visibility timeout (5 s) and two scheduler ticks (1 s)")
     assert ConsumeApi(client).fetch(tenant, topic, "g", FetchRequest(wait_seconds=1)).messages == []
     assert settle(client, tenant, topic, "g", m) == ReceiptStatus.ACKED
 

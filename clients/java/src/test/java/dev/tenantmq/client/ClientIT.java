@@ -179,11 +179,11 @@ class ClientIT {
     void anExtendedMessageStaysInvisiblePastItsFirstVisibilityTimeout() throws Exception {
         String topic = unique("extend");
         publish(topic, message("k", "slow", JsonNodeFactory.instance.numberNode(1)));
-        DeliveredMessage m = fetchAtLeast(topic, "g", 1, 2).get(0);
+        DeliveredMessage m = fetchAtLeast(topic, "g", 1, 5).get(0);
         ReceiptStatus extended = consume.extend(tenant, topic, "g",
                 new ExtendRequest().receipts(List.of(m.getReceipt())).visibilitySeconds(60)).getResults().get(0).getStatus();
         assertEquals(ReceiptStatus.EXTENDED, extended);
-        letTimePass(Duration.ofSeconds(4), "the fetch's visibility timeout (2 s) and a scheduler tick");
+        letTimePass(Duration.ofSeconds(7), "the fetch's visibility timeout (5 s) and two scheduler ticks");
         assertEquals(List.of(), consume.fetch(tenant, topic, "g", new FetchRequest().waitSeconds(1)).getMessages());
         assertEquals(ReceiptStatus.ACKED, ack(topic, "g", m));
     }
@@ -241,9 +241,9 @@ class ClientIT {
         publish(topic, message("k", "slow", JsonNodeFactory.instance.numberNode(1)));
         List<Integer> attempts = new CopyOnWriteArrayList<>();
         try (ConsumerRunner runner = ConsumerRunner.builder(consume, tenant, topic, "workers")
-                .waitSeconds(1).visibilitySeconds(2).handler(m -> {
+                .waitSeconds(1).visibilitySeconds(3).handler(m -> {
                     attempts.add(m.getDeliveryAttempt());
-                    letTimePass(Duration.ofSeconds(6), "three visibility timeouts (2 s) and several scheduler ticks");
+                    letTimePass(Duration.ofSeconds(7), "two visibility timeouts (3 s) and several scheduler ticks");
                 }).build().start()) {
             await().atMost(Duration.ofSeconds(40)).until(() -> runner.acked() == 1);
             assertTrue(runner.extended() >= 2, "extended while the handler ran: " + runner.extended());
