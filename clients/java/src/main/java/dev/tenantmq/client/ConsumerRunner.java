@@ -180,7 +180,7 @@ public final class ConsumerRunner implements AutoCloseable {
                     FetchResponse response = api.fetch(tenant, topic, consumerGroup, new FetchRequest()
                             .maxMessages(maxMessages).waitSeconds(waitSeconds).visibilitySeconds(visibilitySeconds));
                     batch = response.getMessages() == null ? List.of() : response.getMessages();
-                } catch (ApiException e) {
+                } catch (ApiException | RuntimeException e) {
                     LOG.log(System.Logger.Level.WARNING, "fetch of {0}/{1}/{2} failed ({3}); retrying in {4}",
                             tenant, topic, consumerGroup, describe(e), errorBackoff);
                     stopRequested.await(errorBackoff.toMillis(), TimeUnit.MILLISECONDS);
@@ -241,7 +241,7 @@ public final class ConsumerRunner implements AutoCloseable {
             }
             LOG.log(System.Logger.Level.WARNING, "ack of {0}/{1} offset {2} answered {3}: it is delivered again",
                     topic, m.getPartitionKey(), m.getOffset(), status);
-        } catch (ApiException e) {
+        } catch (ApiException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "ack of {0}/{1} offset {2} failed ({3}): it is delivered again after its visibility timeout",
                     topic, m.getPartitionKey(), m.getOffset(), describe(e));
         }
@@ -261,7 +261,7 @@ public final class ConsumerRunner implements AutoCloseable {
                 LOG.log(System.Logger.Level.WARNING, "nack of {0}/{1} offset {2} answered {3}",
                         topic, m.getPartitionKey(), m.getOffset(), status);
             }
-        } catch (ApiException e) {
+        } catch (ApiException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "nack of {0}/{1} offset {2} failed ({3}): it is delivered again after its visibility timeout",
                     topic, m.getPartitionKey(), m.getOffset(), describe(e));
         }
