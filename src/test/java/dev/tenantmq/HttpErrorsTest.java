@@ -64,6 +64,18 @@ class HttpErrorsTest {
                 .body("status", equalTo(405));
     }
 
+    /** RFC 9110 section 15.5.6: a 405 lists the methods the path supports in Allow. */
+    @Test
+    void a_405_carries_an_allow_header_with_the_methods_of_the_path() {
+        given().get("/tenants/it-00/topics/t/messages").then().statusCode(405)
+                .header("Allow", equalTo("POST, OPTIONS"));
+        given().put("/tenants/it-00/topics/t/consumer-groups/g/ack").then().statusCode(405)
+                .header("Allow", equalTo("POST, OPTIONS"));
+        given().post("/admin/topics").then().statusCode(405).header("Allow", equalTo("GET, HEAD, OPTIONS"));
+        given().put("/admin/messages").then().statusCode(405).header("Allow", equalTo("GET, HEAD, DELETE, OPTIONS"));
+        given().get("/admin/messages/requeue").then().statusCode(405).header("Allow", equalTo("POST, OPTIONS"));
+    }
+
     @Test
     void the_root_answers_an_index_of_links() {
         given().get("/").then().statusCode(200).contentType("application/json")

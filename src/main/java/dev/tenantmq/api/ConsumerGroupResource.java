@@ -9,10 +9,12 @@ import dev.tenantmq.api.dto.ReceiptsResponse;
 import dev.tenantmq.domain.ConsumeService;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 
 /** Lease-fetch, ack, nack and extend for one consumer group of a topic (SPEC section 4). */
@@ -35,8 +37,12 @@ public class ConsumerGroupResource {
     @POST
     @Path("/fetch")
     public Uni<FetchResponse> fetch(@PathParam("tenant") String tenant, @PathParam("topic") String topic,
-                                    @PathParam("consumerGroup") String consumerGroup, FetchRequest body) {
-        ConsumeService.Fetch fetch = validator.fetch(validator.groupPath(tenant, topic, consumerGroup), body);
+                                    @PathParam("consumerGroup") String consumerGroup,
+                                    @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength,
+                                    @HeaderParam("Transfer-Encoding") String transferEncoding, FetchRequest body) {
+        RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
+        validator.objectOrNoBody(body, contentLength, transferEncoding);
+        ConsumeService.Fetch fetch = validator.fetch(path, body);
         return consumer.fetch(fetch).map(list -> new FetchResponse(list.stream()
                 .map(d -> new FetchResponse.Message(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(),
                         d.createdAt(), d.deliveryAttempt(), d.receipt()))

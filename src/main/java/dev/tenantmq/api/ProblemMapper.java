@@ -2,6 +2,7 @@ package dev.tenantmq.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.InvalidNullException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.tenantmq.api.dto.Problem;
@@ -11,9 +12,15 @@ import dev.tenantmq.domain.NotFoundException;
 import dev.tenantmq.domain.PayloadTooLargeException;
 import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.model.StoreUnavailableException;
+import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.core.Response;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
@@ -81,6 +88,7 @@ public class ProblemMapper {
             field = path(m.getPath());
             message = e instanceof RawJson.InvalidValueException ? m.getOriginalMessage()
                     : e instanceof UnrecognizedPropertyException ? "is not a known field"
+                    : e instanceof InvalidNullException ? "must not be null: omit the field to use its default"
                     : e instanceof MismatchedInputException ? "is missing, malformed or of the wrong type"
                     : "is not valid: " + shortReason(m.getOriginalMessage());
         }
@@ -88,7 +96,41 @@ public class ProblemMapper {
                 List.of(new Problem.FieldError(field, message)));
     }
 
-    /** JAX-RS errors (404 unknown path, 405, 406, 415 wrong media type...), kept with their status. */
+    /**
+     * An unsupported method on a known path: 405 with the {@code Allow} header that RFC 9110
+     * section 15.5.6 requires (RESTEasy Reactive's own 405 carries none). {@code OPTIONS} is
+     * answered by RESTEasy for every path and {@code HEAD} wherever {@code GET} is, so both are listed.
+     */
+    @ServerExceptionMapper
+    Response notAllowed(NotAllowedException e, UriInfo uri) {
+        Response r = problem(405, "method-not-allowed", "Method Not Allowed", "Method Not Allowed", null);
+        String allow = allowedMethods(uri.getRequestUri().getRawPath());
+        return allow == null ? r : Response.fromResponse(r).header(HttpHeaders.ALLOW, allow).build();
+    }
+
+    /** The methods each route of the resources serves, as the {@code Allow} header lists them (openapi.yaml's paths). */
+    private static final Map<Pattern, String> ALLOW = new LinkedHashMap<>();
+
+    static {
+        ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/messages/?"), "POST, OPTIONS");
+        ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/consumer-groups/[^/]+/(fetch|ack|extend|nack)/?"),
+                "POST, OPTIONS");
+        ALLOW.put(Pattern.compile("/admin/(topics|offsets|leases|subscribers)/?"), "GET, HEAD, OPTIONS");
+        ALLOW.put(Pattern.compile("/admin/messages/?"), "GET, HEAD, DELETE, OPTIONS");
+        ALLOW.put(Pattern.compile("/admin/messages/requeue/?"), "POST, OPTIONS");
+    }
+
+    /** The {@code Allow} value of a raw request path, or null for a path of no resource. */
+    static String allowedMethods(String rawPath) {
+        for (Map.Entry<Pattern, String> e : ALLOW.entrySet()) {
+            if (e.getKey().matcher(rawPath).matches()) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    /** JAX-RS errors (404 unknown path, 406, 415 wrong media type...), kept with their status. */
     @ServerExceptionMapper
     Response web(WebApplicationException e) {
         int status = e.getResponse().getStatus();

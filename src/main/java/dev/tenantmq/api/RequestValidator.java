@@ -137,6 +137,21 @@ public class RequestValidator {
     }
 
     /**
+     * An optional body (fetch's) is either absent (no body, or {@code Content-Length: 0}: all
+     * defaults) or a JSON object. The JSON literal {@code null} reads as a null body too, so a
+     * null body with content is that literal, or whitespace: 400, as openapi.yaml declares the
+     * body an object and not nullable.
+     *
+     * @throws InvalidRequestException naming {@code body}
+     */
+    public void objectOrNoBody(Object body, String contentLength, String transferEncoding) {
+        boolean sent = transferEncoding != null || (contentLength != null && !contentLength.trim().equals("0"));
+        if (body == null && sent) {
+            throw InvalidRequestException.of("body", "must be a JSON object, or no body at all for the defaults");
+        }
+    }
+
+    /**
      * Validates a fetch body (null means all defaults).
      *
      * @throws InvalidRequestException naming each out-of-range field

@@ -1,10 +1,15 @@
 package dev.tenantmq.api.dto;
 
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import dev.tenantmq.api.NullRejecting;
+
 /**
- * Body of lease-fetch; every field is optional.
+ * Body of lease-fetch; every field is optional: absent means the default, an explicit null is 400
+ * ({@link NullRejecting}).
  *
  * @param maxMessages 1..1000, default 10
  * @param waitSeconds long-poll wait in seconds, 0..30, default 0
  * @param visibilitySeconds how long delivered messages stay invisible, in seconds, 1..43200, default 30
  */
-public record FetchRequest(Integer maxMessages, Integer waitSeconds, Integer visibilitySeconds) {}
+public record FetchRequest(@JsonDeserialize(using = NullRejecting.class) Integer maxMessages, @JsonDeserialize(using = NullRejecting.class) Integer waitSeconds,
+                           @JsonDeserialize(using = NullRejecting.class) Integer visibilitySeconds) {}

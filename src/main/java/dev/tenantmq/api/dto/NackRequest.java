@@ -1,9 +1,13 @@
 package dev.tenantmq.api.dto;
 
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import dev.tenantmq.api.NullRejecting;
+
 import java.util.List;
 
 /**
- * Body of nack: the receipts of deliveries that failed.
+ * Body of nack: the receipts of deliveries that failed. {@code delaySeconds} and {@code reason} are
+ * optional; an explicit null is 400 ({@link NullRejecting}).
  *
  * @param receipts 1..1000 receipts
  * @param delaySeconds redelivery delay in seconds, 0..43200; absent means exponential backoff
@@ -11,4 +15,5 @@ import java.util.List;
  * @param reason why processing failed, at most 1024 characters; becomes
  *     {@code dead_letter_reason} when the nack dead-letters the message
  */
-public record NackRequest(List<String> receipts, Integer delaySeconds, String reason) {}
+public record NackRequest(List<String> receipts, @JsonDeserialize(using = NullRejecting.class) Integer delaySeconds,
+                          @JsonDeserialize(using = NullRejecting.class) String reason) {}

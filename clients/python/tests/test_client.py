@@ -1,0 +1,125 @@
+"""The generated Python client against the packaged service (issue 9, "Clients"): publish
+(a null payload and exact numbers included), long-poll fetch, ack, extend, nack into the
+dead-letter topic and the admin requeue, all through ``tenant_mq_client``.
+
+Until the service leases a new consumer group's partitions within its first fetch, that fetch
+may only register interest and answer [] (issue 9): ``fetch_at_least`` fetches with
+``wait_seconds`` > 0 and repeats until the messages come.
+"""
+import concurrent.futures
+import time
+import uuid
+
+from tenant_mq_client import (ConsumeApi, ExtendRequest, FetchRequest, MessageState, NackRequest,
+                              OutgoingMessage, PublishApi, PublishRequest, ReceiptsRequest, ReceiptStatus)
+
+from conftest import MAX_DELIVERIES
+
+BIG_INT = 123456789012345678901234567890  # beyond 64 bits: Python ints are exact
+
+
+def unique(prefix):
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def publish(client, tenant, topic, *messages):
+    return PublishApi(client).publish(tenant, topic, PublishRequest(messages=list(messages)))
+
+
+def fetch_at_least(client, tenant, topic, group, count, visibility_seconds=30, within_s=30):
+    got = []
+    deadline = time.monotonic() + within_s
+    while len(got) < count:
+        assert time.monotonic() < deadline, f"only {len(got)} of {count} messages of {topic} within {within_s} s"
+        got += ConsumeApi(client).fetch(tenant, topic, group, FetchRequest(
+            max_messages=100, wait_seconds=2, visibility_seconds=visibility_seconds)).messages
+    return got
+
+
+def settle(client, tenant, topic, group, message, op="ack"):
+    api = ConsumeApi(client)
+    if op == "ack":
+        return api.ack(tenant, topic, group, ReceiptsRequest(receipts=[message.receipt])).results[0].status
+    return api.nack(tenant, topic, group, NackRequest(receipts=[message.receipt], delay_seconds=0,
+                                                      reason=op)).results[0].status
+
+
+def let_time_pass(seconds, why):
+    """Wall-clock time the service's behaviour depends on (a visibility timeout): ``why`` names it."""
+    time.sleep(seconds)
+
+
+def state_of(admin, tenant, topic, key, message_id, group):
+    groups = admin.admin_inspect_message(tenant, topic, key, message_id).consumer_groups
+    return next(g.state for g in groups if g.consumer_group == group)
+
+
+def test_a_null_payload_and_big_numbers_are_published_and_fetched_unchanged(client, tenant):
+    topic = unique("exact")
+    published = publish(client, tenant, topic,
+                        OutgoingMessage(partition_key="k", id="null-payload", payload=None),
+                        OutgoingMessage(partition_key="k", id="big", payload={"n": BIG_INT, "s": "x"},
+                                        metadata={"source": "python-it"}))
+    assert [m.id for m in published.messages] == ["null-payload", "big"]
+    assert not published.messages[0].duplicate
+
+    got = fetch_at_least(client, tenant, topic, "g", 2)
+    assert got[0].payload is None
+    assert got[1].payload == {"n": BIG_INT, "s": "x"}
+    assert got[1].metadata == {"source": "python-it", "queue_name": tenant}
+
+    assert settle(client, tenant, topic, "g", got[0]) == ReceiptStatus.ACKED
+    assert settle(client, tenant, topic, "g", got[1]) == ReceiptStatus.ACKED
+    assert settle(client, tenant, topic, "g", got[1]) == ReceiptStatus.ALREADY_ACKED
+    again = publish(client, tenant, topic, OutgoingMessage(partition_key="k", id="big", payload=1))
+    assert again.messages[0].duplicate
+
+
+def test_a_long_poll_returns_a_message_published_while_it_waits(client, tenant):
+    topic = unique("long-poll")
+    publish(client, tenant, topic, OutgoingMessage(partition_key="k", id="first", payload=1))
+    assert settle(client, tenant, topic, "g", fetch_at_least(client, tenant, topic, "g", 1)[0]) == ReceiptStatus.ACKED
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        poll = pool.submit(ConsumeApi(client).fetch, tenant, topic, "g", FetchRequest(wait_seconds=25),
+                           _request_timeout=40)
+        publish(client, tenant, topic, OutgoingMessage(partition_key="k", id="second", payload=2))
+        woken = poll.result(timeout=40).messages
+    assert [m.id for m in woken] == ["second"]
+    assert settle(client, tenant, topic, "g", woken[0]) == ReceiptStatus.ACKED
+
+
+def test_an_extended_message_stays_invisible_past_its_first_visibility_timeout(client, tenant):
+    topic = unique("extend")
+    publish(client, tenant, topic, OutgoingMessage(partition_key="k", id="slow", payload=1))
+    m = fetch_at_least(client, tenant, topic, "g", 1, visibility_seconds=5)[0]
+    extended = ConsumeApi(client).extend(tenant, topic, "g", ExtendRequest(receipts=[m.receipt], visibility_seconds=60))
+    assert extended.results[0].status == ReceiptStatus.EXTENDED
+    let_time_pass(7, "the fetch's visibility timeout (5 s) and two scheduler ticks (1 s)")
+    assert ConsumeApi(client).fetch(tenant, topic, "g", FetchRequest(wait_seconds=1)).messages == []
+    assert settle(client, tenant, topic, "g", m) == ReceiptStatus.ACKED
+
+
+def test_nacks_dead_letter_the_message_with_the_reason_and_an_admin_requeue_delivers_it_again(client, admin, tenant):
+    topic = unique("nack")
+    publish(client, tenant, topic, OutgoingMessage(partition_key="order-1", id="bad", payload={"amount": "twelve"}))
+    for attempt in range(1, MAX_DELIVERIES + 1):
+        m = fetch_at_least(client, tenant, topic, "billing", 1)[0]
+        assert m.delivery_attempt == attempt
+        assert settle(client, tenant, topic, "billing", m, op="amount does not parse") == ReceiptStatus.NACKED
+
+    dead = fetch_at_least(client, tenant, topic + ".dlq", "ops", 1)[0]
+    assert dead.id == "bad"
+    assert dead.payload == {"amount": "twelve"}
+    assert dead.metadata["dead_letter_reason"] == "amount does not parse"
+    assert dead.metadata["original_topic"] == topic
+    assert dead.metadata["consumer_group"] == "billing"
+    assert dead.metadata["delivery_attempts"] == str(MAX_DELIVERIES)
+    assert state_of(admin, tenant, topic, "order-1", "bad", "billing") == MessageState.DEAD
+
+    requeued = admin.admin_requeue(tenant, topic + ".dlq", "order-1", "bad")
+    assert requeued.consumer_groups == ["billing"]
+    again = fetch_at_least(client, tenant, topic, "billing", 1)[0]
+    assert (again.id, again.delivery_attempt) == ("bad", 1)
+    assert settle(client, tenant, topic, "billing", again) == ReceiptStatus.ACKED
+    assert state_of(admin, tenant, topic, "order-1", "bad", "billing") == MessageState.ACKED
