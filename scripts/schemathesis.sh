@@ -64,14 +64,17 @@ for _ in $(seq 1 120); do grep -q '^jdbc:' "$OUT/mariadb.out" && break; sleep 1;
 DB_URL=$(grep -m1 '^jdbc:' "$OUT/mariadb.out") || { echo "embedded MariaDB did not start" >&2; cat "$OUT/mariadb.log" >&2; exit 1; }
 
 PORT=$(free_port)
+MANAGEMENT_PORT=$(free_port) # health and metrics (quarkus.management.*)
 BASE="http://127.0.0.1:$PORT"
+READY="http://127.0.0.1:$MANAGEMENT_PORT/q/health/ready"
 QUARKUS_HTTP_HOST=127.0.0.1 QUARKUS_HTTP_PORT="$PORT" QUARKUS_DATASOURCE_JDBC_URL="$DB_URL" \
+  QUARKUS_MANAGEMENT_HOST=127.0.0.1 QUARKUS_MANAGEMENT_PORT="$MANAGEMENT_PORT" \
   QUARKUS_DATASOURCE_USERNAME=root QUARKUS_DATASOURCE_PASSWORD= \
   MQ_TENANTS=demo MQ_SUBSCRIBER_NAME=schemathesis MQ_ADMIN_TOKEN="$ADMIN_TOKEN" MQ_MAX_DELIVERIES=1 \
   java -jar "$JAR" >"$OUT/service.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 1 120); do curl -sf "$BASE/q/health/ready" >/dev/null && break; sleep 0.5; done
-curl -sf "$BASE/q/health/ready" >/dev/null || { echo "service not ready" >&2; tail -50 "$OUT/service.log" >&2; exit 1; }
+for _ in $(seq 1 120); do curl -sf "$READY" >/dev/null && break; sleep 0.5; done
+curl -sf "$READY" >/dev/null || { echo "service not ready" >&2; tail -50 "$OUT/service.log" >&2; exit 1; }
 echo "service ready on $BASE after $(( $(date +%s) - started )) s"
 
 # ---- 3. seed: a dead letter (order-42/evt-3 nacked once with mq.max-deliveries=1), then the README's messages.

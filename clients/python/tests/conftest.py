@@ -105,18 +105,20 @@ def service(database):
     url, user, password = database
     tenant = "py-it-" + uuid.uuid4().hex[:8]
     port = _free_port()
+    management_port = _free_port()  # health and metrics (quarkus.management.*)
     logs = Path(os.environ["TENANT_MQ_LOG_DIR"])
     env = dict(os.environ,
                MQ_TENANTS=tenant, MQ_SUBSCRIBER_NAME="python-it", MQ_ADMIN_TOKEN=ADMIN_TOKEN,
                MQ_MAX_DELIVERIES=str(MAX_DELIVERIES), MQ_TICK_INTERVAL="1s", MQ_FETCH_RECHECK_INTERVAL="200ms",
                QUARKUS_HTTP_HOST="127.0.0.1", QUARKUS_HTTP_PORT=str(port),
+               QUARKUS_MANAGEMENT_HOST="127.0.0.1", QUARKUS_MANAGEMENT_PORT=str(management_port),
                QUARKUS_DATASOURCE_JDBC_URL=url, QUARKUS_DATASOURCE_USERNAME=user, QUARKUS_DATASOURCE_PASSWORD=password)
     java = shutil.which("java")
     process = subprocess.Popen([java, "-Xmx192m", "-XX:+UseSerialGC", "-jar", os.environ["TENANT_MQ_SERVICE_JAR"]],
                                env=env, stdout=open(logs / "service.log", "w"), stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_until("service ready", lambda: _ready(base), 120, process)
+        _wait_until("service ready", lambda: _ready(f"http://127.0.0.1:{management_port}"), 120, process)
         yield base, tenant
     finally:
         _stop(process)

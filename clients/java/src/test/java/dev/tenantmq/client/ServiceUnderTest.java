@@ -38,13 +38,16 @@ final class ServiceUnderTest implements AutoCloseable {
     private final Path dbHome;
     private final Process process;
     private final int port;
+    /** Port of the management interface (health, metrics). */
+    private final int managementPort;
 
-    private ServiceUnderTest(String tenant, DB db, Path dbHome, Process process, int port) {
+    private ServiceUnderTest(String tenant, DB db, Path dbHome, Process process, int port, int managementPort) {
         this.tenant = tenant;
         this.db = db;
         this.dbHome = dbHome;
         this.process = process;
         this.port = port;
+        this.managementPort = managementPort;
     }
 
     /** Starts the database (unless configured) and the service, and waits until it is ready. */
@@ -77,6 +80,7 @@ final class ServiceUnderTest implements AutoCloseable {
             password = "";
         }
         int port = freePort();
+        int managementPort = freePort(); // health and metrics (quarkus.management.*)
         Path logs = Files.createDirectories(Path.of("target", "it-logs"));
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx192m", "-XX:+UseSerialGC", "-jar", jar.toString())
@@ -93,10 +97,12 @@ final class ServiceUnderTest implements AutoCloseable {
         env.put("MQ_NACK_BACKOFF_BASE", "200ms");
         env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        env.put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");
+        env.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(managementPort));
         env.put("QUARKUS_DATASOURCE_JDBC_URL", url);
         env.put("QUARKUS_DATASOURCE_USERNAME", user);
         env.put("QUARKUS_DATASOURCE_PASSWORD", password);
-        ServiceUnderTest started = new ServiceUnderTest(tenant, db, dbHome, pb.start(), port);
+        ServiceUnderTest started = new ServiceUnderTest(tenant, db, dbHome, pb.start(), port, managementPort);
         started.awaitReady();
         return started;
     }
@@ -107,7 +113,7 @@ final class ServiceUnderTest implements AutoCloseable {
                 throw new IllegalStateException("the service exited with " + process.exitValue() + "; see target/it-logs/service.log");
             }
             try {
-                HttpURLConnection c = (HttpURLConnection) URI.create(baseUrl() + "/q/health/ready").toURL().openConnection();
+                HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready").toURL().openConnection();
                 c.setConnectTimeout(1000);
                 c.setReadTimeout(2000);
                 return c.getResponseCode() == 200;
