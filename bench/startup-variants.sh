@@ -15,16 +15,20 @@
 # Variants (JDK 17 = `java` on PATH, JDK 25 = Temurin 25 in /usr/lib/jvm):
 #   plain          JDK 17, fast-jar, no options
 #   jdk25          JDK 25, fast-jar, no options (the baseline of the AOT variants)
-#   aot            JDK 25, aot-jar with a JDK AOT cache (JEP 483/514) trained by one run of the
-#                  same workload (quarkus.package.jar.aot.enabled=true; see below)
+#   aot            JDK 25, aot-jar with the JDK AOT cache (JEP 483/514) trained by the
+#                  integration tests (./mvnw verify -Paot; see below)
 #   sidecar        JDK 17, fast-jar, sidecar settings ($SIDECAR_OPTS, $SIDECAR_ENV)
-#   sidecar-aot    JDK 25, the AOT cache and the sidecar settings (trained with those settings)
+#   sidecar-aot    JDK 25, the same AOT cache and the sidecar settings (the image's default,
+#                  src/main/docker/Dockerfile.jvm)
 #
-# The AOT cache: Quarkus trains it during @QuarkusIntegrationTest runs; this project's ITs start
-# the jar themselves (ServiceProcess), so the cache is trained explicitly, as the Quarkus AOT
-# guide's "manual" path does: build with quarkus.package.jar.aot.enabled=true (aot-jar
-# packaging, into target/quarkus-app-aot), run it once with -XX:AOTCacheOutput=app.aot under
-# the workload, stop it, and start it with -XX:AOTCache=app.aot.
+# The AOT cache: `./mvnw verify -Paot` on JDK 25 (pom.xml, profile aot) packages the aot-jar
+# (quarkus.package.jar.aot.enabled=true, into target/quarkus-app-aot here) and runs
+# PackagedJarTrainingIT, a @QuarkusIntegrationTest: Quarkus starts the jar with
+# -XX:AOTMode=record and the image's sidecar JVM settings, and when the test ends it writes
+# target/quarkus-app-aot/app.aot (-XX:AOTMode=create). Both aot variants start with
+# -XX:AOTCache=app.aot -XX:AOTMode=on, so an unusable cache fails the run instead of being
+# ignored. (Before PackagedJarTrainingIT existed the script trained the cache itself with one
+# run of its own workload under -XX:AOTCacheOutput; the integration tests now do it.)
 #
 # It starts its own MariaDB (Debian's mariadbd, installed if missing) on 127.0.0.1 in
 # bench/out/startup/ and stops it at the end. Results: bench/results/startup-variants.json
@@ -40,7 +44,7 @@ while (( $# )); do
   case "$1" in
     --runs) RUNS=$2; shift ;;
     --variants) VARIANTS=$2; shift ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "startup-variants.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -77,12 +81,12 @@ command -v mariadbd >/dev/null || {
 if [[ ${STARTUP_SKIP_BUILD:-0} != 1 ]]; then
   log "building the fast-jar"
   ./mvnw -B -q package -DskipTests >&2
-  log "building the aot-jar (JDK 25, quarkus.package.jar.aot.enabled=true)"
-  JAVA_HOME=$J25 ./mvnw -B -q package -DskipTests -Dquarkus.package.jar.aot.enabled=true \
-    -Dquarkus.package.jar.aot.phase=integration-tests -Dquarkus.package.output-directory=quarkus-app-aot >&2
+  log "building the aot-jar and training its AOT cache with the integration tests (JDK 25, -Paot)"
+  JAVA_HOME=$J25 ./mvnw -B -q verify -Paot -Dquarkus.package.output-directory=quarkus-app-aot >&2
 fi
 [[ -f target/quarkus-app/quarkus-run.jar ]] || die "target/quarkus-app/quarkus-run.jar missing"
 [[ -f target/quarkus-app-aot/quarkus-run.jar ]] || die "target/quarkus-app-aot/quarkus-run.jar missing"
+[[ -f target/quarkus-app-aot/app.aot ]] || die "target/quarkus-app-aot/app.aot missing (the -Paot build trains it)"
 
 rm -rf "$WORK"
 mkdir -p "$WORK/mariadb" "$RESULTS"
@@ -218,7 +222,7 @@ VARIANTS = {
     "jdk25": (j25, FAST, [], {}, None),
     "aot": (j25, AOT, [], {}, "app.aot"),
     "sidecar": (j17, FAST, sidecar_opts, sidecar_env, None),
-    "sidecar-aot": (j25, AOT, sidecar_opts, sidecar_env, "app-sidecar.aot"),
+    "sidecar-aot": (j25, AOT, sidecar_opts, sidecar_env, "app.aot"),
 }
 
 # Unmeasured: migrate the schema, so every measured start finds it in place. The same start
@@ -252,21 +256,8 @@ for name in variants:
     java, jar_dir, opts, extra_env, cache = VARIANTS[name]
     run_opts = list(opts)
     if cache:
-        cache_path = os.path.join(jar_dir, cache)
-        if os.path.exists(cache_path):
-            os.remove(cache_path)
-        log(name, ": training the AOT cache (one run of the workload with -XX:AOTCacheOutput)")
-        t = time.monotonic()
-        # The JVM that assembles the cache at exit inherits the options, and a capped metaspace
-        # leaves the archive no room ("Unable to allocate from 'ro' region"): train without the cap.
-        train_opts = [o for o in opts if not o.startswith("-XX:MaxMetaspaceSize")]
-        p, _, _ = start(java, jar_dir, train_opts + ["-XX:AOTCacheOutput=" + cache], extra_env, name + "-training.log")
-        workload("train-%s-%d" % (name, int(time.time())))
-        stop(p, 600)  # the JVM assembles the cache as it exits: minutes on a loaded machine
-        if not os.path.exists(cache_path):
-            raise RuntimeError("training wrote no %s; see %s-training.log" % (cache_path, name))
-        log(name, ": cache %.0f MB, training and assembly took %.0f s" % (os.path.getsize(cache_path) / 1e6, time.monotonic() - t))
-        # AOTMode=on: a cache the JVM cannot use is an error, not a silent run without it.
+        # Trained by PackagedJarTrainingIT in the -Paot build. AOTMode=on: a cache the JVM
+        # cannot use is an error, not a silent run without it.
         run_opts = opts + ["-XX:AOTCache=" + cache, "-XX:AOTMode=on"]
     samples = []
     for i in range(runs):
