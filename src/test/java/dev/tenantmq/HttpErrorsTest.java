@@ -76,6 +76,26 @@ class HttpErrorsTest {
         given().get("/admin/messages/requeue").then().statusCode(405).header("Allow", equalTo("POST, OPTIONS"));
     }
 
+    /** The index follows the same method rules as the resources: HEAD works, others are 405 with Allow. */
+    @Test
+    void the_root_answers_head_and_rejects_other_methods_with_an_allow_header() {
+        given().head("/").then().statusCode(200);
+        given().post("/").then().statusCode(405).contentType("application/problem+json")
+                .header("Allow", equalTo("GET, HEAD, OPTIONS")).body("status", equalTo(405));
+        given().put("/").then().statusCode(405).header("Allow", equalTo("GET, HEAD, OPTIONS"));
+        given().options("/").then().statusCode(200).header("Allow", equalTo("GET, HEAD, OPTIONS"));
+    }
+
+    /** OPTIONS names the methods a path serves: the same list its 405 answers carry. */
+    @Test
+    void options_lists_the_methods_a_405_names() {
+        given().options("/admin/topics").then().statusCode(200).header("Allow", equalTo("GET, HEAD, OPTIONS"));
+        given().options("/tenants/it-00/topics/t/messages").then().statusCode(200)
+                .header("Allow", equalTo("POST, OPTIONS"));
+        given().options("/admin/messages").then().statusCode(200)
+                .header("Allow", equalTo("GET, HEAD, DELETE, OPTIONS"));
+    }
+
     @Test
     void the_root_answers_an_index_of_links() {
         given().get("/").then().statusCode(200).contentType("application/json")

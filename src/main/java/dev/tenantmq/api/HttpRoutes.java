@@ -7,6 +7,7 @@ import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.quarkus.vertx.http.runtime.RouteConstants;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -42,7 +43,10 @@ public class HttpRoutes {
     }
 
     void register(@Observes Router router) {
-        router.get("/").handler(this::index);
+        router.route("/").handler(this::root);
+        // OPTIONS lists the same methods as a 405's Allow (RESTEasy's own answer lists methods of
+        // other paths of the same resource class).
+        router.route().method(HttpMethod.OPTIONS).handler(this::options);
         // Just ahead of Quarkus's own body-size route, which ends an oversized request with a bare 413.
         BodyHandler chunkedBodies = BodyHandler.create(false).setBodyLimit(maxBodyBytes);
         router.route().order(RouteConstants.ROUTE_ORDER_UPLOAD_LIMIT - 1)
@@ -77,6 +81,38 @@ public class HttpRoutes {
             return;
         }
         ctx.next();
+    }
+
+    /** Methods the index {@code /} serves, as its {@code Allow} header lists them. */
+    static final String ROOT_ALLOW = "GET, HEAD, OPTIONS";
+
+    /**
+     * The index: GET answers it, HEAD its headers, OPTIONS its {@code Allow}; any other method is
+     * 405 problem+json with {@code Allow} (RFC 9110 section 15.5.6), as on every resource path.
+     */
+    private void root(RoutingContext ctx) {
+        HttpMethod method = ctx.request().method();
+        if (HttpMethod.GET.equals(method) || HttpMethod.HEAD.equals(method)) {
+            index(ctx);
+            return;
+        }
+        if (HttpMethod.OPTIONS.equals(method)) {
+            ctx.response().putHeader(HttpHeaders.ALLOW, ROOT_ALLOW).setStatusCode(200).end();
+            return;
+        }
+        ctx.response().putHeader(HttpHeaders.ALLOW, ROOT_ALLOW);
+        write(ctx, 405, ProblemMapper.PROBLEM_JSON, ProblemMapper.body(405, "method-not-allowed", "Method Not Allowed",
+                "Method Not Allowed", null));
+    }
+
+    /** OPTIONS on a resource path: 200 with the methods it serves, the same list a 405 names. */
+    private void options(RoutingContext ctx) {
+        String allow = ProblemMapper.allowedMethods(ctx.request().path());
+        if (allow == null) {
+            ctx.next(); // the index, or no resource: handled elsewhere
+            return;
+        }
+        ctx.response().putHeader(HttpHeaders.ALLOW, allow).setStatusCode(200).end();
     }
 
     private void index(RoutingContext ctx) {
