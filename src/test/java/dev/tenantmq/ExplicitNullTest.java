@@ -84,4 +84,17 @@ class ExplicitNullTest {
                 .then().statusCode(400).contentType("application/problem+json")
                 .body("errors[0].field", equalTo("body"));
     }
+
+    /** Valid JSON of the wrong shape is told apart from malformed JSON. */
+    @Test
+    void a_body_that_is_json_but_not_an_object_is_named_as_such() {
+        given().contentType(ContentType.JSON).body("[]")
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/g/fetch", tenant, topic)
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("body"))
+                .body("errors[0].message", equalTo("must be a JSON object (see openapi.yaml)"));
+        given().contentType(ContentType.JSON).body("{")
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/g/fetch", tenant, topic)
+                .then().statusCode(400).body("errors[0].message", equalTo("is not valid JSON"));
+    }
 }

@@ -83,7 +83,9 @@ public class ProblemMapper {
     @ServerExceptionMapper
     Response badJson(JsonProcessingException e) {
         String field = "body";
-        String message = "is not valid JSON";
+        // A mapping failure at the root is valid JSON of the wrong shape (an array, a string...).
+        String message = e instanceof MismatchedInputException ? "must be a JSON object (see openapi.yaml)"
+                : "is not valid JSON";
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
             field = path(m.getPath());
             message = e instanceof RawJson.InvalidValueException ? m.getOriginalMessage()
