@@ -11,5 +11,6 @@ import dev.tenantmq.api.NullRejecting;
  * @param waitSeconds long-poll wait in seconds, 0..30, default 0
  * @param visibilitySeconds how long delivered messages stay invisible, in seconds, 1..43200, default 30
  */
-public record FetchRequest(@JsonDeserialize(using = NullRejecting.class) Integer maxMessages, @JsonDeserialize(using = NullRejecting.class) Integer waitSeconds,
+public record FetchRequest(@JsonDeserialize(using = NullRejecting.class) Integer maxMessages,
+                           @JsonDeserialize(using = NullRejecting.class) Integer waitSeconds,
                            @JsonDeserialize(using = NullRejecting.class) Integer visibilitySeconds) {}

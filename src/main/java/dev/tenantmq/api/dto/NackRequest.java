@@ -2,7 +2,6 @@ package dev.tenantmq.api.dto;
 
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.tenantmq.api.NullRejecting;
-
 import java.util.List;
 
 /**

@@ -1,9 +1,8 @@
 package dev.tenantmq.api.dto;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.tenantmq.api.NullRejecting;
-
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenantmq.api.RawJson;
 import java.util.List;
 
