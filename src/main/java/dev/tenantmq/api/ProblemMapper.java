@@ -101,7 +101,8 @@ public class ProblemMapper {
     /**
      * An unsupported method on a known path: 405 with the {@code Allow} header that RFC 9110
      * section 15.5.6 requires (RESTEasy Reactive's own 405 carries none). {@code OPTIONS} is
-     * answered by RESTEasy for every path and {@code HEAD} wherever {@code GET} is, so both are listed.
+     * answered for every resource path with the same list ({@link HttpRoutes}) and {@code HEAD}
+     * wherever {@code GET} is, so both are listed.
      */
     @ServerExceptionMapper
     Response notAllowed(NotAllowedException e, UriInfo uri) {
