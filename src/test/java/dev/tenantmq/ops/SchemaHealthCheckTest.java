@@ -2,6 +2,7 @@ package dev.tenantmq.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.quarkus.runtime.StartupEvent;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -15,10 +16,11 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 /**
- * The schema readiness check is quiet from its very first call (issue 9, "No probe writes a log
- * line"): before it caches an up-to-date schema it asks Flyway, whose executor logs the database
- * it talks to on every call. A fresh check, so no earlier probe of the shared test application
- * has warmed it.
+ * The schema readiness check is quiet from the first probe of a started instance (issue 9, "No
+ * probe writes a log line"): until it keeps an up-to-date answer it asks Flyway, which logs on
+ * every call (the database URL at INFO; on MySQL 9.7 a WARN about the version). A fresh check,
+ * started as the application starts it, so no earlier probe of the shared test application has
+ * warmed it.
  */
 @QuarkusTest
 class SchemaHealthCheckTest {
@@ -26,8 +28,9 @@ class SchemaHealthCheckTest {
     Flyway flyway;
 
     @Test
-    void the_first_call_of_a_fresh_check_writes_no_log_line() {
+    void the_first_probe_after_start_up_writes_no_log_line() {
         SchemaHealthCheck check = new SchemaHealthCheck(flyway);
+        check.lookAtStartup(new StartupEvent());
         List<String> logged = new CopyOnWriteArrayList<>();
         Handler capture = new Handler() {
             @Override
@@ -52,6 +55,6 @@ class SchemaHealthCheckTest {
             root.removeHandler(capture);
         }
         assertEquals(HealthCheckResponse.Status.UP, first.getStatus());
-        assertEquals(List.of(), logged, "log lines written by the first schema check");
+        assertEquals(List.of(), logged, "log lines written by the first probe's schema check");
     }
 }
