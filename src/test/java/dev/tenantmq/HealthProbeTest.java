@@ -9,11 +9,6 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.URL;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,31 +45,14 @@ class HealthProbeTest {
     @Test
     void startup_readiness_and_liveness_probes_write_no_log_line() {
         given().get(ready).then().statusCode(200).body("status", equalTo("UP"));
-        List<String> logged = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                if (r.getLevel().intValue() >= Level.INFO.intValue()) {
-                    logged.add(r.getLoggerName() + " " + r.getLevel() + " " + r.getMessage());
-                }
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        Logger root = Logger.getLogger("");
-        root.addHandler(capture);
-        try {
+        List<String> logged;
+        try (LogCapture capture = LogCapture.start()) {
             for (int i = 0; i < PROBES; i++) {
                 given().get(ready).then().statusCode(200).body("checks.find { it.name == 'schema' }.status", equalTo("UP"));
                 given().get(live).then().statusCode(200);
                 given().get(started).then().statusCode(200);
             }
-        } finally {
-            root.removeHandler(capture);
+            logged = capture.lines();
         }
         // The scheduler and retention log on their own timers, not because of a probe.
         assertEquals(List.of(), logged.stream().filter(l -> !l.contains("LeaseScheduler") && !l.contains("RetentionJob"))

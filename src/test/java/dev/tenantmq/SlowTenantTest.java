@@ -50,16 +50,7 @@ class SlowTenantTest {
 
         try (Connection blocker = dataSource.getConnection()) {
             blocker.setAutoCommit(false);
-            try (PreparedStatement ps = blocker.prepareStatement("""
-                    SELECT subscriber_name FROM queue_subscriber_heartbeats
-                    WHERE tenant = ? AND consumer_group = ? AND topic = ? FOR UPDATE""")) {
-                ps.setString(1, slow);
-                ps.setString(2, slowGroup);
-                ps.setString(3, slowTopic);
-                try (ResultSet rs = ps.executeQuery()) {
-                    assertEquals(true, rs.next(), "the slow tenant's heartbeat row exists and is now locked");
-                }
-            }
+            lockHeartbeat(blocker, slow, slowGroup, slowTopic);
             await("a tick of the slow tenant hangs on its locked heartbeat row").atMost(Duration.ofSeconds(10))
                     .pollInterval(Duration.ofMillis(100)).until(this::aHeartbeatWaitsForItsLock);
 

@@ -2,15 +2,11 @@ package dev.tenantmq.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tenantmq.LogCapture;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
@@ -31,28 +27,11 @@ class SchemaHealthCheckTest {
     void the_first_probe_after_start_up_writes_no_log_line() {
         SchemaHealthCheck check = new SchemaHealthCheck(flyway);
         check.lookAtStartup(new StartupEvent());
-        List<String> logged = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                if (r.getLevel().intValue() >= Level.INFO.intValue()) {
-                    logged.add(r.getLoggerName() + " " + r.getLevel() + " " + r.getMessage());
-                }
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        Logger root = Logger.getLogger("");
-        root.addHandler(capture);
         HealthCheckResponse first;
-        try {
+        List<String> logged;
+        try (LogCapture capture = LogCapture.start()) {
             first = check.call();
-        } finally {
-            root.removeHandler(capture);
+            logged = capture.lines();
         }
         assertEquals(HealthCheckResponse.Status.UP, first.getStatus());
         assertEquals(List.of(), logged, "log lines written by the first probe's schema check");
