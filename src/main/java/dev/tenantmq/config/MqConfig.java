@@ -176,4 +176,26 @@ public interface MqConfig {
          */
         Optional<String> token();
     }
+
+    // ---- issue 11, metrics: queue gauges and label cardinality.
+    /** Queue metrics (README, "Operations"). */
+    Metrics metrics();
+
+    /** Queue metrics: how often the scheduler refreshes the queue gauges, and the label bound. */
+    interface Metrics {
+        /**
+         * Most distinct {@code topic} label values per tenant on {@code /q/metrics}; further topics
+         * are counted under {@code topic="_other"} (logged once per tenant). 1..100000, default 1000.
+         */
+        @WithDefault("1000")
+        int maxTopics();
+
+        /**
+         * Least time between two refreshes of the queue gauges (lag, oldest age, in flight, dead
+         * letters): the scheduler tick runs one statement per served tenant at most this often.
+         * Default 10 s; never more often than {@code mq.tick-interval}.
+         */
+        @WithDefault("10s")
+        Duration refreshInterval();
+    }
 }

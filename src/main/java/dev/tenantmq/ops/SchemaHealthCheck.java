@@ -35,6 +35,11 @@ public class SchemaHealthCheck implements HealthCheck {
         call();
     }
 
+    /** Whether the schema was found up to date (kept once it was); no query. For the gauge {@code mq.ready}. */
+    public boolean knownUpToDate() {
+        return upToDate != null;
+    }
+
     @Override
     public HealthCheckResponse call() {
         String version = upToDate;

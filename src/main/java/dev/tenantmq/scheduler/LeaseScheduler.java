@@ -58,6 +58,8 @@ public class LeaseScheduler {
     private final QueueMetrics metrics;
     private final MqConfig config;
     private final Clock clock;
+    /** Queue gauges (issue 11): refreshed on this tick, at most once per mq.metrics.refresh-interval. */
+    private final QueueStatsRefresher stats;
     private final Map<GroupScope, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Map<GroupScope, AtomicInteger> discovered = new ConcurrentHashMap<>();
     private final Set<GroupScope> failing = ConcurrentHashMap.newKeySet();
@@ -70,7 +72,9 @@ public class LeaseScheduler {
     private volatile Instant lastTick;
 
     LeaseScheduler(InterestRegistry interest, LeaseStore leases, MessageStore messages, ConsumeService consume,
-                   ProcessIdentity identity, FetchSignals signals, QueueMetrics metrics, MqConfig config, Clock clock) {
+                   ProcessIdentity identity, FetchSignals signals, QueueMetrics metrics, MqConfig config, Clock clock,
+                   QueueStatsRefresher stats) {
+        this.stats = stats;
         this.interest = interest;
         this.consume = consume;
         this.leases = leases;
@@ -90,6 +94,7 @@ public class LeaseScheduler {
             leave(idle);
         }
         tickAll(interest.active(config.interestTimeout()), false);
+        stats.refreshIfDue();
         lastTick = clock.instant();
     }
 

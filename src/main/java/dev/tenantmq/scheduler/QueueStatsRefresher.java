@@ -1,0 +1,121 @@
+package dev.tenantmq.scheduler;
+
+import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.ops.QueueGauges;
+import dev.tenantmq.store.QueueStatsStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jboss.logging.Logger;
+
+/**
+ * Refreshes the queue gauges ({@link QueueGauges}) on the scheduler tick, at most once per
+ * {@code mq.metrics.refresh-interval}: one {@link QueueStatsStore#stats} statement per tenant of
+ * {@code MQ_TENANTS}, each as its own worker task, so a slow tenant delays no other and a tenant
+ * whose refresh still runs is skipped, not queued. A failing tenant keeps its last figures, is
+ * counted and logged once per failure streak.
+ */
+@ApplicationScoped
+public class QueueStatsRefresher {
+    private static final Logger LOG = Logger.getLogger(QueueStatsRefresher.class);
+    private static final double MICROS_PER_SECOND = 1_000_000.0;
+
+    private final QueueStatsStore store;
+    private final QueueGauges gauges;
+    private final ProcessIdentity identity;
+    private final MqConfig config;
+    private final MeterRegistry registry;
+    private final Set<String> running = ConcurrentHashMap.newKeySet();
+    /** Per tenant: whether its last refresh succeeded. */
+    private final Map<String, Boolean> lastOk = new ConcurrentHashMap<>();
+    private volatile long lastStartNanos;
+    private volatile boolean started;
+
+    QueueStatsRefresher(QueueStatsStore store, QueueGauges gauges, ProcessIdentity identity, MqConfig config,
+                        MeterRegistry registry) {
+        this.store = store;
+        this.gauges = gauges;
+        this.identity = identity;
+        this.config = config;
+        this.registry = registry;
+    }
+
+    /** Called by every scheduler tick; starts a refresh of every served tenant when one is due. */
+    void refreshIfDue() {
+        long now = System.nanoTime();
+        if (started && now - lastStartNanos < config.metrics().refreshInterval().toNanos()) {
+            return;
+        }
+        started = true;
+        lastStartNanos = now;
+        for (String tenant : identity.tenantNames()) {
+            if (!running.add(tenant)) {
+                continue; // its previous refresh is still running
+            }
+            try {
+                Infrastructure.getDefaultWorkerPool().execute(() -> {
+                    try {
+                        refresh(tenant);
+                    } finally {
+                        running.remove(tenant);
+                    }
+                });
+            } catch (RuntimeException rejected) {
+                running.remove(tenant); // pool shutting down
+            }
+        }
+    }
+
+    /** Runs the tenant's statement and publishes its figures. */
+    void refresh(String tenant) {
+        long began = System.nanoTime();
+        try {
+            List<QueueStatsStore.QueueStatsRow> rows = store.stats(tenant, config.dlqSuffix());
+            List<QueueGauges.GroupFigures> figures = new ArrayList<>();
+            Set<String> topics = new HashSet<>();
+            for (QueueStatsStore.QueueStatsRow r : rows) {
+                topics.add(r.topic());
+                if (r.consumerGroup() != null) {
+                    figures.add(new QueueGauges.GroupFigures(r.topic(), r.consumerGroup(), r.lag(), r.inFlight(),
+                            r.deadLetters(), Math.max(0, r.oldestAgeMicros()) / MICROS_PER_SECOND));
+                }
+            }
+            gauges.publish(tenant, figures, topics, began);
+            if (Boolean.FALSE.equals(lastOk.put(tenant, true))) {
+                LOG.infof("queue metrics refresh for tenant=%s recovered", tenant);
+            }
+        } catch (RuntimeException ex) {
+            Counter.builder("mq.metrics.refresh.failures")
+                    .description("Failed refreshes of the queue gauges (mq.group.*) of a tenant; its gauges keep"
+                            + " the figures of its last successful refresh")
+                    .tags("tenant", tenant).register(registry).increment();
+            if (!Boolean.FALSE.equals(lastOk.put(tenant, false))) {
+                LOG.warnf("queue metrics refresh failed for tenant=%s (the gauges keep their last figures): %s",
+                        tenant, ex.getMessage());
+            }
+        } finally {
+            Timer.builder("mq.metrics.refresh.duration")
+                    .description("Time of one tenant's queue-gauge statement (one per tenant and refresh)")
+                    .tags("tenant", tenant).register(registry).record(System.nanoTime() - began,
+                            java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Whether the last refresh of every served tenant reached the database: the readiness gauge's
+     * view of "database reachable", known without a query at scrape time. False before the first.
+     */
+    public boolean databaseReachable() {
+        List<String> tenants = identity.tenantNames();
+        return tenants.stream().allMatch(t -> Boolean.TRUE.equals(lastOk.get(t)));
+    }
+}

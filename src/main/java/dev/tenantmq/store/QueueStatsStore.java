@@ -1,0 +1,134 @@
+package dev.tenantmq.store;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * The queue gauges' one statement per tenant (issue 11, "Metrics"): per (topic, consumer group)
+ * of one tenant, the lag, in-flight deliveries, dead letters and the age of the oldest
+ * unacknowledged message, plus every topic that still has stored messages. The scheduler runs it
+ * on its tick for each served tenant and publishes the rows into the gauges' snapshot; a scrape
+ * of {@code /q/metrics} never runs it.
+ */
+@ApplicationScoped
+public class QueueStatsStore {
+    /** A date later than any {@code created_at}: LEAST ignores it, and it stands for "none". */
+    private static final String NONE = "TIMESTAMP('9999-12-31 00:00:00')";
+
+    /**
+     * Per (topic, consumer group) of one tenant, from each of its {@code queue_offsets} rows (one
+     * per partition the group has read), summed over the partitions:
+     * <ul>
+     *   <li>{@code lag_messages}: stored messages above the committed offset, as
+     *       {@code AdminStore.OFFSETS} counts them for {@code GET /admin/offsets};</li>
+     *   <li>{@code in_flight}: deliveries within their visibility timeout, both the open delivery
+     *       batch's messages (migration V3: in {@code (committed_offset, delivered_offset]} without
+     *       a delivery row) and INFLIGHT rows, as {@code LeaseStore.SELECT_BUSY_*} judge "busy";</li>
+     *   <li>{@code dead_letters}: the group's DEAD rows whose dead letter is still stored in
+     *       {@code <topic><suffix>} (a requeue or a delete removes it from there);</li>
+     *   <li>{@code oldest_age_micros}: by the database clock, the age of the oldest message the group
+     *       has not acknowledged: the first one above the committed offset (the commit walk stops at
+     *       it), or a requeued one below it (PENDING, RETRY or INFLIGHT rows at or below the
+     *       committed offset); NULL when there is none.</li>
+     * </ul>
+     * The UNION ALL part lists each topic with stored messages (consumer_group NULL), so that the
+     * metrics of a topic that no longer exists can be removed. Every subquery correlates on
+     * tenant, so the statement stays on the tenant's shard; the COALESCE around each subquery lets
+     * vtexplain's fake tablets type the column (see {@code AdminStore.OFFSETS}).
+     * Cost per partition row: two index range scans over its backlog (lag and batch), one point
+     * look-up for the oldest, and PK range scans of its delivery rows.
+     * Binds: see {@link StatsBinds}.
+     */
+    static final String QUEUE_STATS = StateSql.render("""
+            SELECT o.topic, o.consumer_group,
+                   SUM(COALESCE((
+                       SELECT COUNT(*) FROM queue_messages m
+                       WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                         AND m.`offset` > o.committed_offset), 0)) AS lag_messages,
+                   SUM(CASE WHEN o.delivered_offset > o.committed_offset AND o.visible_at > UTC_TIMESTAMP(6)
+                       THEN COALESCE((
+                           SELECT COUNT(*) FROM queue_messages m
+                           WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                             AND m.`offset` > o.committed_offset AND m.`offset` <= o.delivered_offset
+                             AND NOT EXISTS (
+                               SELECT 1 FROM queue_delivery_state b
+                               WHERE b.tenant = m.tenant AND b.consumer_group = o.consumer_group AND b.topic = m.topic
+                                 AND b.partition_key = m.partition_key AND b.message_offset = m.`offset`)), 0)
+                       ELSE 0 END)
+                   + SUM(COALESCE((
+                       SELECT COUNT(*) FROM queue_delivery_state d
+                       WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
+                         AND d.partition_key = o.partition_key AND d.state = {INFLIGHT}
+                         AND d.visible_at > UTC_TIMESTAMP(6)), 0)) AS in_flight,
+                   SUM(COALESCE((
+                       SELECT COUNT(*) FROM queue_delivery_state d
+                       JOIN queue_messages m
+                         ON m.tenant = d.tenant AND m.topic = d.topic AND m.partition_key = d.partition_key
+                        AND m.`offset` = d.message_offset
+                       JOIN queue_messages dl
+                         ON dl.tenant = m.tenant AND dl.topic = CONCAT(m.topic, ?) AND dl.partition_key = m.partition_key
+                        AND dl.id = m.id
+                       WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
+                         AND d.partition_key = o.partition_key AND d.state = {DEAD}), 0)) AS dead_letters,
+                   TIMESTAMPDIFF(MICROSECOND, NULLIF(MIN(LEAST(
+                       COALESCE((
+                           SELECT m.created_at FROM queue_messages m
+                           WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                             AND m.`offset` > o.committed_offset
+                           ORDER BY m.`offset` LIMIT 1), %1$s),
+                       COALESCE((
+                           SELECT MIN(m.created_at) FROM queue_delivery_state d
+                           JOIN queue_messages m
+                             ON m.tenant = d.tenant AND m.topic = d.topic AND m.partition_key = d.partition_key
+                            AND m.`offset` = d.message_offset
+                           WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
+                             AND d.partition_key = o.partition_key AND d.message_offset <= o.committed_offset
+                             AND d.state IN ({UNFINISHED})), %1$s))), %1$s), UTC_TIMESTAMP(6)) AS oldest_age_micros
+            FROM queue_offsets o
+            WHERE o.tenant = ?
+            GROUP BY o.topic, o.consumer_group
+            UNION ALL
+            SELECT t.topic, NULL, 0, 0, 0, NULL
+            FROM queue_messages t
+            WHERE t.tenant = ?
+            GROUP BY t.topic""".formatted(NONE));
+
+    /** Binds of {@link #QUEUE_STATS}, in placeholder order. */
+    record StatsBinds(String dlqSuffix, String tenant) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, dlqSuffix, // dl.topic = CONCAT(m.topic, ?)
+                    tenant, // the groups' offsets rows
+                    tenant); // the topics with stored messages
+        }
+    }
+
+    /**
+     * One result row of {@link #QUEUE_STATS}. {@code consumerGroup} null: the row only says that
+     * {@code topic} has stored messages. {@code oldestAgeMicros} is -1 when nothing is unacknowledged.
+     */
+    public record QueueStatsRow(String topic, String consumerGroup, long lag, long inFlight, long deadLetters,
+                                long oldestAgeMicros) {}
+
+    private static final Db.RowMapper<QueueStatsRow> ROW = rs -> {
+        long age = rs.getLong("oldest_age_micros");
+        if (rs.wasNull()) {
+            age = -1;
+        }
+        return new QueueStatsRow(rs.getString("topic"), rs.getString("consumer_group"), rs.getLong("lag_messages"),
+                rs.getLong("in_flight"), rs.getLong("dead_letters"), Math.max(-1, age));
+    };
+
+    private final Db db;
+
+    QueueStatsStore(Db db) {
+        this.db = db;
+    }
+
+    /** Runs {@link #QUEUE_STATS} for one tenant: its groups' figures and its topics with messages. */
+    public List<QueueStatsRow> stats(String tenant, String dlqSuffix) {
+        return db.read(c -> Db.list(c, QUEUE_STATS, new StatsBinds(dlqSuffix, tenant), ROW));
+    }
+}
