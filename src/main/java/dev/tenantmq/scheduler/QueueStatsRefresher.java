@@ -75,9 +75,18 @@ public class QueueStatsRefresher {
         }
     }
 
+    /** The failure counter of a tenant, registered (at 0) by its first refresh so that rate() sees it. */
+    private Counter failures(String tenant) {
+        return Counter.builder("mq.metrics.refresh.failures")
+                .description("Failed refreshes of the queue gauges (mq.group.*) of a tenant; its gauges keep"
+                        + " the figures of its last successful refresh")
+                .tags("tenant", tenant).register(registry);
+    }
+
     /** Runs the tenant's statement and publishes its figures. */
     void refresh(String tenant) {
         long began = System.nanoTime();
+        failures(tenant);
         try {
             List<QueueStatsStore.QueueStatsRow> rows = store.stats(tenant, config.dlqSuffix());
             List<QueueGauges.GroupFigures> figures = new ArrayList<>();
@@ -94,10 +103,7 @@ public class QueueStatsRefresher {
                 LOG.infof("queue metrics refresh for tenant=%s recovered", tenant);
             }
         } catch (RuntimeException ex) {
-            Counter.builder("mq.metrics.refresh.failures")
-                    .description("Failed refreshes of the queue gauges (mq.group.*) of a tenant; its gauges keep"
-                            + " the figures of its last successful refresh")
-                    .tags("tenant", tenant).register(registry).increment();
+            failures(tenant).increment();
             if (!Boolean.FALSE.equals(lastOk.put(tenant, false))) {
                 LOG.warnf("queue metrics refresh failed for tenant=%s (the gauges keep their last figures): %s",
                         tenant, ex.getMessage());

@@ -25,7 +25,10 @@ public class QueueStatsStore {
      *       {@code AdminStore.OFFSETS} counts them for {@code GET /admin/offsets};</li>
      *   <li>{@code in_flight}: deliveries within their visibility timeout, both the open delivery
      *       batch's messages (migration V3: in {@code (committed_offset, delivered_offset]} without
-     *       a delivery row) and INFLIGHT rows, as {@code LeaseStore.SELECT_BUSY_*} judge "busy";</li>
+     *       a delivery row: the stored ones in the range less the delivery rows in it, which retention
+     *       and delete remove together with their message; a nested NOT EXISTS would be a correlated
+     *       subquery vtgate cannot plan) and INFLIGHT rows, as {@code LeaseStore.SELECT_BUSY_*} judge
+     *       "busy";</li>
      *   <li>{@code dead_letters}: the group's DEAD rows whose dead letter is still stored in
      *       {@code <topic><suffix>} (a requeue or a delete removes it from there);</li>
      *   <li>{@code oldest_age_micros}: by the database clock, the age of the oldest message the group
@@ -37,8 +40,10 @@ public class QueueStatsStore {
      * metrics of a topic that no longer exists can be removed. Every subquery correlates on
      * tenant, so the statement stays on the tenant's shard; the COALESCE around each subquery lets
      * vtexplain's fake tablets type the column (see {@code AdminStore.OFFSETS}).
-     * Cost per partition row: two index range scans over its backlog (lag and batch), one point
-     * look-up for the oldest, and PK range scans of its delivery rows.
+     * Cost per offsets row: two primary-key range scans of its partition's messages above the
+     * committed offset (lag, and the batch's range), one look-up of the first of them, and
+     * primary-key range scans of the group's delivery rows of the partition (EXPLAIN: README,
+     * "Metrics").
      * Binds: see {@link StatsBinds}.
      */
     static final String QUEUE_STATS = StateSql.render("""
@@ -48,14 +53,15 @@ public class QueueStatsStore {
                        WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
                          AND m.`offset` > o.committed_offset), 0)) AS lag_messages,
                    SUM(CASE WHEN o.delivered_offset > o.committed_offset AND o.visible_at > UTC_TIMESTAMP(6)
-                       THEN COALESCE((
+                       THEN GREATEST(0, COALESCE((
                            SELECT COUNT(*) FROM queue_messages m
                            WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
-                             AND m.`offset` > o.committed_offset AND m.`offset` <= o.delivered_offset
-                             AND NOT EXISTS (
-                               SELECT 1 FROM queue_delivery_state b
-                               WHERE b.tenant = m.tenant AND b.consumer_group = o.consumer_group AND b.topic = m.topic
-                                 AND b.partition_key = m.partition_key AND b.message_offset = m.`offset`)), 0)
+                             AND m.`offset` > o.committed_offset AND m.`offset` <= o.delivered_offset), 0)
+                         - COALESCE((
+                           SELECT COUNT(*) FROM queue_delivery_state b
+                           WHERE b.tenant = o.tenant AND b.consumer_group = o.consumer_group AND b.topic = o.topic
+                             AND b.partition_key = o.partition_key
+                             AND b.message_offset > o.committed_offset AND b.message_offset <= o.delivered_offset), 0))
                        ELSE 0 END)
                    + SUM(COALESCE((
                        SELECT COUNT(*) FROM queue_delivery_state d
