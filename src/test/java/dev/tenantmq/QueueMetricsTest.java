@@ -8,6 +8,7 @@ import static dev.tenantmq.Api.publishOk;
 import static dev.tenantmq.Api.receipts;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -93,20 +94,26 @@ class QueueMetricsTest {
             assertEquals(List.of("NACKED"), nack(GAUGES, topic, group, receipts(poison), 0, "cannot parse"));
         }
         String labels = "{consumer_group=\"" + group + "\",tenant=\"" + GAUGES + "\",topic=\"" + topic + "\"}";
+        String counterLabels = "{tenant=\"" + GAUGES + "\",topic=\"" + topic + "\"}";
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             String text = scrape();
-            assertEquals(4.0, value(text, "mq_group_lag" + labels).orElse(-1), "m2..m5 are above the committed offset");
-            assertEquals(2.0, value(text, "mq_group_inflight" + labels).orElse(-1), "m2 and m3");
-            assertEquals(1.0, value(text, "mq_group_dead_letters" + labels).orElse(-1), "x in " + topic + ".dlq");
-            assertTrue(value(text, "mq_group_oldest_age_seconds" + labels).orElse(-1) > 0, "m2 waits");
+            assertAll(
+                    () -> assertEquals(4.0, value(text, "mq_group_lag" + labels).orElse(-1),
+                            "lag: m2..m5 are above the committed offset"),
+                    () -> assertEquals(2.0, value(text, "mq_group_inflight" + labels).orElse(-1),
+                            "in flight: m2 and m3"),
+                    () -> assertEquals(1.0, value(text, "mq_group_dead_letters" + labels).orElse(-1),
+                            "dead letters: x in " + topic + ".dlq"),
+                    () -> assertTrue(value(text, "mq_group_oldest_age_seconds" + labels).orElse(-1) > 0,
+                            "oldest age: m2 waits"),
+                    () -> assertEquals(MAX_DELIVERIES, value(text, "mq_messages_nacked_total" + counterLabels).orElse(-1),
+                            "nacked: every NACKED answer counts, the one that dead-lettered x too"),
+                    () -> assertEquals(1.0, value(text, "mq_messages_dead_lettered_total" + counterLabels).orElse(-1),
+                            "dead_lettered"),
+                    () -> assertEquals(1.0, value(text, "mq_messages_acked_total" + counterLabels).orElse(-1), "acked"),
+                    () -> assertEquals(6.0, value(text, "mq_messages_published_total" + counterLabels).orElse(-1),
+                            "published"));
         });
-        String text = scrape();
-        String counterLabels = "{tenant=\"" + GAUGES + "\",topic=\"" + topic + "\"}";
-        assertEquals(MAX_DELIVERIES, value(text, "mq_messages_nacked_total" + counterLabels).orElse(-1),
-                "every NACKED answer counts, the one that dead-lettered x too");
-        assertEquals(1.0, value(text, "mq_messages_dead_lettered_total" + counterLabels).orElse(-1));
-        assertEquals(1.0, value(text, "mq_messages_acked_total" + counterLabels).orElse(-1));
-        assertEquals(6.0, value(text, "mq_messages_published_total" + counterLabels).orElse(-1));
     }
 
     @Test
