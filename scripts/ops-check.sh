@@ -52,6 +52,7 @@ trap cleanup EXIT
 
 ./mvnw -B -o -q dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null 2>&1 \
   || ./mvnw -B -q dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null
+touch "$OUT/mariadb.out"
 java -cp "target/classes:$(cat "$OUT/classpath.txt")" scripts/schemathesis/EmbeddedMariaDb.java \
   >"$OUT/mariadb.out" 2>"$OUT/mariadb.log" &
 pids+=($!)
@@ -204,9 +205,10 @@ for p in d["panels"]:
             print(f"{p['title'][:32]:32} {t['legendFormat'][:44]:44} {'ERROR':>6}  {e}")
             continue
         first = ""
-        if res:
-            labels = ",".join(f"{k}={v}" for k, v in sorted(res[0]["metric"].items()) if k not in ("job",))
-            first = f"{{{labels[:60]}}} = {float(res[0]['value'][1]):.4g}"
+        if res:  # the first series with a number (a rate over one request is NaN)
+            shown = next((r for r in res if r["value"][1] not in ("NaN", "+Inf", "-Inf")), res[0])
+            labels = ",".join(f"{k}={v}" for k, v in sorted(shown["metric"].items()) if k not in ("job",))
+            first = f"{{{labels[:60]}}} = {float(shown['value'][1]):.4g}"
         print(f"{p['title'][:32]:32} {t['legendFormat'][:44]:44} {len(res):>6}  {first}")
 print()
 print("variables (label_values):")
