@@ -37,7 +37,9 @@ public class QueueStatsStore {
      *       committed offset); NULL when there is none.</li>
      * </ul>
      * The UNION ALL part lists each topic with stored messages (consumer_group NULL), so that the
-     * metrics of a topic that no longer exists can be removed. Every subquery correlates on
+     * metrics of a topic that no longer exists can be removed; grouped by (tenant, topic), a prefix
+     * of the primary key, it is a loose index scan (one look per topic), where GROUP BY topic alone
+     * reads every message of the tenant. Every subquery correlates on
      * tenant, so the statement stays on the tenant's shard; the COALESCE around each subquery lets
      * vtexplain's fake tablets type the column (see {@code AdminStore.OFFSETS}).
      * Cost per offsets row: two primary-key range scans of its partition's messages above the
@@ -99,7 +101,7 @@ public class QueueStatsStore {
             SELECT t.topic, NULL, 0, 0, 0, NULL
             FROM queue_messages t
             WHERE t.tenant = ?
-            GROUP BY t.topic""".formatted(NONE));
+            GROUP BY t.tenant, t.topic""".formatted(NONE));
 
     /** Binds of {@link #QUEUE_STATS}, in placeholder order. */
     record StatsBinds(String dlqSuffix, String tenant) implements Db.Binds {
