@@ -66,7 +66,7 @@ public class QueueGauges {
      * Replaces the snapshot of {@code tenant} with {@code figures}, the refresh started at
      * {@code startedNanos} ({@link System#nanoTime()}) found. Series of consumer groups no longer
      * found are removed; so are every {@code mq.*} series of topics not in {@code existingTopics}
-     * (no stored message, no consumer group offsets) that were not counted since then.
+     * (no stored message) that were not counted since then.
      */
     public synchronized void publish(String tenant, List<GroupFigures> figures, Set<String> existingTopics,
                                      long startedNanos) {

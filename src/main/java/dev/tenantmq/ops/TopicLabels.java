@@ -15,8 +15,8 @@ import org.jboss.logging.Logger;
  * Bounds the {@code topic} label of every {@code mq.*} meter (issue 11, "Label cardinality"): a
  * tenant gets at most {@code mq.metrics.max-topics} distinct topic values, first come first
  * served; later topics are counted under {@link #OTHER} (logged once per tenant). A topic that no
- * longer exists (no stored message and no consumer group's offsets, as the queue gauges' refresh
- * finds) loses its series and frees its place.
+ * longer exists (no stored message, as the queue gauges' refresh finds, and no consumer group of
+ * this process polling it) loses its series and frees its place.
  */
 @ApplicationScoped
 public class TopicLabels {

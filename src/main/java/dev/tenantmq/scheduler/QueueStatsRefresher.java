@@ -92,8 +92,14 @@ public class QueueStatsRefresher {
             List<QueueGauges.GroupFigures> figures = new ArrayList<>();
             Set<String> topics = new HashSet<>();
             for (QueueStatsStore.QueueStatsRow r : rows) {
-                topics.add(r.topic());
-                if (r.consumerGroup() != null) {
+                if (r.consumerGroup() == null) {
+                    topics.add(r.topic()); // a topic exists while it has stored messages (GET /admin/topics)
+                }
+            }
+            for (QueueStatsStore.QueueStatsRow r : rows) {
+                // A group's figures of a topic without messages are all 0 (its dead letters keep their
+                // originals stored), and offsets rows stay forever: such a topic's series go.
+                if (r.consumerGroup() != null && topics.contains(r.topic())) {
                     figures.add(new QueueGauges.GroupFigures(r.topic(), r.consumerGroup(), r.lag(), r.inFlight(),
                             r.deadLetters(), Math.max(0, r.oldestAgeMicros()) / MICROS_PER_SECOND));
                 }
