@@ -185,7 +185,8 @@ public interface MqConfig {
     interface Metrics {
         /**
          * Most distinct {@code topic} label values per tenant on {@code /q/metrics}; further topics
-         * are counted under {@code topic="_other"} (logged once per tenant). 1..100000, default 1000.
+         * are counted under {@code topic="_other"} (logged once per tenant). At least 1 (a smaller
+         * value counts as 1); default 1000.
          */
         @WithDefault("1000")
         int maxTopics();
