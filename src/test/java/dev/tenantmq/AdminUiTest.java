@@ -53,6 +53,11 @@ class AdminUiTest {
     }
 
     @Test
+    void the_index_links_to_the_page() {
+        given().get("/").then().statusCode(200).body("links.adminUi", equalTo(AdminUiRoutes.BASE));
+    }
+
+    @Test
     void the_path_without_a_slash_redirects_to_the_page() {
         given().config(RestAssuredConfig.config().redirect(RedirectConfig.redirectConfig().followRedirects(false)))
                 .get("/admin/ui").then().statusCode(302).header("Location", equalTo(AdminUiRoutes.BASE));
