@@ -118,6 +118,7 @@ public class HttpRoutes {
     private void index(RoutingContext ctx) {
         Map<String, Object> links = new LinkedHashMap<>();
         links.put("openapi", "/q/openapi");
+        links.put("adminUi", AdminUiRoutes.BASE);
         if (LaunchMode.current().isDevOrTest()) {
             links.put("swaggerUi", "/q/swagger-ui");
         }

@@ -1,0 +1,372 @@
+// tenant-mq admin UI: a static module over the admin API (README, "Admin web UI").
+// The page holds no data of its own: every table comes from /admin/* with the operator's token,
+// kept in sessionStorage (this tab only) and sent as "Authorization: Bearer <token>".
+// Message identities go in query parameters, encoded here, so any partition key or id works.
+
+const TOKEN_KEY = 'tenant-mq.admin-token';
+const TENANT_KEY = 'tenant-mq.tenant';
+const ALL = '*';
+// Dead-letter topics are "<topic>" + mq.dlq-suffix; the admin API does not expose the suffix,
+// so the UI assumes the default.
+const DLQ_SUFFIX = '.dlq';
+const LIMIT = 1000;
+
+const $ = (id) => document.getElementById(id);
+
+/** A failed call: the problem+json detail when there is one. */
+class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem && (problem.detail || problem.title) ? `${status} ${problem.title || ''}: ${problem.detail || ''}`
+      : `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/** The query string of an object, every value percent-encoded (partition keys may hold / % ? # + and emoji). */
+function query(params) {
+  return Object.entries(params)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+    .join('&');
+}
+
+/** One admin API call; 401/403 forget the token and go back to the login form. */
+async function api(method, path, params, body) {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const headers = { Accept: 'application/json, application/problem+json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const qs = params ? query(params) : '';
+  const response = await fetch(qs ? `${path}?${qs}` : path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store',
+  });
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  if (!response.ok) {
+    const error = new ApiError(response.status, json);
+    if (path.startsWith('/admin/') && (response.status === 401 || response.status === 403)) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      showLogin(error.message);
+    }
+    throw error;
+  }
+  return json;
+}
+
+function showError(message) {
+  const e = $('error');
+  e.textContent = message;
+  e.hidden = !message;
+}
+
+function showStatus(message) {
+  const s = $('status');
+  s.textContent = message;
+  s.hidden = !message;
+}
+
+function showLogin(message) {
+  $('app-view').hidden = true;
+  $('session').hidden = true;
+  $('login-view').hidden = false;
+  showStatus('');
+  showError(message || '');
+  $('token').value = '';
+  $('token').focus();
+}
+
+/** The selected scope: {tenant} or {allTenants: true}. */
+function scope() {
+  const t = sessionStorage.getItem(TENANT_KEY) || ALL;
+  return t === ALL ? { allTenants: true } : { tenant: t };
+}
+
+function cell(row, text, cls) {
+  const td = document.createElement('td');
+  td.textContent = text === undefined || text === null ? '' : String(text);
+  if (cls) td.className = cls;
+  row.appendChild(td);
+  return td;
+}
+
+/** Fills a table body; rows is a list of arrays of [text, class?]. */
+function fill(tableId, rows, truncated) {
+  const table = $(tableId);
+  const tbody = table.tBodies[0];
+  tbody.replaceChildren();
+  if (rows.length === 0) {
+    const tr = document.createElement('tr');
+    const td = cell(tr, 'none', 'empty');
+    td.colSpan = table.tHead.rows[0].cells.length;
+    tbody.appendChild(tr);
+  }
+  for (const r of rows) {
+    const tr = document.createElement('tr');
+    for (const c of r) {
+      if (Array.isArray(c)) cell(tr, c[0], c[1]); else cell(tr, c);
+    }
+    tbody.appendChild(tr);
+  }
+  const note = table.parentElement.querySelector('.truncated');
+  if (note) note.hidden = !truncated;
+}
+
+function age(iso) {
+  if (!iso) return '';
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
+}
+
+/** Tenants for the picker: those with topics or subscribers (the admin API has no list of served tenants). */
+async function loadTenants() {
+  const [topics, subscribers] = await Promise.all([
+    api('GET', '/admin/topics', { allTenants: true, limit: LIMIT }),
+    api('GET', '/admin/subscribers', { allTenants: true, limit: LIMIT }),
+  ]);
+  const tenants = new Set([...topics.topics.map((t) => t.tenant), ...subscribers.subscribers.map((s) => s.tenant)]);
+  const current = sessionStorage.getItem(TENANT_KEY) || ALL;
+  if (current !== ALL) tenants.add(current);
+  const picker = $('tenant-picker');
+  picker.replaceChildren(new Option('All tenants', ALL));
+  for (const t of [...tenants].sort()) picker.appendChild(new Option(t, t));
+  picker.value = current;
+}
+
+async function loadTopics() {
+  const page = await api('GET', '/admin/topics', { ...scope(), limit: LIMIT });
+  fill('topics-table', page.topics.map((t) => [t.tenant, t.topic, [t.partitions, 'num'], [t.messages, 'num']]),
+    page.truncated);
+  const dlq = page.topics.filter((t) => t.topic.endsWith(DLQ_SUFFIX));
+  fill('dlq-table', dlq.map((t) => [t.tenant, t.topic, [t.partitions, 'num'], [t.messages, t.messages > 0 ? 'num bad' : 'num']]),
+    page.truncated);
+  const select = $('dlq-topic');
+  const previous = select.value;
+  select.replaceChildren();
+  for (const t of dlq) {
+    const option = new Option(`${t.tenant} / ${t.topic} (${t.messages})`, JSON.stringify([t.tenant, t.topic]));
+    select.appendChild(option);
+  }
+  if ([...select.options].some((o) => o.value === previous)) select.value = previous;
+}
+
+/** Lag per (tenant, topic, group), summed over partitions as /admin/offsets counts it. */
+async function loadGroups() {
+  const page = await api('GET', '/admin/offsets', { ...scope(), limit: LIMIT });
+  const groups = new Map();
+  for (const o of page.offsets) {
+    const k = JSON.stringify([o.tenant, o.topic, o.consumerGroup]);
+    const g = groups.get(k) || { tenant: o.tenant, topic: o.topic, group: o.consumerGroup, partitions: 0, behind: 0, lag: 0 };
+    g.partitions += 1;
+    g.lag += o.lag;
+    if (o.lag > 0) g.behind += 1;
+    groups.set(k, g);
+  }
+  // Oldest age: the admin API carries no timestamp of the oldest unacknowledged message.
+  fill('groups-table', [...groups.values()].map((g) => [g.tenant, g.topic, g.group, [g.partitions, 'num'],
+    [g.behind, 'num'], [g.lag, g.lag > 0 ? 'num bad' : 'num'], ['n/a', 'num']]), page.truncated);
+}
+
+/** Leases grouped by holder, with the holder's heartbeat. */
+async function loadLeases() {
+  const [leases, subscribers] = await Promise.all([
+    api('GET', '/admin/leases', { ...scope(), limit: LIMIT }),
+    api('GET', '/admin/subscribers', { ...scope(), limit: LIMIT }),
+  ]);
+  const holders = new Map();
+  const holder = (tenant, name) => {
+    const k = JSON.stringify([tenant, name]);
+    if (!holders.has(k)) holders.set(k, { tenant, name, live: null, lastSeen: null, active: 0, stale: 0, partitions: [] });
+    return holders.get(k);
+  };
+  for (const s of subscribers.subscribers) {
+    const h = holder(s.tenant, s.subscriberName);
+    h.live = h.live || s.live;
+    if (!h.lastSeen || s.lastSeenAt > h.lastSeen) h.lastSeen = s.lastSeenAt;
+  }
+  for (const l of leases.leases) {
+    const h = holder(l.tenant, l.leasedBy);
+    if (l.active) h.active += 1; else h.stale += 1;
+    h.partitions.push(`${l.consumerGroup} / ${l.topic} / ${l.partitionKey}${l.active ? '' : ' (stale)'}`);
+  }
+  fill('leases-table', [...holders.values()].map((h) => [h.tenant, h.name,
+    h.live === null ? ['no heartbeat', 'bad'] : [`${h.live ? 'live' : 'not live'}, ${age(h.lastSeen)}`, h.live ? 'ok' : 'bad'],
+    [h.active, 'num'], [h.stale, h.stale > 0 ? 'num bad' : 'num'], h.partitions.join('\n')]),
+  leases.truncated || subscribers.truncated);
+}
+
+async function refresh() {
+  showError('');
+  try {
+    await loadTenants();
+    await Promise.all([loadTopics(), loadGroups(), loadLeases()]);
+    const t = scope().tenant;
+    if (t && !$('publish-tenant').value) $('publish-tenant').value = t;
+    $('app-view').dataset.loaded = String(Date.now());
+  } catch (e) {
+    if (!(e instanceof ApiError && (e.status === 401 || e.status === 403))) showError(e.message);
+  }
+}
+
+/** The dead letter the operator looked up, as the admin API names it. */
+let inspected = null;
+
+function identity() {
+  const [tenant, topic] = JSON.parse($('dlq-topic').value);
+  return { tenant, topic, partitionKey: $('dlq-key').value, id: $('dlq-id').value };
+}
+
+async function inspect(m) {
+  const message = await api('GET', '/admin/messages', m);
+  inspected = m;
+  $('message-title').textContent = `${m.tenant} / ${m.topic} / ${m.partitionKey} / ${m.id}`;
+  const fields = $('message-fields');
+  fields.replaceChildren();
+  const meta = message.metadata || {};
+  const add = (k, v) => {
+    const dt = document.createElement('dt'); dt.textContent = k;
+    const dd = document.createElement('dd'); dd.textContent = v === undefined || v === null ? '' : String(v);
+    dd.dataset.field = k;
+    fields.append(dt, dd);
+  };
+  add('offset', message.offset);
+  add('created', message.createdAt);
+  add('original topic', meta.original_topic);
+  add('dead-lettered by', meta.consumer_group);
+  add('reason', meta.dead_letter_reason);
+  add('delivery attempts', meta.delivery_attempts);
+  $('message-json').textContent = JSON.stringify(message, null, 2);
+  $('message-view').hidden = false;
+}
+
+function clearInspected() {
+  inspected = null;
+  $('message-view').hidden = true;
+}
+
+/** A confirm dialog in the page (not window.confirm): resolves true on "Delete". */
+function confirmDialog(text) {
+  const dialog = $('confirm-dialog');
+  $('confirm-text').textContent = text;
+  return new Promise((resolve) => {
+    const done = (answer) => () => {
+      $('confirm-ok').onclick = null;
+      $('confirm-cancel').onclick = null;
+      dialog.onclose = null;
+      dialog.close();
+      resolve(answer);
+    };
+    $('confirm-ok').onclick = done(true);
+    $('confirm-cancel').onclick = done(false);
+    dialog.onclose = () => resolve(false); // Escape
+    dialog.showModal();
+  });
+}
+
+async function requeue() {
+  if (!inspected) return;
+  const m = inspected;
+  const done = await api('POST', '/admin/messages/requeue', m);
+  clearInspected();
+  await refresh();
+  showStatus(`Requeued ${done.id} (partition ${done.partitionKey}) to ${done.originalTopic} at offset `
+    + `${done.originalOffset} for ${done.consumerGroups.join(', ')}`);
+}
+
+async function remove() {
+  if (!inspected) return;
+  const m = inspected;
+  const ok = await confirmDialog(`Delete message ${m.id} of partition ${m.partitionKey} from ${m.topic} `
+    + `(tenant ${m.tenant})? This cannot be undone.`);
+  if (!ok) {
+    showStatus('Delete cancelled');
+    return;
+  }
+  const done = await api('DELETE', '/admin/messages', m);
+  clearInspected();
+  await refresh();
+  showStatus(`Deleted ${done.id} (partition ${done.partitionKey}, offset ${done.offset}) from ${done.topic}`);
+}
+
+async function publish(event) {
+  event.preventDefault();
+  let payload;
+  try {
+    payload = JSON.parse($('publish-payload').value);
+  } catch (e) {
+    showError(`Payload is not JSON: ${e.message}`);
+    return;
+  }
+  const message = { partitionKey: $('publish-key').value, payload };
+  if ($('publish-id').value) message.id = $('publish-id').value;
+  const tenant = $('publish-tenant').value;
+  const topic = $('publish-topic').value;
+  const path = `/tenants/${encodeURIComponent(tenant)}/topics/${encodeURIComponent(topic)}/messages`;
+  const answer = await api('POST', path, null, { messages: [message] });
+  const r = answer.messages[0];
+  await refresh();
+  showStatus(`Published to ${tenant} / ${topic}: ${r.id} at offset ${r.offset}${r.duplicate ? ' (duplicate)' : ''}`);
+}
+
+/** Runs a UI action, showing its error (problem detail) instead of losing it. */
+function guarded(action) {
+  return async (event) => {
+    if (event && event.preventDefault) event.preventDefault();
+    showError('');
+    showStatus('');
+    try {
+      await action(event);
+    } catch (e) {
+      if (!(e instanceof ApiError && (e.status === 401 || e.status === 403) && $('app-view').hidden)) {
+        showError(e.message);
+      }
+    }
+  };
+}
+
+function start() {
+  $('login-form').addEventListener('submit', guarded(async () => {
+    sessionStorage.setItem(TOKEN_KEY, $('token').value.trim());
+    // Check the token before showing anything: a 401/403 comes back to this form with its detail.
+    await api('GET', '/admin/topics', { allTenants: true, limit: 1 });
+    $('login-view').hidden = true;
+    $('session').hidden = false;
+    $('app-view').hidden = false;
+    await refresh();
+  }));
+  $('tenant-picker').addEventListener('change', guarded(async () => {
+    sessionStorage.setItem(TENANT_KEY, $('tenant-picker').value);
+    $('publish-tenant').value = scope().tenant || '';
+    clearInspected();
+    await refresh();
+  }));
+  $('tenant-use').addEventListener('click', guarded(async () => {
+    const t = $('tenant-other').value.trim();
+    if (!t) return;
+    sessionStorage.setItem(TENANT_KEY, t);
+    $('publish-tenant').value = t;
+    clearInspected();
+    await refresh();
+  }));
+  $('refresh').addEventListener('click', guarded(refresh));
+  $('logout').addEventListener('click', () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    showLogin('');
+  });
+  $('dlq-form').addEventListener('submit', guarded(() => inspect(identity())));
+  $('requeue').addEventListener('click', guarded(requeue));
+  $('delete').addEventListener('click', guarded(remove));
+  $('publish-form').addEventListener('submit', guarded(publish));
+
+  if (sessionStorage.getItem(TOKEN_KEY)) {
+    $('login-view').hidden = true;
+    $('session').hidden = false;
+    $('app-view').hidden = false;
+    refresh();
+  } else {
+    showLogin('');
+  }
+}
+
+start();
