@@ -4,6 +4,7 @@ import dev.tenantmq.store.AdminStore;
 import dev.tenantmq.store.ConsumerStore;
 import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.MessageStore;
+import dev.tenantmq.store.QuotaStore;
 import dev.tenantmq.store.RetentionStore;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -22,7 +23,7 @@ import java.util.regex.Pattern;
 final class StoreStatements {
     static final List<Class<?>> STORES = List.of(MessageStore.class, ConsumerStore.class,
             packagePrivate("ConsumerSql"), LeaseStore.class, AdminStore.class, RetentionStore.class,
-            packagePrivate("DedupSql"));
+            packagePrivate("DedupSql"), QuotaStore.class);
     private static final Pattern TABLE = Pattern.compile(
             "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats|dedup_ids)\\b");
 

@@ -27,17 +27,19 @@ public class QuotaStore {
      * The unacknowledged messages of a topic, counting at most {@code ?} of them (the derived
      * table's LIMIT bounds the work to the limit being checked). A partition's floor is the
      * lowest committed offset of its offset rows when every group of the topic has one there,
-     * else 0. See {@link CountUnacked} for the binds.
+     * else 0. The outer WHERE repeats the tenant, as every statement's WHERE leads with it
+     * (StoreSqlRulesTest). See {@link CountUnacked} for the binds.
      */
     static final String COUNT_UNACKED = """
             SELECT COUNT(*) AS unacked FROM (
-                SELECT 1 FROM queue_messages m
+                SELECT m.tenant FROM queue_messages m
                 WHERE m.tenant = ? AND m.topic = ?
                   AND m.`offset` > COALESCE((
                       SELECT CASE WHEN COUNT(*) >= ? THEN MIN(o.committed_offset) ELSE 0 END
                       FROM queue_offsets o
                       WHERE o.tenant = m.tenant AND o.topic = m.topic AND o.partition_key = m.partition_key), 0)
-                LIMIT ?) u""";
+                LIMIT ?) u
+            WHERE u.tenant = ?""";
 
     /** Binds of {@link #COUNT_UNACKED}, in placeholder order. */
     record CountUnacked(String tenant, String topic, long groups, long atMost) implements Db.Binds {
@@ -45,7 +47,8 @@ public class QuotaStore {
         public void bindTo(PreparedStatement ps) throws SQLException {
             Db.bind(ps, tenant, topic, // WHERE
                     groups, // a floor only where every group has a row
-                    atMost); // LIMIT
+                    atMost, // LIMIT
+                    tenant); // outer WHERE
         }
     }
 
