@@ -36,6 +36,11 @@ public class QuotaExceededException extends RuntimeException {
     private final long limit;
     private final long retryAfterSeconds;
 
+    /**
+     * @param limit the limit reached, in the setting's unit
+     * @param retryAfterSeconds whole seconds after which a retry may pass, at least 1
+     * @param detail the problem's detail: what was refused and why
+     */
     public QuotaExceededException(String tenant, Kind kind, long limit, long retryAfterSeconds, String detail) {
         super(detail);
         this.tenant = tenant;
@@ -44,10 +49,12 @@ public class QuotaExceededException extends RuntimeException {
         this.retryAfterSeconds = retryAfterSeconds;
     }
 
+    /** The tenant over its quota. */
     public String tenant() {
         return tenant;
     }
 
+    /** Which quota was reached. */
     public Kind kind() {
         return kind;
     }

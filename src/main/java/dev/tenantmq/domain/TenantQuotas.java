@@ -6,6 +6,7 @@ import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
 import dev.tenantmq.ops.QuotaMetrics;
 import dev.tenantmq.store.QuotaStore;
+import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
@@ -16,8 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link PublishService} asks {@link #admit} once per batch, after validating it and before the
  * store is touched. A batch over either quota is refused whole with
  * {@link QuotaExceededException} (429), and one tenant's buckets and counts never affect another's.
- * A tenant without limits (the default) costs a map look-up and nothing else.
+ * A tenant without limits (the default) costs a map look-up and nothing else. Created at
+ * start-up, so invalid quota settings stop the process there.
  */
+@Startup
 @ApplicationScoped
 public class TenantQuotas {
     private final MqConfig config;
