@@ -23,6 +23,7 @@ import dev.tenantmq.api.dto.FetchRequest;
 import dev.tenantmq.api.dto.FetchResponse;
 import dev.tenantmq.api.dto.NackRequest;
 import dev.tenantmq.api.dto.Problem;
+import dev.tenantmq.api.dto.QuotaProblem;
 import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.api.dto.PublishResponse;
 import dev.tenantmq.api.dto.ReceiptsRequest;
@@ -90,7 +91,8 @@ class OpenApiContractTest {
             Map.entry("StoredMessage", AdminResponses.Message.class),
             Map.entry("ConsumerGroupState", AdminResponses.GroupState.class),
             Map.entry("DeletedMessage", AdminResponses.Deleted.class), Map.entry("RequeuedMessage", AdminResponses.Requeued.class),
-            Map.entry("Problem", Problem.class), Map.entry("FieldError", Problem.FieldError.class));
+            Map.entry("Problem", Problem.class), Map.entry("FieldError", Problem.FieldError.class),
+            Map.entry("QuotaProblem", QuotaProblem.class));
 
     private final JsonNode doc = load();
     private final ContractSchema schemas = new ContractSchema(doc);

@@ -5,6 +5,7 @@ import dev.tenantmq.store.ConsumerStore;
 import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.MessageStore;
 import dev.tenantmq.store.QueueStatsStore;
+import dev.tenantmq.store.QuotaStore;
 import dev.tenantmq.store.RetentionStore;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -23,7 +24,7 @@ import java.util.regex.Pattern;
 final class StoreStatements {
     static final List<Class<?>> STORES = List.of(MessageStore.class, ConsumerStore.class,
             packagePrivate("ConsumerSql"), LeaseStore.class, AdminStore.class, RetentionStore.class,
-            packagePrivate("DedupSql"), QueueStatsStore.class);
+            packagePrivate("DedupSql"), QueueStatsStore.class, QuotaStore.class);
     private static final Pattern TABLE = Pattern.compile(
             "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats|dedup_ids)\\b");
 

@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.exc.InvalidNullException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.tenantmq.api.dto.Problem;
+import dev.tenantmq.api.dto.QuotaProblem;
 import dev.tenantmq.domain.ConflictException;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.domain.NotFoundException;
 import dev.tenantmq.domain.PayloadTooLargeException;
+import dev.tenantmq.domain.QuotaExceededException;
 import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.model.StoreUnavailableException;
 import jakarta.ws.rs.NotAllowedException;
@@ -63,6 +65,20 @@ public class ProblemMapper {
     Response tooLarge(PayloadTooLargeException e) {
         return problem(413, "payload-too-large", "Payload too large", e.getMessage(),
                 List.of(new Problem.FieldError(e.field(), e.getMessage())));
+    }
+
+    /**
+     * A publish over a tenant quota (issue 13): 429 with {@code Retry-After} in whole seconds
+     * (RFC 9110 section 10.2.3), naming the tenant, the quota and its limit.
+     */
+    @ServerExceptionMapper
+    Response overQuota(QuotaExceededException e) {
+        return Response.status(429)
+                .type(PROBLEM_JSON)
+                .header("Retry-After", Long.toString(e.retryAfterSeconds()))
+                .entity(new QuotaProblem(TYPE + "quota-exceeded", "Quota exceeded", 429, e.getMessage(), e.tenant(),
+                        e.kind().setting(), e.limit()))
+                .build();
     }
 
     @ServerExceptionMapper

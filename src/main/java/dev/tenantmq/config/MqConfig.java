@@ -2,9 +2,13 @@ package dev.tenantmq.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
+import jakarta.validation.constraints.PositiveOrZero;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * All tenant-mq settings, under the prefix {@code mq}. Environment variables map in the
@@ -85,6 +89,9 @@ public interface MqConfig {
 
     /** Fetch defaults and limits. */
     Fetch fetch();
+
+    /** Per-tenant quotas (issue 13): publish rate and unacknowledged messages per topic. */
+    Quota quota();
 
     /** Publish limits. */
     interface Publish {
@@ -198,5 +205,55 @@ public interface MqConfig {
          */
         @WithDefault("10s")
         Duration refreshInterval();
+    }
+
+    /**
+     * Per-tenant quotas (issue 13, "Per-tenant quotas"; README "Quotas"). Each tenant gets
+     * {@code mq.quota.default.*}, and a setting of {@code mq.quota.tenants."<tenant>".*} replaces
+     * the default for that tenant. {@code 0} means unlimited, and every setting is unlimited by
+     * default: a sidecar serves one application, which has the database to itself, and the replay
+     * and benchmark publish as fast as they can. A central deployment sets them. Going over
+     * either limit gets 429 with {@code Retry-After}, and nothing of the batch is stored.
+     */
+    interface Quota {
+        /** The limits of every tenant, unless overridden under {@link #tenants()}. */
+        @WithName("default")
+        Limits defaults();
+
+        /**
+         * Per-tenant overrides by tenant name ({@code mq.quota.tenants."acc-a".publish-rate=100}).
+         * A setting left out falls back to {@code mq.quota.default.*}. Keys must be valid
+         * tenant names (checked at start-up).
+         */
+        Map<String, Limits> tenants();
+
+        /** One set of limits; each is at least 0, where 0 (or unset) means unlimited. */
+        interface Limits {
+            /**
+             * Messages per second a tenant may publish through this process (a token bucket per
+             * process, so N processes admit up to N times this). A batch of n messages takes n
+             * tokens or is refused whole. Unset: the default's value, finally 0 (unlimited).
+             */
+            @PositiveOrZero
+            OptionalLong publishRate();
+
+            /**
+             * Token-bucket capacity: the most messages a tenant may publish at once after being
+             * idle. Unset or 0: one second's worth, {@link #publishRate()}. A batch larger than this
+             * can never pass, and gets 400.
+             */
+            @PositiveOrZero
+            OptionalLong publishBurst();
+
+            /**
+             * Most unacknowledged messages one topic of the tenant may hold: stored messages above,
+             * per partition, the lowest committed offset of the topic's consumer groups (all stored
+             * messages of a partition a group has not read, or of a topic without groups). Counted
+             * on the scheduler tick plus this process's publishes since. Unset: the default's
+             * value, finally 0 (unlimited).
+             */
+            @PositiveOrZero
+            OptionalLong maxUnackedPerTopic();
+        }
     }
 }

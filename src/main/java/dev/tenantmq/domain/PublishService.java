@@ -33,15 +33,17 @@ public class PublishService {
     private final FetchSignals signals;
     private final QueueMetrics metrics;
     private final ObjectMapper json;
+    private final TenantQuotas quotas;
 
     PublishService(MessageStore store, ProcessIdentity identity, MqConfig config, FetchSignals signals,
-                   QueueMetrics metrics, ObjectMapper json) {
+                   QueueMetrics metrics, ObjectMapper json, TenantQuotas quotas) {
         this.store = store;
         this.identity = identity;
         this.config = config;
         this.signals = signals;
         this.metrics = metrics;
         this.json = json;
+        this.quotas = quotas;
     }
 
     /**
@@ -66,6 +68,7 @@ public class PublishService {
      * @throws InvalidRequestException on an empty or oversized batch, a conflicting
      *     {@code metadata.queue_name}, or metadata over {@code mq.publish.max-metadata-bytes} (400)
      * @throws PayloadTooLargeException when a payload exceeds {@code mq.publish.max-payload-bytes} (413)
+     * @throws QuotaExceededException when the batch is over one of the tenant's quotas (429); nothing is stored
      */
     public List<Result> publish(Tenant tenant, Topic topic, List<Outgoing> messages) {
         requireServed(identity, tenant);
@@ -93,8 +96,15 @@ public class PublishService {
             }
             rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson));
         }
-        List<MessageStore.Published> stored = store.publish(tenant.value(), topic.value(), rows,
-                micros(config.publish().dedupWindow()));
+        // The quotas, once per batch, after validation and before the store is touched (issue 13).
+        TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size());
+        List<MessageStore.Published> stored;
+        try {
+            stored = store.publish(tenant.value(), topic.value(), rows, micros(config.publish().dedupWindow()));
+        } catch (RuntimeException e) {
+            admission.failed();
+            throw e;
+        }
         List<Result> results = new ArrayList<>(rows.size());
         int duplicates = 0;
         for (int i = 0; i < rows.size(); i++) {
@@ -102,6 +112,7 @@ public class PublishService {
             duplicates += p.duplicate() ? 1 : 0;
             results.add(new Result(rows.get(i).id(), rows.get(i).partitionKey(), p.offset(), p.duplicate()));
         }
+        admission.stored(rows.size() - duplicates);
         metrics.published(tenant.value(), topic.value(), rows.size() - duplicates, duplicates);
         signals.signal(tenant.value(), topic.value(), rows.size() - duplicates);
         return results;

@@ -1,0 +1,136 @@
+package dev.tenantmq.domain;
+
+import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.model.InvalidRequestException;
+import dev.tenantmq.model.Tenant;
+import dev.tenantmq.model.Topic;
+import dev.tenantmq.ops.QuotaMetrics;
+import dev.tenantmq.store.QuotaStore;
+import io.quarkus.runtime.Startup;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The one home of the per-tenant quotas (issue 13, "Per-tenant quotas"; README "Quotas"):
+ * {@link PublishService} asks {@link #admit} once per batch, after validating it and before the
+ * store is touched. A batch over either quota is refused whole with
+ * {@link QuotaExceededException} (429), and one tenant's buckets and counts never affect another's.
+ * A tenant without limits (the default) costs a map look-up and nothing else. Created at
+ * start-up, so invalid quota settings stop the process there.
+ */
+@Startup
+@ApplicationScoped
+public class TenantQuotas {
+    private final MqConfig config;
+    private final QuotaMetrics metrics;
+    private final PublishRateLimiter rates;
+    private final UnackedCounts unacked;
+    private final Map<String, QuotaLimits> limits = new ConcurrentHashMap<>();
+
+    TenantQuotas(MqConfig config, QuotaMetrics metrics, QuotaStore store) {
+        QuotaLimits.validate(config.quota());
+        this.config = config;
+        this.metrics = metrics;
+        this.rates = new PublishRateLimiter(System::nanoTime);
+        this.unacked = new UnackedCounts(store::unacked, System::nanoTime, config.interestTimeout());
+    }
+
+    /** An admitted batch: call {@link #stored} after it is stored, or {@link #failed} if storing failed. */
+    public interface Admission {
+        /** The batch was stored; {@code newMessages} of it were not duplicates. */
+        void stored(int newMessages);
+
+        /** The batch was not stored. */
+        void failed();
+    }
+
+    private static final Admission FREE = new Admission() {
+        @Override
+        public void stored(int newMessages) {}
+
+        @Override
+        public void failed() {}
+    };
+
+    /** The limits of {@code tenant} (resolved once). */
+    public QuotaLimits limitsOf(Tenant tenant) {
+        return limits.computeIfAbsent(tenant.value(), t -> QuotaLimits.of(config.quota(), t));
+    }
+
+    /**
+     * Admits a batch of {@code messages} to (tenant, topic) under both quotas, or refuses it
+     * whole. The unacknowledged-messages check reserves its room first and gives it back when
+     * the rate refuses, so a refused batch takes nothing from either quota.
+     *
+     * @throws QuotaExceededException (429) when the batch is over a quota; counted in {@code mq.quota.rejections}
+     * @throws InvalidRequestException (400, field {@code messages}) when the batch is larger than
+     *     the tenant's publish burst, so that no retry could ever pass
+     */
+    public Admission admit(Tenant tenant, Topic topic, int messages) {
+        QuotaLimits l = limitsOf(tenant);
+        if (!l.limitsRate() && !l.limitsUnacked()) {
+            return FREE;
+        }
+        if (l.limitsRate() && messages > l.publishBurst()) {
+            throw InvalidRequestException.of("messages", "must hold at most " + l.publishBurst() + " messages for tenant '"
+                    + tenant.value() + "': its publish quota admits at most that many at once (publish-burst; got "
+                    + messages + ")");
+        }
+        UnackedCounts.Reservation reservation = null;
+        if (l.limitsUnacked()) {
+            reservation = unacked.tryReserve(tenant.value(), topic.value(), messages, l.maxUnackedPerTopic());
+            if (reservation == null) {
+                throw refused(tenant, QuotaExceededException.Kind.MAX_UNACKED_PER_TOPIC, l.maxUnackedPerTopic(),
+                        Math.max(1, (config.tickInterval().toMillis() + 999) / 1000),
+                        "tenant '" + tenant.value() + "' topic '" + topic.value() + "' holds its limit of "
+                                + l.maxUnackedPerTopic() + " unacknowledged messages (max-unacked-per-topic); a batch of "
+                                + messages + " does not fit. Nothing was stored: consume and ack, then retry");
+            }
+        }
+        if (l.limitsRate()) {
+            long retryAfter = rates.tryAcquire(tenant.value(), l, messages);
+            if (retryAfter > 0) {
+                if (reservation != null) {
+                    reservation.cancel();
+                }
+                throw refused(tenant, QuotaExceededException.Kind.PUBLISH_RATE, l.publishRate(), retryAfter,
+                        "tenant '" + tenant.value() + "' is over its publish rate of " + l.publishRate()
+                                + " messages per second (publish-rate, burst " + l.publishBurst() + "); a batch of "
+                                + messages + " was refused whole. Nothing was stored: retry after " + retryAfter + " s");
+            }
+        }
+        if (reservation == null) {
+            return FREE;
+        }
+        UnackedCounts.Reservation r = reservation;
+        return new Admission() {
+            @Override
+            public void stored(int newMessages) {
+                r.stored(newMessages);
+            }
+
+            @Override
+            public void failed() {
+                r.cancel();
+            }
+        };
+    }
+
+    private QuotaExceededException refused(Tenant tenant, QuotaExceededException.Kind kind, long limit, long retryAfter,
+                                           String detail) {
+        metrics.rejected(tenant.value(), kind.tag());
+        return new QuotaExceededException(tenant.value(), kind, limit, retryAfter, detail);
+    }
+
+    /**
+     * Re-reads, every {@code mq.tick-interval}, the unacknowledged-message counts of the topics
+     * published to under a limit; acks anywhere free room here within one tick.
+     */
+    @Scheduled(every = "${mq.tick-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            identity = "mq-quota-unacked-refresh")
+    void refreshUnacked() {
+        unacked.refresh();
+    }
+}

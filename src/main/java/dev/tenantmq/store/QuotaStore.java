@@ -1,0 +1,86 @@
+package dev.tenantmq.store;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * SQL of the quota on unacknowledged messages per topic (issue 13). Plain consistent reads in
+ * auto-commit: they never wait for or block publishers and consumers. Both lead with
+ * {@code tenant}, so on Vitess they stay on one shard.
+ *
+ * <p>"Unacknowledged" is what retention would keep before {@code mq.retention.max-age}: the
+ * stored messages of the topic above, per partition, the lowest committed offset of the
+ * topic's consumer groups. A partition that some group of the topic has not read yet, and a
+ * topic with no group, count whole. It is the admin API's {@code lag} of the slowest group,
+ * summed over the partitions.
+ */
+@ApplicationScoped
+public class QuotaStore {
+    /** How many consumer groups the topic has (any with a committed offset in a partition). Binds: tenant, topic. */
+    static final String COUNT_GROUPS = """
+            SELECT COUNT(DISTINCT consumer_group) AS group_count FROM queue_offsets
+            WHERE tenant = ? AND topic = ?""";
+
+    /**
+     * The unacknowledged messages of a topic, counting at most {@code ?} of them (the derived
+     * table's LIMIT bounds the work to the limit being checked). A partition's floor is the
+     * lowest committed offset of its offset rows when every group of the topic has one there,
+     * else 0. The outer WHERE repeats the tenant, as every statement's WHERE leads with it
+     * (StoreSqlRulesTest). See {@link CountUnacked} for the binds.
+     */
+    static final String COUNT_UNACKED = """
+            SELECT COUNT(*) AS unacked FROM (
+                SELECT m.tenant FROM queue_messages m
+                WHERE m.tenant = ? AND m.topic = ?
+                  AND m.`offset` > COALESCE((
+                      SELECT CASE WHEN COUNT(*) >= ? THEN MIN(o.committed_offset) ELSE 0 END
+                      FROM queue_offsets o
+                      WHERE o.tenant = m.tenant AND o.topic = m.topic AND o.partition_key = m.partition_key), 0)
+                LIMIT ?) u
+            WHERE u.tenant = ?""";
+
+    /** Binds of {@link #COUNT_UNACKED}, in placeholder order. */
+    record CountUnacked(String tenant, String topic, long groups, long atMost) implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bind(ps, tenant, topic, // WHERE
+                    groups, // a floor only where every group has a row
+                    atMost, // LIMIT
+                    tenant); // outer WHERE
+        }
+    }
+
+    private final Db db;
+
+    QuotaStore(Db db) {
+        this.db = db;
+    }
+
+    /**
+     * The unacknowledged messages of (tenant, topic), at most {@code atMost} (two reads: the
+     * groups, then the count; a group that appears in between only raises the count).
+     *
+     * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable
+     */
+    public long unacked(String tenant, String topic, long atMost) {
+        return db.read(c -> {
+            long groups;
+            try (PreparedStatement ps = c.prepareStatement(COUNT_GROUPS)) {
+                Db.bind(ps, tenant, topic);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    groups = rs.getLong("group_count");
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement(COUNT_UNACKED)) {
+                new CountUnacked(tenant, topic, groups, atMost).bindTo(ps);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong("unacked");
+                }
+            }
+        });
+    }
+}
