@@ -491,17 +491,31 @@ class OpenApiContractTest {
         }
     }
 
-    /** The data plane states that it has no authentication; the admin API states its bearer scheme. */
+    /**
+     * Every operation states its security (issue 13): the data plane a bearer JWT or nothing (the
+     * empty requirement of mq.auth.mode=none on loopback), the admin API the static token or a JWT;
+     * and each documents 401 and 403 through the shared problem+json responses.
+     */
     @Test
     void security_is_stated_per_operation() {
+        JsonNode schemes = doc.get("components").get("securitySchemes");
+        assertEquals("JWT", schemes.get("bearerJwt").get("bearerFormat").asText());
+        assertEquals("bearer", schemes.get("adminToken").get("scheme").asText());
         for (Op op : operations()) {
             JsonNode security = op.node().get("security");
             assertNotNull(security, op.id());
+            assertEquals(2, security.size(), op.id());
             if (op.dataPlane()) {
-                assertEquals(0, security.size(), op.id());
+                assertTrue(security.get(0).has("bearerJwt"), op.id());
+                assertEquals(0, security.get(1).size(), op.id() + ": mq.auth.mode=none needs no token");
             } else {
                 assertTrue(security.get(0).has("adminToken"), op.id());
+                assertTrue(security.get(1).has("bearerJwt"), op.id());
             }
+            assertEquals("#/components/responses/Unauthorized",
+                    op.node().get("responses").path("401").path("$ref").asText(), op.id() + " 401");
+            assertEquals(op.dataPlane() ? "#/components/responses/Forbidden" : "#/components/responses/AdminForbidden",
+                    op.node().get("responses").path("403").path("$ref").asText(), op.id() + " 403");
         }
         assertTrue(doc.get("info").get("description").asText().contains("Who is trusted"));
     }

@@ -14,7 +14,8 @@ import java.util.Set;
 import jakarta.ws.rs.core.MediaType;
 
 /**
- * The admin API (SPEC section 4, "Admin"). Requires the admin role ({@link AdminAuthFilter}).
+ * The admin API (SPEC section 4, "Admin"). Requires the admin role ({@link AdminAuthFilter}) for
+ * the tenant of each call ({@link Caller#requireAdmin}).
  * Listings take exactly one of {@code tenant} or {@code allTenants=true}; messages are named
  * by query parameters so that any partition key or id works. Query parameters are decoded by
  * {@link StrictQuery}: malformed or repeated ones are 400.
@@ -24,15 +25,22 @@ import jakarta.ws.rs.core.MediaType;
 public class AdminResource {
     private final RequestValidator validator;
     private final AdminService admin;
+    private final Caller caller;
 
-    AdminResource(RequestValidator validator, AdminService admin) {
+    AdminResource(RequestValidator validator, AdminService admin, Caller caller) {
         this.validator = validator;
         this.admin = admin;
+        this.caller = caller;
     }
 
-    /** The scope (exactly one of tenant or allTenants=true) and limit every listing takes. */
+    /**
+     * The scope (exactly one of tenant or allTenants=true) and limit every listing takes; the
+     * caller must administer the tenant, or every tenant for allTenants=true (403 otherwise).
+     */
     private RequestValidator.Listing listing(StrictQuery q) {
-        return validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
+        RequestValidator.Listing l = validator.listing(q.get(TENANT), q.get(ALL_TENANTS), q.get(LIMIT));
+        caller.requireAdmin(l.scope());
+        return l;
     }
 
     /** Topics with partition and message counts. */
@@ -132,6 +140,9 @@ public class AdminResource {
 
     private AdminService.MessageIdentity identity(UriInfo uri) {
         StrictQuery q = query(uri);
-        return validator.messageIdentity(q.get(TENANT), q.get(TOPIC), q.get(PARTITION_KEY), q.get(ID));
+        AdminService.MessageIdentity m = validator.messageIdentity(q.get(TENANT), q.get(TOPIC), q.get(PARTITION_KEY),
+                q.get(ID));
+        caller.requireAdmin(new AdminService.Scope(java.util.Optional.of(m.tenant())));
+        return m;
     }
 }

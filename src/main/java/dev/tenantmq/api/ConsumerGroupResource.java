@@ -24,10 +24,12 @@ import jakarta.ws.rs.core.MediaType;
 public class ConsumerGroupResource {
     private final RequestValidator validator;
     private final ConsumeService consumer;
+    private final Caller caller;
 
-    ConsumerGroupResource(RequestValidator validator, ConsumeService consumer) {
+    ConsumerGroupResource(RequestValidator validator, ConsumeService consumer, Caller caller) {
         this.validator = validator;
         this.consumer = consumer;
+        this.caller = caller;
     }
 
     /**
@@ -56,6 +58,7 @@ public class ConsumerGroupResource {
                                 @PathParam("consumerGroup") String consumerGroup, ReceiptsRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
         var receipts = validator.receipts(body == null ? null : body.receipts());
+        caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
         return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts));
     }
 
@@ -66,6 +69,7 @@ public class ConsumerGroupResource {
                                    @PathParam("consumerGroup") String consumerGroup, ExtendRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
         var receipts = validator.receipts(body == null ? null : body.receipts());
+        caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
         var visibility = validator.visibility(body == null ? null : body.visibilitySeconds());
         return results(consumer.extend(path.tenant(), path.topic(), path.consumerGroup(), receipts, visibility));
     }
@@ -81,6 +85,7 @@ public class ConsumerGroupResource {
                                  @PathParam("consumerGroup") String consumerGroup, NackRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
         var receipts = validator.receipts(body == null ? null : body.receipts());
+        caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
         var options = validator.nack(body == null ? null : body.delaySeconds(), body == null ? null : body.reason());
         return results(consumer.nack(path.tenant(), path.topic(), path.consumerGroup(), receipts, options.delay(),
                 options.reason()));

@@ -51,6 +51,12 @@ public class ProblemMapper {
         return problem(403, "tenant-not-served", "Tenant not served", e.getMessage(), null);
     }
 
+    /** A caller without the permission (issue 13): names the tenant and the permission. */
+    @ServerExceptionMapper
+    Response denied(AccessDeniedException e) {
+        return problem(403, "forbidden", "Forbidden", e.getMessage(), null);
+    }
+
     @ServerExceptionMapper
     Response notFound(NotFoundException e) {
         return problem(404, "not-found", "Not found", e.getMessage(), null);

@@ -93,6 +93,9 @@ public interface MqConfig {
     /** Per-tenant quotas (issue 13): publish rate and unacknowledged messages per topic. */
     Quota quota();
 
+    /** Authentication of the data plane and the admin API (README "Security"). */
+    Auth auth();
+
     /** Publish limits. */
     interface Publish {
         /** Most messages in one publish call. Default 1000. */
@@ -172,6 +175,30 @@ public interface MqConfig {
         /** Most rows one delete statement removes. Default 500. */
         @WithDefault("500")
         int batchSize();
+    }
+
+    /**
+     * Who may call the API (issue 13; README "Security"). In {@code jwt} mode every call needs a
+     * bearer JWT verified by quarkus-smallrye-jwt ({@code mp.jwt.verify.publickey.location} or
+     * {@code mp.jwt.verify.publickey}, {@code mp.jwt.verify.issuer}, {@code mp.jwt.verify.audiences})
+     * whose {@code tmq} claim grants the permission ({@code dev.tenantmq.model.Grants}).
+     */
+    interface Auth {
+        /**
+         * {@code none} (default): the data plane is open to whoever reaches the port, which start-up
+         * allows only when {@code quarkus.http.host} is a loopback address (the sidecar).
+         * {@code jwt}: bearer JWTs on every call ({@code MQ_AUTH_MODE}).
+         */
+        @WithDefault("none")
+        Mode mode();
+
+        /** The authentication modes. */
+        enum Mode {
+            /** No authentication: loopback only. */
+            NONE,
+            /** Bearer JWTs with the {@code tmq} claim. */
+            JWT
+        }
     }
 
     /** Admin API access. */

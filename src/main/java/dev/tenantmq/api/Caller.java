@@ -1,0 +1,70 @@
+package dev.tenantmq.api;
+
+import dev.tenantmq.domain.AdminService;
+import dev.tenantmq.domain.Receipt;
+import dev.tenantmq.model.Grants;
+import dev.tenantmq.model.Permission;
+import jakarta.enterprise.context.RequestScoped;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The permissions of the current request's caller, set by {@link TenantAuthFilter} or
+ * {@link AdminAuthFilter} before the resource method runs, and checked by the resources where
+ * the request body or query names more tenants (receipts, admin scopes). Without a filter having
+ * set them, everything is denied (fail closed).
+ */
+@RequestScoped
+public class Caller {
+    private Grants grants;
+
+    void set(Grants grants) {
+        this.grants = grants;
+    }
+
+    /** @throws AccessDeniedException unless the caller holds {@code permission} on the tenant's topic */
+    void require(Permission permission, String tenant, String topic) {
+        if (grants == null || !grants.allows(permission, tenant, topic)) {
+            throw new AccessDeniedException(denial(permission, tenant, topic));
+        }
+    }
+
+    /**
+     * Every receipt the caller presents must be of a tenant and topic it may consume (issue 13: a
+     * receipt presented under another tenant's token gets 403, even when it is valid). A receipt
+     * that does not decode names no tenant; it is left to the service, which answers INVALID.
+     *
+     * @throws AccessDeniedException naming the receipt's index, tenant and the {@code consume} permission
+     */
+    void requireReceipts(List<String> receipts) {
+        for (int i = 0; i < receipts.size(); i++) {
+            Optional<Receipt> r = Receipt.decode(receipts.get(i));
+            if (r.isPresent() && (grants == null || !grants.allows(Permission.CONSUME, r.get().tenant(), r.get().topic()))) {
+                throw new AccessDeniedException("receipts[" + i + "] belongs to another queue: "
+                        + denial(Permission.CONSUME, r.get().tenant(), r.get().topic()));
+            }
+        }
+    }
+
+    /**
+     * The admin scope of a listing or a message call: one tenant needs {@code admin} on it,
+     * {@code allTenants=true} needs an admin of every tenant.
+     *
+     * @throws AccessDeniedException naming the tenant, or the rule for {@code allTenants=true}
+     */
+    void requireAdmin(AdminService.Scope scope) {
+        if (scope.tenant().isPresent()) {
+            require(Permission.ADMIN, scope.tenant().get().value(), null);
+        } else if (grants == null || !grants.isUnrestrictedAdmin()) {
+            throw new AccessDeniedException("allTenants=true needs an admin of every tenant (tmq claim \"*\": [\"admin\"]"
+                    + " or the static admin token); this caller may administer only "
+                    + (grants == null ? List.of() : grants.adminTenants().orElseThrow()) + ": ask with tenant=<t>");
+        }
+    }
+
+    private static String denial(Permission permission, String tenant, String topic) {
+        return "permission '" + permission.claimName() + "' on tenant '" + tenant + "'"
+                + (topic == null || permission == Permission.ADMIN ? "" : " (topic '" + topic + "')")
+                + " is not granted to this caller (tmq claim, README \"Security\")";
+    }
+}
