@@ -276,6 +276,15 @@ public class Db {
         return sql.toString();
     }
 
+    /**
+     * Whether {@code c} talks to vtgate (Vitess) rather than to a mysqld: vtgate announces a
+     * server version ending in {@code -Vitess} (v0.24.4: {@code 8.4.6-Vitess}). The driver keeps
+     * the version from the handshake, so this costs no round trip.
+     */
+    static boolean isVtgate(Connection c) throws SQLException {
+        return c.getMetaData().getDatabaseProductVersion().endsWith("-Vitess");
+    }
+
     static boolean isUnavailable(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException) {

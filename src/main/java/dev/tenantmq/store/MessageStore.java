@@ -223,11 +223,31 @@ public class MessageStore {
     /** Looks at the heads after which {@link #lockPartitions} gives up and runs the transaction again. */
     private static final int MAX_HEAD_LOOKS = 16;
 
-    /** One run of {@link #LOCK_PARTITION_HEAD} over all partitions: the offset of each locked head, by key. */
+    /**
+     * One run of {@link #LOCK_PARTITION_HEAD} over all partitions: the offset of each locked head, by key.
+     *
+     * <p>Through vtgate each partition gets a statement of its own, in the same sorted order:
+     * vtgate (Vitess v0.24.4) plans the UNION ALL of locking branches as one route to the
+     * tenant's shard and drops every branch's {@code FOR UPDATE}, so the statement would lock
+     * nothing and concurrent publishers would commit their offsets out of order (README,
+     * "Running on Vitess").
+     */
     private static Map<String, Long> lockHeads(Connection c, String tenant, String topic, SortedSet<String> partitionKeys)
             throws SQLException {
         Map<String, Long> heads = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(Db.unionAll(LOCK_PARTITION_HEAD, partitionKeys.size()))) {
+        if (Db.isVtgate(c)) {
+            for (String key : partitionKeys) {
+                lockHeads(c, LOCK_PARTITION_HEAD, tenant, topic, List.of(key), heads);
+            }
+        } else {
+            lockHeads(c, Db.unionAll(LOCK_PARTITION_HEAD, partitionKeys.size()), tenant, topic, partitionKeys, heads);
+        }
+        return heads;
+    }
+
+    private static void lockHeads(Connection c, String sql, String tenant, String topic, Iterable<String> partitionKeys,
+                                  Map<String, Long> heads) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             for (String key : partitionKeys) { // sorted: the lock order every publisher shares
                 ps.setString(i++, tenant);
@@ -240,7 +260,6 @@ public class MessageStore {
                 }
             }
         }
-        return heads;
     }
 
     /**

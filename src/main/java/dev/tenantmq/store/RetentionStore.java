@@ -102,12 +102,21 @@ public class RetentionStore {
             ORDER BY m.`offset`
             LIMIT ?""");
 
+    /**
+     * {@link #SELECT_PARTITION_ROWS} for a topic without consumer groups: nothing is undelivered.
+     * Not {@code IN (NULL)}: vtgate (Vitess v0.24.4) plans a statement whose select list holds
+     * {@code EXISTS (... consumer_group IN (NULL) ...)} as a route to no shard and returns no
+     * rows at all, so retention would never delete anything of such a topic.
+     */
+    static final String SELECT_PARTITION_ROWS_WITHOUT_GROUPS = SELECT_PARTITION_ROWS.replaceFirst(
+            "(?s)EXISTS \\(SELECT 1 FROM queue_delivery_state d.*?\\) AS undelivered", "FALSE AS undelivered");
+
     /** Binds of {@link #SELECT_PARTITION_ROWS}, in placeholder order ({@code groups} fills the IN list). */
     record SelectPartitionRows(long maxAgeMicros, List<String> groups, String deadLetterTopic, String tenant, String topic,
                                String partitionKey, long afterOffset, int limit) implements Db.Binds {
         /** The statement with its IN list for {@code groups}. */
         String sql() {
-            return SELECT_PARTITION_ROWS.formatted(Db.placeholders(groups.size()));
+            return groups.isEmpty() ? SELECT_PARTITION_ROWS_WITHOUT_GROUPS : SELECT_PARTITION_ROWS.formatted(Db.placeholders(groups.size()));
         }
 
         @Override

@@ -58,6 +58,36 @@ class PartitionHeadLockTest {
         }
     }
 
+    /**
+     * A batch locks the heads of all its partitions with one statement (a UNION ALL of locking
+     * branches); each head must stay locked. Through vtgate that statement loses its FOR UPDATE,
+     * so there the store locks each head with a statement of its own.
+     */
+    @Test
+    void a_publisher_of_several_partitions_excludes_a_publisher_of_any_of_them() throws Exception {
+        try (Connection first = open(); Connection second = open()) {
+            append(first, "p", "p0");
+            append(first, "q", "q0");
+            first.commit();
+
+            MessageStore.lockPartitions(first, tenant, topic, new TreeSet<>(List.of("p", "q")), false, "test");
+            CompletableFuture<Void> secondLocked = CompletableFuture.runAsync(() -> {
+                try {
+                    MessageStore.lockPartitions(second, tenant, topic, new TreeSet<>(List.of("q")), false, "test");
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            try {
+                await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> !secondLocked.isDone());
+            } finally {
+                first.commit();
+                secondLocked.get(10, TimeUnit.SECONDS);
+                second.commit();
+            }
+        }
+    }
+
     private Connection open() throws SQLException {
         Connection c = dataSource.getConnection();
         c.setAutoCommit(false);
@@ -78,12 +108,17 @@ class PartitionHeadLockTest {
     }
 
     private void append(Connection c, String id) throws SQLException {
+        append(c, "p", id);
+    }
+
+    private void append(Connection c, String partitionKey, String id) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("""
                 INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, created_at)
-                VALUES (?, ?, 'p', ?, '1', '{}', UTC_TIMESTAMP(6))""")) {
+                VALUES (?, ?, ?, ?, '1', '{}', UTC_TIMESTAMP(6))""")) {
             ps.setString(1, tenant);
             ps.setString(2, topic);
-            ps.setString(3, id);
+            ps.setString(3, partitionKey);
+            ps.setString(4, id);
             ps.executeUpdate();
         }
     }
