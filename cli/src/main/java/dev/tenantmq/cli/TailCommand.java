@@ -76,14 +76,27 @@ final class TailCommand extends BaseCommand {
                     continue;
                 }
                 ArrayNode receipts = Json.MAPPER.createArrayNode();
+                boolean closed = false;
                 for (JsonNode m : messages) {
-                    receipts.add(m.path("receipt").asText());
                     ObjectNode line = ((ObjectNode) m).deepCopy();
                     line.remove("receipt");
                     out().println(Json.write(line));
+                    out().flush();
+                    if (out().checkError()) {
+                        // stdout is gone (tmq tail | head -3): what was not printed is not acked.
+                        closed = true;
+                        break;
+                    }
+                    receipts.add(m.path("receipt").asText());
                     printed++;
                 }
-                out().flush();
+                if (closed) {
+                    stop.set(true);
+                    note("stdout is closed; stopping (messages not printed are not acked and come back after their visibility timeout)");
+                    if (receipts.isEmpty()) {
+                        break;
+                    }
+                }
                 ObjectNode ack = Json.MAPPER.createObjectNode();
                 ack.set("receipts", receipts);
                 JsonNode results = Json.parse(client.post(base + "/ack", null, Json.write(ack))).path("results");

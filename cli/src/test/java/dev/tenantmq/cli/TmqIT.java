@@ -328,6 +328,28 @@ class TmqIT {
     }
 
     @Test
+    void tailStopsWithoutAckingWhenItsOutputIsClosed() throws Exception {
+        String topic = unique("pipe");
+        String group = unique("pipe");
+        publish(topic, "k", "seen", "1");
+        Process tail = tmq.start("tail", "--tenant", tenant, "--topic", topic, "--group", group, "--wait", "1");
+        CompletableFuture<String> err = Cli.drain(tail.getErrorStream());
+        try {
+            BufferedReader reader = new BufferedReader(new InputStreamReader(tail.getInputStream(), StandardCharsets.UTF_8));
+            assertTrue(reader.readLine().contains("\"seen\""));
+            reader.close(); // as `tmq tail | head -1` does
+            publish(topic, "k", "unseen", "2");
+            assertTrue(tail.waitFor(60, TimeUnit.SECONDS), "tail stops at its first write to a closed stdout");
+        } finally {
+            tail.destroyForcibly();
+        }
+        assertEquals(0, tail.exitValue());
+        assertTrue(err.get(10, TimeUnit.SECONDS).contains("stdout is closed"), err::join);
+        JsonNode row = json(tmq.run("offsets", "--tenant", tenant, "--topic", topic, "--group", group, "--json")).path("offsets").path(0);
+        assertEquals(1, row.path("lag").asLong(), () -> "the message it could not print is not acked: " + row);
+    }
+
+    @Test
     void exitCodesAndStderrFollowTheProblemResponses() throws Exception {
         String topic = unique("errors");
         Cli.Result notFound = tmq.run("inspect", "--tenant", tenant, "--topic", topic, "--partition-key", "k", "--id", "nope");
