@@ -33,7 +33,12 @@ import java.util.function.Consumer;
  */
 final class DeadLetters {
     /** One dead letter: the delivered message without receipt and the groups that gave up on it. */
-    record DeadLetter(String partitionKey, String id, long offset, List<String> groups, JsonNode message) {}
+    record DeadLetter(String partitionKey, String id, long offset, List<String> groups, JsonNode message) {
+        /** The original message's offset in its topic (metadata original_offset). */
+        String originalOffset() {
+            return message.path("metadata").path("original_offset").asText("");
+        }
+    }
 
     /** Prefix of the browse groups' names, so that listings and alerts can leave them out. */
     static final String BROWSE_GROUP_PREFIX = "tmq-browse-";

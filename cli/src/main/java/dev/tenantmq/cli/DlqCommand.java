@@ -100,10 +100,10 @@ final class DlqCommand implements Runnable {
             List<DeadLetters.DeadLetter> letters = read(client);
             int code = ExitCodes.OK;
             int done = 0;
-            Table table = new Table("PARTITION_KEY", "ID", "OFFSET", "GROUPS", "RESULT");
+            Table table = new Table("PARTITION_KEY", "ID", "ORIGINAL_OFFSET", "GROUPS", "RESULT");
             for (DeadLetters.DeadLetter d : letters) {
                 if (dryRun) {
-                    table.row(d.partitionKey(), d.id(), d.offset(), String.join(",", d.groups()), "would requeue");
+                    table.row(d.partitionKey(), d.id(), d.originalOffset(), String.join(",", d.groups()), "would requeue");
                     continue;
                 }
                 try {
@@ -112,7 +112,7 @@ final class DlqCommand implements Runnable {
                     table.row(d.partitionKey(), d.id(), r.path("originalOffset").asText(), MessageCommands.groups(r), "requeued");
                     done++;
                 } catch (ApiError e) {
-                    table.row(d.partitionKey(), d.id(), d.offset(), String.join(",", d.groups()), "failed: HTTP " + e.status());
+                    table.row(d.partitionKey(), d.id(), d.originalOffset(), String.join(",", d.groups()), "failed: HTTP " + e.status());
                     code = ExitCodes.worse(code, Problems.print(e, client, err()));
                 }
             }

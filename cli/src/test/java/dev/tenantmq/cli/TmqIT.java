@@ -228,6 +228,7 @@ class TmqIT {
         List<Map<String, String>> wouldBe = TableOut.parse(dry.out());
         assertEquals(List.of("m1", "m2"), wouldBe.stream().map(r -> r.get("ID")).toList(), dry::toString);
         assertTrue(wouldBe.stream().allMatch(r -> r.get("RESULT").equals("would requeue")), dry::toString);
+        assertEquals(inspect(topic, "p1", "m1").path("offset").asText(), wouldBe.get(0).get("ORIGINAL_OFFSET"), dry::toString);
         assertEquals(3, storedMessages(topic + ".dlq"));
         assertEquals("DEAD", groupState(inspect(topic, "p1", "m1"), billing));
 
@@ -235,6 +236,7 @@ class TmqIT {
         List<Map<String, String>> requeued = TableOut.parse(real.out());
         assertEquals(List.of("requeued", "requeued"), requeued.stream().map(r -> r.get("RESULT")).toList(), real::toString);
         assertEquals(Set.of(billing, audit), Set.of(requeued.get(0).get("GROUPS").split(",")), real::toString);
+        assertEquals(wouldBe.get(1).get("ORIGINAL_OFFSET"), requeued.get(1).get("ORIGINAL_OFFSET"), real::toString);
         assertEquals("PENDING", groupState(inspect(topic, "p1", "m1"), billing));
         assertEquals("PENDING", groupState(inspect(topic, "p2", "m2"), audit));
         assertEquals("DEAD", groupState(inspect(topic, "p3", "m3"), audit));
