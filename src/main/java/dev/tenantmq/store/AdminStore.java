@@ -186,11 +186,11 @@ public class AdminStore {
      * {@code afterOffset}), optionally of one partition. Read-only: no consumer state is read or
      * written. Offsets come from one AUTO_INCREMENT column, so they are unique across the
      * partitions of a topic and a page boundary is a single offset. Uses the PRIMARY KEY
-     * (tenant, topic, partition_key, `offset`): a range on (tenant, topic), or with a partition
-     * key on (tenant, topic, partition_key, `offset` > ?); without a partition key the topic's
-     * rows are filtered on `offset` and the first LIMIT sorted (MariaDB EXPLAIN: type range, key
-     * PRIMARY, Using where; Using filesort), so a page costs a read of the topic's index range,
-     * as /admin/topics does. Binds: see {@link BrowseMessages}.
+     * (tenant, topic, partition_key, `offset`). MariaDB 10.11 EXPLAIN (2,000 rows over 5 tenants
+     * and 4 topics): without a partition key type ref, key PRIMARY on (tenant, topic), "Using
+     * where; Using filesort" (the topic's rows are filtered on `offset` and the first LIMIT
+     * sorted, so a page costs a read of the topic's index range, as /admin/topics does); with one,
+     * type range, key PRIMARY on all four columns, no filesort. Binds: see {@link BrowseMessages}.
      */
     static final String BROWSE_MESSAGES = """
             SELECT partition_key, id, `offset`, payload, metadata, created_at FROM queue_messages
