@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -233,6 +234,11 @@ class JwtAuthTest {
         }
         assertForbidden(as(restricted).queryParam("tenant", other).queryParam("topic", topic + ".dlq")
                 .queryParam("partitionKey", "k").queryParam("id", "m-1").post("/admin/messages/requeue"), other, "admin");
+        // Browsing a topic's messages is tenant-scoped too.
+        as(restricted).queryParam("tenant", tenant).queryParam("topic", topic).get("/admin/messages/browse").then()
+                .statusCode(200).body("messages.tenant", everyItem(equalTo(tenant))).body("messages", hasSize(1));
+        assertForbidden(as(restricted).queryParam("tenant", other).queryParam("topic", topic)
+                .get("/admin/messages/browse"), other, "admin");
         // The message of the other tenant is still there for its admin.
         as(grant(other, "admin")).queryParam("tenant", other).queryParam("topic", topic).queryParam("partitionKey", "k")
                 .queryParam("id", "m-1").get("/admin/messages").then().statusCode(200);

@@ -115,6 +115,7 @@ public class AdminResource {
         StrictQuery q = query(uri);
         AdminService.Browse b = validator.browse(q.get(TENANT), q.get(TOPIC), q.get(PARTITION_KEY), q.get(AFTER_OFFSET),
                 q.get(LIMIT));
+        caller.requireAdmin(new AdminService.Scope(java.util.Optional.of(b.tenant())));
         AdminViews.BrowsePage page = admin.browse(b);
         return new AdminResponses.Browse(page.messages().stream()
                 .map(s -> stored(b.tenant().value(), b.topic().value(), s)).toList(), page.nextAfterOffset());
