@@ -89,6 +89,8 @@ class OpenApiContractTest {
             Map.entry("SubscriberRow", AdminResponses.SubscriberRow.class),
             Map.entry("StoredMessage", AdminResponses.Message.class),
             Map.entry("ConsumerGroupState", AdminResponses.GroupState.class),
+            Map.entry("MessagePage", AdminResponses.Browse.class),
+            Map.entry("BrowsedMessage", AdminResponses.BrowsedMessage.class),
             Map.entry("DeletedMessage", AdminResponses.Deleted.class), Map.entry("RequeuedMessage", AdminResponses.Requeued.class),
             Map.entry("Problem", Problem.class), Map.entry("FieldError", Problem.FieldError.class));
 

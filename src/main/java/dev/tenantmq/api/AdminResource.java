@@ -90,10 +90,32 @@ public class AdminResource {
     public AdminResponses.Message message(@Context UriInfo uri) {
         AdminService.MessageIdentity m = identity(uri);
         AdminViews.MessageView s = admin.message(m);
-        return new AdminResponses.Message(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value(),
-                s.offset(), s.payloadJson(), s.metadataJson(),
-                s.createdAt(), s.groups().stream().map(g -> new AdminResponses.GroupState(g.consumerGroup(),
+        return stored(m.tenant().value(), m.topic().value(), new AdminViews.StoredView(m.partitionKey().value(),
+                        m.id().value(), s.offset(), s.payloadJson(), s.metadataJson(), s.createdAt()))
+                .withGroups(s.groups().stream().map(g -> new AdminResponses.GroupState(g.consumerGroup(),
                         g.committedOffset(), g.state(), g.deliveryAttempt(), g.visibleAt())).toList());
+    }
+
+    /**
+     * A page of a topic's stored messages in offset order, without touching any consumer state:
+     * how tools read a dead-letter topic without consuming it. Page on with
+     * {@code afterOffset=nextAfterOffset} until that is null.
+     */
+    @GET
+    @Path("/messages/browse")
+    public AdminResponses.Browse browse(@Context UriInfo uri) {
+        StrictQuery q = query(uri);
+        AdminService.Browse b = validator.browse(q.get(TENANT), q.get(TOPIC), q.get(PARTITION_KEY), q.get(AFTER_OFFSET),
+                q.get(LIMIT));
+        AdminViews.BrowsePage page = admin.browse(b);
+        return new AdminResponses.Browse(page.messages().stream()
+                .map(s -> stored(b.tenant().value(), b.topic().value(), s)).toList(), page.nextAfterOffset());
+    }
+
+    /** The fields inspect and browse share, mapped in this one place. */
+    private static AdminResponses.BrowsedMessage stored(String tenant, String topic, AdminViews.StoredView s) {
+        return new AdminResponses.BrowsedMessage(tenant, topic, s.partitionKey(), s.id(), s.offset(), s.payloadJson(),
+                s.metadataJson(), s.createdAt());
     }
 
     /** Deletes one message by its complete identity. */
@@ -123,8 +145,9 @@ public class AdminResource {
     private static final String STATE = "state";
     private static final String PARTITION_KEY = "partitionKey";
     private static final String ID = "id";
+    private static final String AFTER_OFFSET = "afterOffset";
     private static final Set<String> PARAMETERS = Set.of(TENANT, ALL_TENANTS, LIMIT, TOPIC, CONSUMER_GROUP, STATE,
-            PARTITION_KEY, ID);
+            PARTITION_KEY, ID, AFTER_OFFSET);
 
     private static StrictQuery query(UriInfo uri) {
         return StrictQuery.parse(uri.getRequestUri().getRawQuery(), PARAMETERS);

@@ -33,6 +33,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         AdminResponses.Subscribers.class, AdminResponses.SubscriberRow.class,
         AdminResponses.Message.class, AdminResponses.GroupState.class,
         AdminResponses.Deleted.class, AdminResponses.Requeued.class,
+        AdminResponses.Browse.class, AdminResponses.BrowsedMessage.class,
 })
 public final class NativeReflection {
     private NativeReflection() {}

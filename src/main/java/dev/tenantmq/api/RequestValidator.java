@@ -330,6 +330,44 @@ public class RequestValidator {
                 new MessageId(id));
     }
 
+    /** Default and largest {@code limit} of a browse, in messages (payloads make a page heavier than a listing row). */
+    public static final int DEFAULT_BROWSE_LIMIT = 100;
+    public static final int MAX_BROWSE_LIMIT = 1000;
+
+    /**
+     * Validates a browse of a topic's messages: {@code tenant} and {@code topic} required (the
+     * topic may be a dead-letter topic), {@code partitionKey} optional, {@code afterOffset} an
+     * integer from 0 (the default) to 2^63-1, {@code limit} 1..1000 (default 100). The tenant
+     * need not be served, as for every admin call.
+     *
+     * @throws InvalidRequestException naming each missing or bad parameter
+     */
+    public AdminService.Browse browse(String tenant, String topic, String partitionKey, String afterOffset, String limit) {
+        Errors errors = new Errors();
+        checkName(errors, "tenant", tenant);
+        checkName(errors, "topic", topic);
+        String keyProblem = partitionKey == null ? null : Identifiers.keyProblem(partitionKey);
+        if (keyProblem != null) {
+            errors.add("partitionKey", keyProblem);
+        }
+        long after = 0;
+        if (afterOffset != null) {
+            try {
+                after = Long.parseLong(afterOffset);
+            } catch (NumberFormatException e) {
+                after = -1;
+            }
+            if (after < 0) {
+                errors.add("afterOffset", "must be an integer between 0 and " + Long.MAX_VALUE + " (got '" + afterOffset
+                        + "')");
+            }
+        }
+        int rows = intParam(errors, "limit", limit, DEFAULT_BROWSE_LIMIT, 1, MAX_BROWSE_LIMIT);
+        errors.throwIfAny();
+        return new AdminService.Browse(new Tenant(tenant), new Topic(topic),
+                partitionKey == null ? null : new PartitionKey(partitionKey), after, rows);
+    }
+
     private static int intParam(Errors errors, String field, String value, int defaultValue, int min, int max) {
         if (value == null) {
             return defaultValue;

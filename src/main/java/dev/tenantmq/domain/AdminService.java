@@ -48,6 +48,15 @@ public class AdminService {
     /** The complete identity of one message (RFC: tenant, topic, partition_key, id). */
     public record MessageIdentity(Tenant tenant, Topic topic, PartitionKey partitionKey, MessageId id) {}
 
+    /**
+     * A browse of one topic's stored messages (keyset pagination on offset).
+     *
+     * @param partitionKey only this partition, or null for all
+     * @param afterOffset only messages with a larger offset (0: from the first)
+     * @param limit most messages of the page
+     */
+    public record Browse(Tenant tenant, Topic topic, PartitionKey partitionKey, long afterOffset, int limit) {}
+
     /** Rows of a listing; {@code truncated} when there were more than the limit. */
     public record Page<T>(List<T> rows, boolean truncated) {
         static <T> Page<T> of(List<T> rows, int limit) {
@@ -91,6 +100,29 @@ public class AdminService {
         return Page.of(store.subscribers(scope.value(), micros(config.heartbeatTimeout()), limit + 1).stream()
                 .map(r -> new AdminViews.SubscriberView(r.tenant(), r.consumerGroup(), r.topic(), r.subscriberName(),
                         r.startedAt(), r.lastSeenAt(), r.live())).toList(), limit);
+    }
+
+    /**
+     * A page of a topic's stored messages in offset order, for operators and tools (the CLI's
+     * {@code dlq}, the admin UI) that must read a dead-letter topic without consuming it: no
+     * consumer group, offset, lease or delivery state is read or changed, so retention and the
+     * groups of the topic are unaffected. Like the listings, any tenant may be named; one
+     * without messages gives an empty page.
+     */
+    public AdminViews.BrowsePage browse(Browse b) {
+        List<AdminViews.StoredView> rows = store.browse(b.tenant().value(), b.topic().value(),
+                        b.partitionKey() == null ? null : b.partitionKey().value(), b.afterOffset(), b.limit() + 1)
+                .stream().map(AdminService::view).toList();
+        if (rows.size() <= b.limit()) {
+            return new AdminViews.BrowsePage(rows, null);
+        }
+        List<AdminViews.StoredView> page = rows.subList(0, b.limit());
+        return new AdminViews.BrowsePage(page, page.get(page.size() - 1).offset());
+    }
+
+    private static AdminViews.StoredView view(AdminStore.MessageRow r) {
+        return new AdminViews.StoredView(r.partitionKey(), r.id(), r.offset(), r.payloadJson(), r.metadataJson(),
+                r.createdAt());
     }
 
     /**

@@ -50,6 +50,23 @@ public final class AdminViews {
                               List<GroupView> groups) {}
 
     /**
+     * A stored message without any group's state of it: what a browse lists.
+     *
+     * @param payloadJson the payload as JSON text
+     * @param metadataJson the metadata as JSON text (a dead letter's includes original_topic,
+     *     original_offset, consumer_group, dead_letter_reason and delivery_attempts)
+     */
+    public record StoredView(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
+                             Instant createdAt) {}
+
+    /**
+     * A page of a topic's messages in offset order.
+     *
+     * @param nextAfterOffset the {@code afterOffset} of the next page, or null when this page is the last
+     */
+    public record BrowsePage(List<StoredView> messages, Long nextAfterOffset) {}
+
+    /**
      * One consumer group's state of a message.
      *
      * @param state INFLIGHT, RETRY (nacked), PENDING (handed back or requeued), DEAD, ACKED, or

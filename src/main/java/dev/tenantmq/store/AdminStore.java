@@ -4,7 +4,6 @@ import dev.tenantmq.model.DeliveryState;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -177,10 +176,43 @@ public class AdminStore {
             rs.getString("consumer_group"), rs.getString("topic"), rs.getString("subscriber_name"),
             Db.instant(rs, "started_at"), Db.instant(rs, "last_seen_at"), rs.getBoolean("live"));
 
-    /** Binds: tenant, topic, partition_key, id. */
+    /** Binds: tenant, topic, partition_key, id. Columns: those {@link #MESSAGE_ROW} reads. */
     static final String SELECT_MESSAGE_BY_ID = """
-            SELECT `offset`, payload, metadata, created_at FROM queue_messages
+            SELECT partition_key, id, `offset`, payload, metadata, created_at FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?""";
+
+    /**
+     * A page of a topic's stored messages in offset order (keyset pagination: the rows above
+     * {@code afterOffset}), optionally of one partition. Read-only: no consumer state is read or
+     * written. Offsets come from one AUTO_INCREMENT column, so they are unique across the
+     * partitions of a topic and a page boundary is a single offset. Uses the PRIMARY KEY
+     * (tenant, topic, partition_key, `offset`). MariaDB 10.11 EXPLAIN (2,000 rows over 5 tenants
+     * and 4 topics): without a partition key type ref, key PRIMARY on (tenant, topic), "Using
+     * where; Using filesort" (the topic's rows are filtered on `offset` and the first LIMIT
+     * sorted, so a page costs a read of the topic's index range, as /admin/topics does); with one,
+     * type range, key PRIMARY on all four columns, no filesort. Binds: see {@link BrowseMessages}.
+     */
+    static final String BROWSE_MESSAGES = """
+            SELECT partition_key, id, `offset`, payload, metadata, created_at FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND (? IS NULL OR partition_key = ?) AND `offset` > ?
+            ORDER BY `offset`
+            LIMIT ?""";
+
+    /** Binds of {@link #BROWSE_MESSAGES}, in placeholder order; {@code partitionKey} null means every partition. */
+    record BrowseMessages(String tenant, String topic, String partitionKey, long afterOffset, int limit)
+            implements Db.Binds {
+        @Override
+        public void bindTo(PreparedStatement ps) throws SQLException {
+            Db.bindAll(ps, 1, java.util.Arrays.asList(tenant, topic,
+                    partitionKey, partitionKey, // (? IS NULL OR partition_key = ?)
+                    afterOffset, limit));
+        }
+    }
+
+    /** Maps a row of {@link #SELECT_MESSAGE_BY_ID} or {@link #BROWSE_MESSAGES}: the one reading of a stored message. */
+    private static final Db.RowMapper<MessageRow> MESSAGE_ROW = rs -> new MessageRow(rs.getString("partition_key"),
+            rs.getString("id"), rs.getLong("offset"), rs.getString("payload"), rs.getString("metadata"),
+            Db.instant(rs, "created_at"));
 
     /**
      * Each group that has consumed the partition, with its delivery row of one message, the
@@ -307,6 +339,24 @@ public class AdminStore {
         return db.read(c -> Db.list(c, list.sql(), list, SUBSCRIBER_ROW));
     }
 
+    /**
+     * A stored message as written: payload and metadata are JSON text (a dead letter's metadata
+     * holds the dead-letter keys, see {@link DeadLetterMetadata}); times are the database's UTC.
+     */
+    public record MessageRow(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
+                             Instant createdAt) {}
+
+    /**
+     * Up to {@code limit} stored messages of a topic above {@code afterOffset}, in offset order.
+     * Reads only queue_messages: no offset, lease, delivery state or heartbeat is touched.
+     *
+     * @param partitionKey only this partition, or null for all
+     */
+    public List<MessageRow> browse(String tenant, String topic, String partitionKey, long afterOffset, int limit) {
+        BrowseMessages page = new BrowseMessages(tenant, topic, partitionKey, afterOffset, limit);
+        return db.read(c -> Db.list(c, BROWSE_MESSAGES, page, MESSAGE_ROW));
+    }
+
     /** One consumer group's view of a message. {@code state} null: not delivered to the group since its offset. */
     public record GroupState(String consumerGroup, long committedOffset, String state, Integer deliveryAttempt,
                              Instant visibleAt) {}
@@ -318,22 +368,12 @@ public class AdminStore {
     /** Reads one message by its complete identity; empty when there is none. */
     public Optional<StoredMessage> message(String tenant, String topic, String partitionKey, String id) {
         return db.read(c -> {
-            long offset;
-            String payload;
-            String metadata;
-            Instant created;
-            try (PreparedStatement ps = c.prepareStatement(SELECT_MESSAGE_BY_ID)) {
-                Db.bind(ps, tenant, topic, partitionKey, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return Optional.empty();
-                    }
-                    offset = rs.getLong("offset");
-                    payload = rs.getString("payload");
-                    metadata = rs.getString("metadata");
-                    created = Db.instant(rs, "created_at");
-                }
+            Optional<MessageRow> row = Db.list(c, SELECT_MESSAGE_BY_ID, ps -> Db.bind(ps, tenant, topic, partitionKey, id),
+                    MESSAGE_ROW).stream().findFirst();
+            if (row.isEmpty()) {
+                return Optional.empty();
             }
+            long offset = row.get().offset();
             long messageOffset = offset;
             List<GroupState> groups = Db.list(c, SELECT_GROUP_STATES,
                     new SelectGroupStates(offset, tenant, topic, partitionKey), rs -> {
@@ -348,7 +388,8 @@ public class AdminStore {
                                 rs.getObject("delivery_attempt") == null ? null : rs.getInt("delivery_attempt"),
                                 Db.instant(rs, "row_visible_at"));
                     });
-            return Optional.of(new StoredMessage(offset, payload, metadata, created, groups));
+            return Optional.of(new StoredMessage(offset, row.get().payloadJson(), row.get().metadataJson(),
+                    row.get().createdAt(), groups));
         });
     }
 

@@ -47,6 +47,21 @@ public final class AdminResponses {
                           @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt,
                           List<GroupState> consumerGroups) {}
 
+    /**
+     * {@code GET /admin/messages/browse}: a page of a topic's stored messages in offset order;
+     * {@code nextAfterOffset} is the {@code afterOffset} of the next page, null after the last.
+     */
+    public record Browse(List<BrowsedMessage> messages, Long nextAfterOffset) {}
+
+    /** A stored message as browsed: the fields of {@link Message} without the groups' state. */
+    public record BrowsedMessage(String tenant, String topic, String partitionKey, String id, long offset,
+                                 @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt) {
+        /** This message with each consumer group's state of it: the inspect answer. */
+        public Message withGroups(List<GroupState> consumerGroups) {
+            return new Message(tenant, topic, partitionKey, id, offset, payload, metadata, createdAt, consumerGroups);
+        }
+    }
+
     /** One group's view of a message; attempt and visibility only while it has delivery state. */
     public record GroupState(String consumerGroup, long committedOffset, String state, Integer deliveryAttempt,
                              Instant visibleAt) {}

@@ -1,0 +1,33 @@
+package dev.tenantmq.cli;
+
+import picocli.CommandLine.Option;
+
+/**
+ * Where the service is and the token it takes: {@code --url}/{@code --token}, else
+ * {@code TMQ_URL}/{@code TMQ_ADMIN_TOKEN}, else http://127.0.0.1:8080 and no token. The token's
+ * value is never shown, not even in {@code --help}.
+ */
+public final class Connection {
+    /** The URL used when neither --url nor TMQ_URL is set: the service's default port on loopback. */
+    public static final String DEFAULT_URL = "http://127.0.0.1:8080";
+
+    @Option(names = "--url", paramLabel = "URL",
+            description = "Base URL of the service. Default: $TMQ_URL, else " + DEFAULT_URL + ".")
+    String url;
+
+    @Option(names = "--token", paramLabel = "TOKEN",
+            description = "Admin bearer token (MQ_ADMIN_TOKEN of the service), sent on every call. "
+                    + "Default: $TMQ_ADMIN_TOKEN (prefer it: a command line is visible to other users).")
+    String token;
+
+    /** The client these options (or the environment) name. */
+    TmqClient client() {
+        String u = url != null ? url : env("TMQ_URL");
+        String t = token != null ? token : env("TMQ_ADMIN_TOKEN");
+        return new TmqClient(u == null || u.isBlank() ? DEFAULT_URL : u.strip(), t == null ? null : t.strip());
+    }
+
+    private static String env(String name) {
+        return System.getenv(name);
+    }
+}

@@ -1,0 +1,133 @@
+package dev.tenantmq.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * Publishes one message (POST /tenants/{tenant}/topics/{topic}/messages). The payload is read
+ * from {@code --file} or stdin as one JSON value and sent with its exact text, so numbers keep
+ * their digits; with {@code --string} the text is sent as a JSON string instead (one trailing
+ * newline removed, as {@code echo} adds one).
+ */
+@Command(name = "publish", mixinStandardHelpOptions = true,
+        description = {"Publish one message; the payload comes from --file or stdin.",
+            "The payload is one JSON value (default) or, with --string, the text as a JSON string."})
+final class PublishCommand extends BaseCommand {
+    @Option(names = "--tenant", required = true, paramLabel = "TENANT", description = "Tenant (served by the instance).")
+    String tenant;
+
+    @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "Topic to publish to.")
+    String topic;
+
+    @Option(names = "--partition-key", required = true, paramLabel = "KEY", description = "Partition key (no escaping needed).")
+    String partitionKey;
+
+    @Option(names = "--id", paramLabel = "ID",
+            description = "Message id; re-publishing the same id is a duplicate. Default: the service generates a UUID.")
+    String id;
+
+    @Option(names = "--file", paramLabel = "FILE", description = "Read the payload from FILE ('-' or absent: stdin).")
+    String file;
+
+    @Option(names = "--string", description = "Send the text as a JSON string (one trailing newline removed), not parsed as JSON.")
+    boolean string;
+
+    @Option(names = "--metadata", paramLabel = "KEY=VALUE", description = "A metadata entry; repeatable.")
+    Map<String, String> metadata;
+
+    @Option(names = "--json", description = "Print the service's JSON answer.")
+    boolean json;
+
+    @Override
+    int run(TmqClient client) throws Exception {
+        String text = readInput();
+        String payloadJson;
+        if (string) {
+            if (text.endsWith("\r\n")) {
+                text = text.substring(0, text.length() - 2);
+            } else if (text.endsWith("\n")) {
+                text = text.substring(0, text.length() - 1);
+            }
+            payloadJson = Json.quote(text);
+        } else {
+            if (text.isBlank()) {
+                throw new ParameterException(spec.commandLine(), "the payload is empty: give one JSON value (or use --string)");
+            }
+            try {
+                Json.parse(text);
+            } catch (JsonProcessingException e) {
+                throw new ParameterException(spec.commandLine(), "the payload is not one JSON value (use --string to send text): "
+                        + e.getOriginalMessage());
+            }
+            payloadJson = text.strip();
+        }
+        ObjectNode message = Json.MAPPER.createObjectNode();
+        message.put("partitionKey", partitionKey);
+        if (id != null) {
+            message.put("id", id);
+        }
+        if (metadata != null && !metadata.isEmpty()) {
+            ObjectNode md = message.putObject("metadata");
+            metadata.forEach(md::put);
+        }
+        String head = Json.write(message);
+        // The payload's own text goes in verbatim: re-serializing it could change a number's digits.
+        String body = "{\"messages\":[" + head.substring(0, head.length() - 1) + ",\"payload\":" + payloadJson + "}]}";
+        String answer = client.post("/tenants/" + TmqClient.segment(tenant) + "/topics/" + TmqClient.segment(topic) + "/messages",
+                null, body);
+        if (json) {
+            out().println(answer);
+            out().flush();
+            return ExitCodes.OK;
+        }
+        JsonNode m = Json.parse(answer).path("messages").path(0);
+        String what = tenant + "/" + topic + " partitionKey=" + Json.quote(Json.text(m, "partitionKey"))
+                + " id=" + Json.quote(Json.text(m, "id")) + " offset=" + Json.text(m, "offset");
+        if (m.path("duplicate").asBoolean(false)) {
+            out().println("duplicate " + what + " (stored before; nothing new was stored)");
+        } else {
+            out().println("published " + what);
+        }
+        out().flush();
+        return ExitCodes.OK;
+    }
+
+    private String readInput() {
+        byte[] bytes;
+        try {
+            if (file == null || file.equals("-")) {
+                if (System.console() != null) {
+                    note("reading the payload from stdin (end it with Ctrl-D)");
+                }
+                try (InputStream in = System.in) {
+                    bytes = in.readAllBytes();
+                }
+            } else {
+                bytes = Files.readAllBytes(Path.of(file));
+            }
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "cannot read " + (file == null ? "stdin" : file) + ": " + e);
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw new ParameterException(spec.commandLine(), "the payload is not UTF-8 text");
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.tenantmq.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * A consumer group that prints and acks: long-polls the topic as {@code --group}, prints each
+ * message as one JSON line (the delivered message without its receipt) and acks what it printed,
+ * until Ctrl-C or {@code --max} messages. Ctrl-C stops fetching and lets the poll in progress
+ * return (at most {@code --wait} seconds): what it brings is printed and acked too, so stopping
+ * never leaves a message to its visibility timeout (which would count a failed attempt).
+ */
+@Command(name = "tail", mixinStandardHelpOptions = true,
+        description = {"Consume a topic as a consumer group: print each message as one JSON line and ack it.",
+            "Runs until Ctrl-C (exit 130) or --max messages (exit 0)."})
+final class TailCommand extends BaseCommand {
+    /** Set when a signal (Ctrl-C, SIGTERM) started the JVM's shutdown while tail ran. */
+    static final AtomicBoolean SHUTTING_DOWN = new AtomicBoolean();
+
+    @Option(names = "--tenant", required = true, paramLabel = "TENANT", description = "Tenant (served by the instance).")
+    String tenant;
+
+    @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "Topic to consume (a dead-letter topic too).")
+    String topic;
+
+    @Option(names = "--group", required = true, paramLabel = "GROUP", description = "Consumer group; it acks what it prints.")
+    String group;
+
+    @Option(names = "--max", paramLabel = "N", description = "Stop after N messages (default: until Ctrl-C).")
+    Long max;
+
+    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "5",
+            description = "Long-poll wait per fetch, 0..30 (default ${DEFAULT-VALUE}); Ctrl-C waits for the poll in progress.")
+    int waitSeconds;
+
+    @Option(names = "--visibility", paramLabel = "SECONDS", defaultValue = "30",
+            description = "Visibility timeout of each fetched message, 1..43200 (default ${DEFAULT-VALUE}).")
+    int visibilitySeconds;
+
+    @Option(names = "--batch", paramLabel = "N", defaultValue = "100",
+            description = "Most messages per fetch, 1..1000 (default ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Override
+    int run(TmqClient client) throws Exception {
+        if (max != null && max < 1) {
+            throw new IllegalArgumentException("--max must be at least 1");
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread worker = Thread.currentThread();
+        Thread hook = new Thread(() -> {
+            SHUTTING_DOWN.set(true);
+            stop.set(true);
+            try {
+                worker.join(TimeUnit.SECONDS.toMillis(waitSeconds + TmqClient.REQUEST_TIMEOUT.toSeconds()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "tmq-tail-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        String base = "/tenants/" + TmqClient.segment(tenant) + "/topics/" + TmqClient.segment(topic)
+                + "/consumer-groups/" + TmqClient.segment(group);
+        long printed = 0;
+        try {
+            while (!stop.get() && (max == null || printed < max)) {
+                int want = (int) Math.min(batch, max == null ? batch : max - printed);
+                ObjectNode fetch = Json.MAPPER.createObjectNode()
+                        .put("maxMessages", want).put("waitSeconds", waitSeconds).put("visibilitySeconds", visibilitySeconds);
+                JsonNode messages = Json.parse(client.post(base + "/fetch", null, Json.write(fetch))).path("messages");
+                if (messages.isEmpty()) {
+                    continue;
+                }
+                ArrayNode receipts = Json.MAPPER.createArrayNode();
+                boolean closed = false;
+                for (JsonNode m : messages) {
+                    ObjectNode line = ((ObjectNode) m).deepCopy();
+                    line.remove("receipt");
+                    out().println(Json.write(line));
+                    out().flush();
+                    if (out().checkError()) {
+                        // stdout is gone (tmq tail | head -3): what was not printed is not acked.
+                        closed = true;
+                        break;
+                    }
+                    receipts.add(m.path("receipt").asText());
+                    printed++;
+                }
+                if (closed) {
+                    stop.set(true);
+                    note("stdout is closed; stopping (messages not printed are not acked and come back after their visibility timeout)");
+                    if (receipts.isEmpty()) {
+                        break;
+                    }
+                }
+                ObjectNode ack = Json.MAPPER.createObjectNode();
+                ack.set("receipts", receipts);
+                JsonNode results = Json.parse(client.post(base + "/ack", null, Json.write(ack))).path("results");
+                for (JsonNode r : results) {
+                    String status = Json.text(r, "status");
+                    if (!status.equals("ACKED") && !status.equals("ALREADY_ACKED")) {
+                        note("ack answered " + status + " for a printed message (it may be delivered again)");
+                    }
+                }
+            }
+        } finally {
+            if (!SHUTTING_DOWN.get()) {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+        }
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,104 @@
+package dev.tenantmq.cli;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code tmq}, the operator CLI of tenant-mq (issue 11): the admin API (listings, inspect, delete,
+ * requeue, dead letters) and publish and tail, with exit codes that follow the problem
+ * responses ({@link ExitCodes}). Output is UTF-8 whatever the platform encoding.
+ */
+@Command(name = "tmq", mixinStandardHelpOptions = true, versionProvider = Tmq.Version.class,
+        description = "Operate a tenant-mq service through its admin API.",
+        subcommands = {
+            ListCommands.Topics.class, ListCommands.Offsets.class, ListCommands.Leases.class, ListCommands.Subscribers.class,
+            MessageCommands.Inspect.class, MessageCommands.Delete.class, MessageCommands.Requeue.class,
+            PublishCommand.class, TailCommand.class, DlqCommand.class,
+            CommandLine.HelpCommand.class},
+        footerHeading = "%nExit codes:%n",
+        footer = {
+            "  0  ok",
+            "  1  unexpected error",
+            "  2  usage: bad options, unreadable file, payload not JSON",
+            "  3  not found (404)",
+            "  4  other client error (400, 409, 413, ...)",
+            "  5  authentication or authorization (401, 403)",
+            "  6  server error (5xx) or service unreachable",
+            "Environment: TMQ_URL (default " + Connection.DEFAULT_URL + "), TMQ_ADMIN_TOKEN."})
+public final class Tmq implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
+    }
+
+    /** Runs tmq and exits with its exit code (unless a signal is already shutting the JVM down). */
+    public static void main(String[] args) {
+        int code = execute(args);
+        if (!TailCommand.SHUTTING_DOWN.get()) {
+            System.exit(code);
+        }
+    }
+
+    /** Runs tmq with UTF-8 stdout and stderr; answers the exit code. */
+    static int execute(String[] args) {
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), true);
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.err), StandardCharsets.UTF_8), true);
+        CommandLine cmd = commandLine();
+        cmd.setOut(out);
+        cmd.setErr(err);
+        int code = cmd.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    /** The command tree with tmq's exit codes and error handling. */
+    static CommandLine commandLine() {
+        CommandLine cmd = new CommandLine(new Tmq());
+        cmd.setParameterExceptionHandler((ex, args) -> {
+            PrintWriter err = ex.getCommandLine().getErr();
+            err.println("tmq: " + ex.getMessage().replaceFirst("^Error: ", ""));
+            CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
+            err.println("See '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
+            err.flush();
+            return ExitCodes.USAGE;
+        });
+        cmd.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            PrintWriter err = commandLine.getErr();
+            if (ex instanceof ApiError api) {
+                return Problems.print(api, null, err);
+            }
+            if (ex instanceof Unreachable u) {
+                err.println("tmq: " + u.getMessage());
+                err.flush();
+                return ExitCodes.SERVER;
+            }
+            if (ex instanceof IllegalArgumentException iae) {
+                err.println("tmq: " + iae.getMessage());
+                err.flush();
+                return ExitCodes.USAGE;
+            }
+            err.println("tmq: unexpected error: " + ex);
+            err.flush();
+            return ExitCodes.UNEXPECTED;
+        });
+        return cmd;
+    }
+
+    /** The version from the jar's manifest (Implementation-Version). */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Tmq.class.getPackage().getImplementationVersion();
+            return new String[] {"tmq " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.tenantmq.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/**
+ * The HTTP calls of the CLI: java.net.http and Jackson, no generated client (README, "CLI", says
+ * why). Every request carries {@code Authorization: Bearer <token>} when a token is set, data
+ * plane included, so the same token can carry a JWT there. Query values and path segments are
+ * percent-encoded here as UTF-8, so partition keys with spaces, slashes, '%', '+' or emoji need
+ * no escaping by the user. The token never appears in an exception message.
+ */
+public final class TmqClient {
+    /** TCP connect timeout. */
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * Whole-request timeout: the longest long poll the contract allows (30 s, FetchRequest
+     * waitSeconds) plus 15 s for the answer.
+     */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(45);
+
+    private final URI base;
+    private final String token;
+    private final HttpClient http;
+
+    /** A client of the service at {@code baseUrl} (for example http://127.0.0.1:8080). */
+    public TmqClient(String baseUrl, String token) {
+        String trimmed = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+        this.base = URI.create(trimmed);
+        if (base.getScheme() == null || !(base.getScheme().equals("http") || base.getScheme().equals("https")) || base.getHost() == null) {
+            throw new IllegalArgumentException("--url must be an http(s) URL such as http://127.0.0.1:8080, not " + baseUrl);
+        }
+        this.token = token == null || token.isEmpty() ? null : token;
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(CONNECT_TIMEOUT)
+                .build();
+    }
+
+    /** Whether a token is configured (for the hint after a 401). */
+    public boolean hasToken() {
+        return token != null;
+    }
+
+    /** The base URL, without credentials of any kind. */
+    public String baseUrl() {
+        return base.toString();
+    }
+
+    /** GET, answering the raw JSON text of a 2xx response. */
+    public String get(String path, Map<String, String> query) {
+        return send("GET", path, query, null);
+    }
+
+    /** DELETE, answering the raw JSON text of a 2xx response. */
+    public String delete(String path, Map<String, String> query) {
+        return send("DELETE", path, query, null);
+    }
+
+    /** POST of a JSON body (or none when null), answering the raw JSON text of a 2xx response. */
+    public String post(String path, Map<String, String> query, String jsonBody) {
+        return send("POST", path, query, jsonBody);
+    }
+
+    /** A query map in insertion order; null values are left out. */
+    public static Map<String, String> query(String... keyValues) {
+        Map<String, String> q = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            if (keyValues[i + 1] != null) {
+                q.put(keyValues[i], keyValues[i + 1]);
+            }
+        }
+        return q;
+    }
+
+    /**
+     * A path segment percent-encoded as UTF-8 (RFC 3986 section 3.3): everything but unreserved
+     * characters. Tenant, topic and group names are [A-Za-z0-9._:-], so this changes only ':'.
+     */
+    public static String segment(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /**
+     * A query value percent-encoded as UTF-8. URLEncoder writes form encoding, so the space it
+     * writes as '+' becomes %20, and a '+' of the value is %2B.
+     */
+    public static String queryValue(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private String send(String method, String path, Map<String, String> query, String jsonBody) {
+        StringBuilder uri = new StringBuilder(base.toString()).append(path);
+        if (query != null && !query.isEmpty()) {
+            StringJoiner qs = new StringJoiner("&", "?", "");
+            query.forEach((k, v) -> qs.add(queryValue(k) + "=" + queryValue(v)));
+            uri.append(qs);
+        }
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(uri.toString()))
+                .timeout(REQUEST_TIMEOUT)
+                .header("Accept", "application/json, application/problem+json");
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        if (jsonBody != null) {
+            request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(jsonBody, StandardCharsets.UTF_8));
+        } else {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        HttpResponse<String> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            String why = e.getMessage() != null ? e.getMessage()
+                    : e instanceof java.net.ConnectException ? "connection refused" : e.getClass().getSimpleName();
+            throw new Unreachable("cannot reach " + base + ": " + why, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unreachable("interrupted while calling " + base, e);
+        }
+        int status = response.statusCode();
+        if (status >= 200 && status < 300) {
+            return response.body();
+        }
+        JsonNode problem = null;
+        try {
+            JsonNode parsed = Json.parse(response.body());
+            if (parsed != null && parsed.isObject()) {
+                problem = parsed;
+            }
+        } catch (IOException | RuntimeException notJson) {
+            // Not a problem document: the raw body is shown instead.
+        }
+        throw new ApiError(status, response.body(), problem);
+    }
+}

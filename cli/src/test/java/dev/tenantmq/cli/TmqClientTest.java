@@ -1,0 +1,82 @@
+package dev.tenantmq.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * What goes over the wire, seen by a stub server: the exact percent-encoding of awkward query
+ * values and path segments, and the bearer token on admin and data-plane calls alike.
+ */
+class TmqClientTest {
+    private HttpServer server;
+    private final List<String> rawUris = new CopyOnWriteArrayList<>();
+    private final List<String> authorizations = new CopyOnWriteArrayList<>();
+    private String url;
+
+    @BeforeEach
+    void startStub() throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            rawUris.add(exchange.getRequestURI().getRawPath()
+                    + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery()));
+            authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+            exchange.getRequestBody().readAllBytes();
+            byte[] body = "{\"messages\":[{\"id\":\"i\",\"partitionKey\":\"k\",\"offset\":1,\"duplicate\":false}]}".getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        url = "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    @AfterEach
+    void stopStub() {
+        server.stop(0);
+    }
+
+    @Test
+    void queryValuesArePercentEncodedAsUtf8WithSpaceAsPercent20AndPlusAsPercent2B() {
+        new TmqClient(url, "t0ken-value-xyz").get("/admin/messages",
+                TmqClient.query("tenant", "demo", "topic", "orders", "partitionKey", "a b/c%2F+é😀?#&=", "id", "x"));
+        assertEquals("/admin/messages?tenant=demo&topic=orders&partitionKey=a%20b%2Fc%252F%2B%C3%A9%F0%9F%98%80%3F%23%26%3D&id=x",
+                rawUris.get(0));
+        assertEquals("Bearer t0ken-value-xyz", authorizations.get(0));
+    }
+
+    @Test
+    void publishSendsTheBearerTokenOnTheDataPlaneToo() {
+        CommandLine cmd = Tmq.commandLine();
+        StringWriter out = new StringWriter();
+        cmd.setOut(new PrintWriter(out));
+        cmd.setErr(new PrintWriter(new StringWriter()));
+        System.setIn(new java.io.ByteArrayInputStream("{\"a\":1}".getBytes(StandardCharsets.UTF_8)));
+        int code = cmd.execute("publish", "--url", url, "--token", "jwt-or-admin-token", "--tenant", "demo", "--topic", "ord:ers",
+                "--partition-key", "k");
+        assertEquals(0, code, out::toString);
+        assertEquals("/tenants/demo/topics/ord%3Aers/messages", rawUris.get(0));
+        assertEquals("Bearer jwt-or-admin-token", authorizations.get(0));
+        assertTrue(out.toString().startsWith("published demo/ord:ers"), out::toString);
+        assertFalse(out.toString().contains("jwt-or-admin-token"));
+    }
+
+    @Test
+    void withoutATokenNoAuthorizationHeaderIsSent() {
+        new TmqClient(url, null).get("/admin/topics", TmqClient.query("tenant", "demo"));
+        assertEquals("null", authorizations.get(0));
+    }
+}
