@@ -3,7 +3,6 @@ package dev.tenantmq.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -44,25 +43,21 @@ final class DlqCommand implements Runnable {
                 description = "The service's mq.dlq-suffix (default ${DEFAULT-VALUE}).")
         String suffix;
 
-        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "30",
-                description = "Longest time to read the dead-letter topic (default ${DEFAULT-VALUE}).")
-        int timeoutSeconds;
-
         String dlqTopic() {
             return topic + suffix;
         }
 
         List<DeadLetters.DeadLetter> read(TmqClient client) throws Exception {
-            return DeadLetters.read(client, tenant, dlqTopic(), Duration.ofSeconds(timeoutSeconds), this::note).stream()
+            return DeadLetters.read(client, tenant, dlqTopic()).stream()
                     .filter(d -> group == null || d.groups().contains(group))
                     .toList();
         }
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true,
-            description = {"List the dead letters of --topic (read through a throwaway consumer group; see README \"CLI\")."})
+            description = {"List the dead letters of --topic in offset order (read with GET /admin/messages/browse; nothing is consumed)."})
     static final class ListDeadLetters extends DlqBase {
-        @Option(names = "--json", description = "Print {\"topic\":..., \"deadLetters\":[...]} (messages as delivered, without receipt).")
+        @Option(names = "--json", description = "Print {\"topic\":..., \"deadLetters\":[...]} (messages as /admin/messages/browse returns them).")
         boolean json;
 
         @Override

@@ -215,7 +215,9 @@ class TmqIT {
         assertEquals(List.of("m1", "m2"), TableOut.parse(ok(tmq.run("dlq", "list", "--tenant", tenant, "--topic", topic, "--group", billing))
                 .out()).stream().map(r -> r.get("ID")).toList());
 
-        // Three browses later, a retention run (every second here) that started after them has
+        // Listing consumed nothing: the dead-letter topic has no consumer group at all.
+        assertEquals(0, json(tmq.run("offsets", "--tenant", tenant, "--topic", topic + ".dlq", "--json")).path("offsets").size());
+        // Three lists later, a retention run (every second here) that started after them has
         // deleted a consumed control message, and left every dead letter alone.
         String control = unique("control");
         publish(control, "k", "c", "0");
