@@ -1,15 +1,17 @@
 """Browser test of the admin web UI (README, "Admin web UI"), run by scripts/ui-test.sh.
 
 Drives Debian's headless Chromium with Playwright against the packaged jar: logs in, picks a
-tenant, publishes through the UI's form, dead-letters a message through the data-plane API,
-inspects and requeues it through the UI, deletes another one through the confirmation dialog,
-and checks that a wrong token shows the problem's detail. Each step is checked in the page and,
+tenant from the served ones, publishes through the UI's form, dead-letters a message through the
+data-plane API, sees the consumer group's lag, dead letters and oldest age, finds the dead letter
+in the DLQ list and inspects and requeues it from there, deletes another one from the list
+through the confirmation dialog, and checks that a wrong token shows the problem's detail. Each step is checked in the page and,
 where the UI changed state, through the admin API too. Screenshots go to target/ui-screenshots.
 
 Usage: ui_test.py BASE_URL ADMIN_TOKEN SCREENSHOT_DIR
 """
 import json
 import os
+import re
 import sys
 import urllib.error
 import urllib.parse
@@ -145,9 +147,14 @@ def steps(browser, page, problem):
     assert page.evaluate("localStorage.length") == 0
     assert page.context.cookies() == []
 
-    # 3. Pick a tenant not yet in the list (no topics yet) and publish through the UI's form.
-    page.fill("#tenant-other", TENANT)
-    page.click("#tenant-use")
+    # 3. The picker offers all tenants and the served ones (MQ_TENANTS), though ui-demo has no
+    #    topic yet; pick it and publish through the UI's form.
+    served = ok("GET", "/admin/tenants")["tenants"]
+    assert served == [TENANT, OTHER_TENANT], served
+    options = page.locator("#tenant-picker option")
+    expect(options).to_have_count(1 + len(served))
+    assert options.evaluate_all("os => os.map(o => o.value)") == ["*"] + served
+    page.select_option("#tenant-picker", TENANT)
     expect(page.locator("#tenant-picker")).to_have_value(TENANT)
     expect(page.locator("#publish-tenant")).to_have_value(TENANT)
     for n in (1, 2, 3):
@@ -174,15 +181,29 @@ def steps(browser, page, problem):
     expect(page.locator("#dlq-table tbody tr", has_text=DLQ).locator("td").nth(3)).to_have_text("1")
     groups_row = page.locator("#groups-table tbody tr", has_text=GROUP).first
     expect(groups_row).to_contain_text(TOPIC)
-    expect(groups_row.locator("td").nth(5)).to_have_text("2")  # evt-2 and evt-3 above the committed offset
+    expect(groups_row.locator("td").nth(3)).to_have_text("2")  # lag: evt-2 and evt-3 above the committed offset
+    expect(groups_row.locator("td").nth(4)).to_have_text("0")  # in flight: evt-1 was nacked into the DLQ
+    expect(groups_row.locator("td").nth(5)).to_have_text("1")  # dead letters: evt-1
+    expect(groups_row.locator("td").nth(6)).to_have_text(re.compile(r"^\d+$"))  # oldest age (s): evt-2's
+    oldest = int(groups_row.locator("td").nth(6).inner_text())
+    api_row = [g for g in ok("GET", "/admin/consumer-groups", {"tenant": TENANT, "topic": TOPIC})["consumerGroups"]
+               if g["consumerGroup"] == GROUP]
+    assert len(api_row) == 1 and api_row[0]["oldestUnackedAgeSeconds"] is not None, api_row
+    assert 0 <= oldest <= api_row[0]["oldestUnackedAgeSeconds"], (oldest, api_row)
     expect(page.locator("#leases-table")).to_contain_text("ui-test-subscriber")
     shot(page, "02-overview-with-dead-letter")
 
-    # 5. Inspect it.
-    page.select_option("#dlq-topic", json.dumps([TENANT, DLQ], separators=(",", ":")))
-    page.fill("#dlq-key", KEY)
-    page.fill("#dlq-id", "evt-1")
-    page.click("#dlq-inspect")
+    # 5. Find it in the DLQ list (chosen by clicking the DLQ topic) and inspect it from its row.
+    page.locator("#dlq-table tbody tr", has_text=DLQ).locator("button.dlq-show").click()
+    expect(page.locator("#dlq-list-view")).to_be_visible()
+    expect(page.locator("#dlq-list-title")).to_have_text(f"{TENANT} / {DLQ}")
+    dead_row = page.locator("#dlq-list tbody tr", has_text="evt-1")
+    expect(dead_row).to_have_count(1)
+    expect(dead_row.locator("td").nth(0)).to_have_text(KEY)
+    expect(dead_row.locator("td").nth(5)).to_have_text("ui test: cannot parse")
+    expect(page.locator("#dlq-more")).to_be_hidden()  # one dead letter: the list is complete
+    shot(page, "03a-dead-letter-list")
+    dead_row.locator("button.dl-inspect").click()
     expect(page.locator("#message-view")).to_be_visible()
     expect(page.locator('#message-fields dd[data-field="reason"]')).to_have_text("ui test: cannot parse")
     expect(page.locator('#message-fields dd[data-field="dead-lettered by"]')).to_have_text(GROUP)
@@ -206,16 +227,15 @@ def steps(browser, page, problem):
     ok("POST", f"/tenants/{TENANT}/topics/{TOPIC}/consumer-groups/{GROUP}/ack",
        body={"receipts": [again["receipt"]]})
 
-    # 7. Dead-letter evt-2 and delete it: cancel first (nothing happens), then confirm.
+    # 7. Dead-letter evt-2 and delete it from its row in the list: cancel first (nothing happens),
+    #    then confirm.
     dead_letter("evt-2")
     page.click("#refresh")
     expect(page.locator("#dlq-table tbody tr", has_text=DLQ).locator("td").nth(3)).to_have_text("1")
-    page.select_option("#dlq-topic", json.dumps([TENANT, DLQ], separators=(",", ":")))
-    page.fill("#dlq-key", KEY)
-    page.fill("#dlq-id", "evt-2")
-    page.click("#dlq-inspect")
-    expect(page.locator("#message-view")).to_be_visible()
-    page.click("#delete")
+    page.locator("#dlq-table tbody tr", has_text=DLQ).locator("button.dlq-show").click()
+    dead_row = page.locator("#dlq-list tbody tr", has_text="evt-2")
+    expect(dead_row).to_have_count(1)
+    dead_row.locator("button.dl-delete").click()
     expect(page.locator("#confirm-dialog")).to_be_visible()
     expect(page.locator("#confirm-text")).to_contain_text("evt-2")
     shot(page, "05-delete-confirmation")
@@ -224,7 +244,8 @@ def steps(browser, page, problem):
     expect(page.locator("#status")).to_contain_text("Delete cancelled")
     status, _ = call("GET", "/admin/messages", identity(DLQ, "evt-2"))
     assert status == 200, f"cancel deleted evt-2: {status}"
-    page.click("#delete")
+    dead_row.locator("button.dl-delete").click()
+    expect(page.locator("#confirm-dialog")).to_be_visible()
     page.click("#confirm-ok")
     expect(page.locator("#status")).to_contain_text("Deleted evt-2")
     expect(page.locator("#dlq-table tbody tr", has_text=DLQ)).to_have_count(0)

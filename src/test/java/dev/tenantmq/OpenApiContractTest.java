@@ -85,6 +85,9 @@ class OpenApiContractTest {
             Map.entry("ReceiptsResponse", ReceiptsResponse.class), Map.entry("ReceiptResult", ReceiptsResponse.Result.class),
             Map.entry("TopicList", AdminResponses.Topics.class), Map.entry("TopicRow", AdminResponses.TopicRow.class),
             Map.entry("OffsetList", AdminResponses.Offsets.class), Map.entry("OffsetRow", AdminResponses.OffsetRow.class),
+            Map.entry("ConsumerGroupList", AdminResponses.ConsumerGroups.class),
+            Map.entry("ConsumerGroupRow", AdminResponses.ConsumerGroupRow.class),
+            Map.entry("ServedTenants", AdminResponses.Tenants.class),
             Map.entry("LeaseList", AdminResponses.Leases.class), Map.entry("LeaseRow", AdminResponses.LeaseRow.class),
             Map.entry("SubscriberList", AdminResponses.Subscribers.class),
             Map.entry("SubscriberRow", AdminResponses.SubscriberRow.class),
@@ -576,7 +579,7 @@ class OpenApiContractTest {
             out.put("path.tenant", TestIds.tenant());
             out.put("path.topic", TestIds.topic());
         }
-        if (Set.of("adminTopics", "adminOffsets", "adminLeases", "adminSubscribers").contains(op.id())) {
+        if (Set.of("adminTopics", "adminOffsets", "adminConsumerGroups", "adminLeases", "adminSubscribers").contains(op.id())) {
             out.remove("query.allTenants"); // exactly one of tenant or allTenants=true
         }
         return out;

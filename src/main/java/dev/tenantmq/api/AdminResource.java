@@ -67,6 +67,29 @@ public class AdminResource {
                 page.truncated());
     }
 
+    /**
+     * Lag, in-flight deliveries, dead letters and oldest unacknowledged age per (tenant, topic,
+     * consumer group), optionally of one topic; computed on demand (issue 11, "Admin web UI").
+     */
+    @GET
+    @Path("/consumer-groups")
+    public AdminResponses.ConsumerGroups consumerGroups(@Context UriInfo uri) {
+        StrictQuery q = query(uri);
+        RequestValidator.Listing l = listing(q);
+        AdminService.Page<AdminViews.GroupStatsView> page = admin.consumerGroups(l.scope(),
+                validator.optionalTopic(q.get(TOPIC)), l.limit());
+        return new AdminResponses.ConsumerGroups(page.rows().stream().map(g -> new AdminResponses.ConsumerGroupRow(
+                g.tenant(), g.topic(), g.consumerGroup(), g.lag(), g.inFlight(), g.deadLetters(),
+                g.oldestUnackedAgeSeconds())).toList(), page.truncated());
+    }
+
+    /** The tenants this process serves ({@code mq.tenants}): what the admin UI's tenant picker offers. */
+    @GET
+    @Path("/tenants")
+    public AdminResponses.Tenants tenants() {
+        return new AdminResponses.Tenants(admin.servedTenants());
+    }
+
     /** Partition leases, optionally only {@code state=active} or {@code state=stale}. */
     @GET
     @Path("/leases")

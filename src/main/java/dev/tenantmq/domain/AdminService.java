@@ -3,6 +3,7 @@ package dev.tenantmq.domain;
 import static dev.tenantmq.model.Durations.micros;
 
 import dev.tenantmq.config.MqConfig;
+import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.model.ConsumerGroup;
 import dev.tenantmq.model.MessageId;
 import dev.tenantmq.model.PartitionKey;
@@ -10,7 +11,10 @@ import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.AdminStore;
+import dev.tenantmq.store.QueueStatsStore;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,9 +30,14 @@ public class AdminService {
     private final FetchSignals signals;
     private final QueueMetrics metrics;
     private final MqConfig config;
+    private final QueueStatsStore stats;
+    private final ProcessIdentity identity;
 
-    AdminService(AdminStore store, FetchSignals signals, QueueMetrics metrics, MqConfig config) {
+    AdminService(AdminStore store, FetchSignals signals, QueueMetrics metrics, MqConfig config, QueueStatsStore stats,
+                 ProcessIdentity identity) {
         this.store = store;
+        this.stats = stats;
+        this.identity = identity;
         this.signals = signals;
         this.metrics = metrics;
         this.config = config;
@@ -81,6 +90,41 @@ public class AdminService {
                 group == null ? null : group.value(), limit + 1).stream()
                 .map(r -> new AdminViews.OffsetView(r.tenant(), r.topic(), r.partitionKey(), r.consumerGroup(),
                         r.committedOffset(), r.latestOffset(), r.lag())).toList(), limit);
+    }
+
+    /**
+     * Per (tenant, topic, consumer group): lag, in-flight deliveries, dead letters and the age of
+     * the oldest unacknowledged message (issue 11, "Admin web UI"), computed now with the queue
+     * gauges' statement ({@link QueueStatsStore#stats}), one tenant-scoped statement per tenant.
+     * All tenants means those with a consumer group (on {@code topic} when given), in tenant
+     * order; their statements run one after the other until {@code limit} rows are exceeded.
+     * Rows are ordered by tenant, then topic and group.
+     *
+     * @param topic only this topic, or null
+     */
+    public Page<AdminViews.GroupStatsView> consumerGroups(Scope scope, Topic topic, int limit) {
+        String only = topic == null ? null : topic.value();
+        List<String> tenants = scope.tenant().isPresent() ? List.of(scope.tenant().get().value())
+                : store.groupTenants(only, limit + 1); // each has at least one row to show
+        List<AdminViews.GroupStatsView> rows = new ArrayList<>();
+        for (String tenant : tenants) {
+            stats.stats(tenant, config.dlqSuffix()).stream()
+                    .filter(r -> r.consumerGroup() != null && (only == null || only.equals(r.topic())))
+                    .sorted(Comparator.comparing(QueueStatsStore.QueueStatsRow::topic)
+                            .thenComparing(QueueStatsStore.QueueStatsRow::consumerGroup))
+                    .map(r -> new AdminViews.GroupStatsView(tenant, r.topic(), r.consumerGroup(), r.lag(), r.inFlight(),
+                            r.deadLetters(), r.oldestAgeMicros() < 0 ? null : r.oldestAgeMicros() / 1_000_000))
+                    .forEach(rows::add);
+            if (rows.size() > limit) {
+                break;
+            }
+        }
+        return Page.of(rows, limit);
+    }
+
+    /** The tenants this process serves ({@code mq.tenants}), in configured order. */
+    public List<String> servedTenants() {
+        return identity.tenantNames();
     }
 
     /**

@@ -25,6 +25,18 @@ public final class AdminViews {
                              long committedOffset, long latestOffset, long lag) {}
 
     /**
+     * One consumer group's figures on one topic, summed over its partitions.
+     *
+     * @param lag messages above the committed offsets, as {@link OffsetView#lag()} counts them
+     * @param inFlight deliveries within their visibility timeout
+     * @param deadLetters the group's dead letters still stored in the topic's dead-letter topic
+     * @param oldestUnackedAgeSeconds whole seconds since the oldest unacknowledged message was
+     *     published (database clock), null when nothing is unacknowledged
+     */
+    public record GroupStatsView(String tenant, String topic, String consumerGroup, long lag, long inFlight,
+                                 long deadLetters, Long oldestUnackedAgeSeconds) {}
+
+    /**
      * A partition lease.
      *
      * @param active unexpired and held by a subscriber whose heartbeat is alive; false means stale

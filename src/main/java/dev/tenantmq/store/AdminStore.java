@@ -176,6 +176,18 @@ public class AdminStore {
             rs.getString("consumer_group"), rs.getString("topic"), rs.getString("subscriber_name"),
             Db.instant(rs, "started_at"), Db.instant(rs, "last_seen_at"), rs.getBoolean("live"));
 
+    /**
+     * The tenants with consumer groups (a {@code queue_offsets} row), optionally only those with a
+     * group on one topic, in tenant order: the fleet-wide scope of
+     * {@code GET /admin/consumer-groups?allTenants=true}, whose figures then come from one
+     * tenant-scoped {@link QueueStatsStore#stats} statement per tenant. Binds: topic, topic, limit.
+     */
+    static final String LIST_GROUP_TENANTS_ALL_TENANTS = """
+            SELECT DISTINCT tenant FROM queue_offsets
+            WHERE TRUE AND (? IS NULL OR topic = ?)
+            ORDER BY tenant
+            LIMIT ?""";
+
     /** Binds: tenant, topic, partition_key, id. Columns: those {@link #MESSAGE_ROW} reads. */
     static final String SELECT_MESSAGE_BY_ID = """
             SELECT partition_key, id, `offset`, payload, metadata, created_at FROM queue_messages
@@ -355,6 +367,17 @@ public class AdminStore {
     public List<MessageRow> browse(String tenant, String topic, String partitionKey, long afterOffset, int limit) {
         BrowseMessages page = new BrowseMessages(tenant, topic, partitionKey, afterOffset, limit);
         return db.read(c -> Db.list(c, BROWSE_MESSAGES, page, MESSAGE_ROW));
+    }
+
+    /**
+     * Tenants that have consumer groups, at most {@code limit}, in tenant order (fleet-wide:
+     * scatters on Vitess).
+     *
+     * @param topic only tenants with a group on this topic, or null
+     */
+    public List<String> groupTenants(String topic, int limit) {
+        return db.read(c -> Db.list(c, LIST_GROUP_TENANTS_ALL_TENANTS,
+                ps -> Db.bindAll(ps, 1, java.util.Arrays.asList(topic, topic, limit)), rs -> rs.getString("tenant")));
     }
 
     /** One consumer group's view of a message. {@code state} null: not delivered to the group since its offset. */

@@ -24,6 +24,19 @@ public final class AdminResponses {
     public record OffsetRow(String tenant, String topic, String partitionKey, String consumerGroup, long committedOffset,
                             long latestOffset, long lag) {}
 
+    /** {@code GET /admin/consumer-groups}: per (tenant, topic, group), ordered by tenant, topic and group. */
+    public record ConsumerGroups(List<ConsumerGroupRow> consumerGroups, boolean truncated) {}
+
+    /**
+     * One group's figures on one topic, summed over its partitions; {@code oldestUnackedAgeSeconds}
+     * is null when nothing is unacknowledged.
+     */
+    public record ConsumerGroupRow(String tenant, String topic, String consumerGroup, long lag, long inFlight,
+                                   long deadLetters, Long oldestUnackedAgeSeconds) {}
+
+    /** {@code GET /admin/tenants}: the tenants this process serves ({@code mq.tenants}). */
+    public record Tenants(List<String> tenants) {}
+
     /** {@code GET /admin/leases}; {@code active} false means stale (expired, or its holder's heartbeat is dead). */
     public record Leases(List<LeaseRow> leases, boolean truncated) {}
 

@@ -10,6 +10,8 @@ const ALL = '*';
 // so the UI assumes the default.
 const DLQ_SUFFIX = '.dlq';
 const LIMIT = 1000;
+/** Dead letters per page of the DLQ list ("More" reads the next page). */
+const DLQ_PAGE = 50;
 
 const $ = (id) => document.getElementById(id);
 
@@ -105,7 +107,8 @@ function fill(tableId, rows, truncated) {
   for (const r of rows) {
     const tr = document.createElement('tr');
     for (const c of r) {
-      if (Array.isArray(c)) cell(tr, c[0], c[1]); else cell(tr, c);
+      if (c instanceof Node) cell(tr, '').appendChild(c);
+      else if (Array.isArray(c)) cell(tr, c[0], c[1]); else cell(tr, c);
     }
     tbody.appendChild(tr);
   }
@@ -119,19 +122,26 @@ function age(iso) {
   return seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
 }
 
-/** Tenants for the picker: those with topics or subscribers (the admin API has no list of served tenants). */
+/** Tenants for the picker: the ones this process serves (GET /admin/tenants), plus one typed in under "other". */
 async function loadTenants() {
-  const [topics, subscribers] = await Promise.all([
-    api('GET', '/admin/topics', { allTenants: true, limit: LIMIT }),
-    api('GET', '/admin/subscribers', { allTenants: true, limit: LIMIT }),
-  ]);
-  const tenants = new Set([...topics.topics.map((t) => t.tenant), ...subscribers.subscribers.map((s) => s.tenant)]);
+  const served = await api('GET', '/admin/tenants');
+  const tenants = new Set(served.tenants);
   const current = sessionStorage.getItem(TENANT_KEY) || ALL;
   if (current !== ALL) tenants.add(current);
   const picker = $('tenant-picker');
   picker.replaceChildren(new Option('All tenants', ALL));
-  for (const t of [...tenants].sort()) picker.appendChild(new Option(t, t));
+  for (const t of tenants) picker.appendChild(new Option(served.tenants.includes(t) ? t : `${t} (not served here)`, t));
   picker.value = current;
+}
+
+/** A small button for a table row. */
+function button(text, cls, onClick) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = text;
+  b.className = cls;
+  b.addEventListener('click', guarded(onClick));
+  return b;
 }
 
 async function loadTopics() {
@@ -139,9 +149,12 @@ async function loadTopics() {
   fill('topics-table', page.topics.map((t) => [t.tenant, t.topic, [t.partitions, 'num'], [t.messages, 'num']]),
     page.truncated);
   const dlq = page.topics.filter((t) => t.topic.endsWith(DLQ_SUFFIX));
-  fill('dlq-table', dlq.map((t) => [t.tenant, t.topic, [t.partitions, 'num'], [t.messages, t.messages > 0 ? 'num bad' : 'num']]),
-    page.truncated);
   const select = $('dlq-topic');
+  fill('dlq-table', dlq.map((t) => [t.tenant, t.topic, [t.partitions, 'num'], [t.messages, t.messages > 0 ? 'num bad' : 'num'],
+    button('Show', 'dlq-show', async () => {
+      select.value = JSON.stringify([t.tenant, t.topic]);
+      await loadDeadLetters(true);
+    })]), page.truncated);
   const previous = select.value;
   select.replaceChildren();
   for (const t of dlq) {
@@ -151,21 +164,61 @@ async function loadTopics() {
   if ([...select.options].some((o) => o.value === previous)) select.value = previous;
 }
 
-/** Lag per (tenant, topic, group), summed over partitions as /admin/offsets counts it. */
+/** Lag, in flight, dead letters and oldest unacknowledged age per (tenant, topic, group). */
 async function loadGroups() {
-  const page = await api('GET', '/admin/offsets', { ...scope(), limit: LIMIT });
-  const groups = new Map();
-  for (const o of page.offsets) {
-    const k = JSON.stringify([o.tenant, o.topic, o.consumerGroup]);
-    const g = groups.get(k) || { tenant: o.tenant, topic: o.topic, group: o.consumerGroup, partitions: 0, behind: 0, lag: 0 };
-    g.partitions += 1;
-    g.lag += o.lag;
-    if (o.lag > 0) g.behind += 1;
-    groups.set(k, g);
+  const page = await api('GET', '/admin/consumer-groups', { ...scope(), limit: LIMIT });
+  fill('groups-table', page.consumerGroups.map((g) => [g.tenant, g.topic, g.consumerGroup,
+    [g.lag, g.lag > 0 ? 'num bad' : 'num'], [g.inFlight, 'num'], [g.deadLetters, g.deadLetters > 0 ? 'num bad' : 'num'],
+    [g.oldestUnackedAgeSeconds, 'num age']]), page.truncated);
+}
+
+/** The dead-letter topic chosen in the DLQ section, as [tenant, topic], or null. */
+function chosenDlq() {
+  const v = $('dlq-topic').value;
+  return v ? JSON.parse(v) : null;
+}
+
+/** Where the next page of the DLQ list starts (nextAfterOffset), null when it is complete. */
+let dlqNext = null;
+
+/**
+ * Lists the chosen dead-letter topic's messages (GET /admin/messages/browse, read-only, paged by
+ * offset): the first page when reset, else the next one appended.
+ */
+async function loadDeadLetters(reset) {
+  const chosen = chosenDlq();
+  const view = $('dlq-list-view');
+  if (!chosen) {
+    view.hidden = true;
+    return;
   }
-  // Oldest age: the admin API carries no timestamp of the oldest unacknowledged message.
-  fill('groups-table', [...groups.values()].map((g) => [g.tenant, g.topic, g.group, [g.partitions, 'num'],
-    [g.behind, 'num'], [g.lag, g.lag > 0 ? 'num bad' : 'num'], ['n/a', 'num']]), page.truncated);
+  const [tenant, topic] = chosen;
+  const params = { tenant, topic, limit: DLQ_PAGE };
+  if (!reset && dlqNext !== null) params.afterOffset = dlqNext;
+  const page = await api('GET', '/admin/messages/browse', params);
+  const tbody = $('dlq-list').tBodies[0];
+  if (reset) tbody.replaceChildren();
+  for (const m of page.messages) {
+    const meta = m.metadata || {};
+    const id = { tenant, topic, partitionKey: m.partitionKey, id: m.id };
+    const tr = document.createElement('tr');
+    tr.dataset.id = m.id;
+    for (const [text, cls] of [[m.partitionKey], [m.id], [m.offset, 'num'], [meta.original_topic], [meta.consumer_group],
+      [meta.dead_letter_reason], [meta.delivery_attempts, 'num'], [m.createdAt]]) cell(tr, text, cls);
+    const actions = cell(tr, '', 'actions');
+    actions.append(button('Inspect', 'dl-inspect', () => inspect(id)), button('Requeue', 'dl-requeue', () => requeue(id)),
+      button('Delete…', 'dl-delete danger', () => remove(id)));
+    tbody.appendChild(tr);
+  }
+  if (tbody.rows.length === 0) {
+    const tr = document.createElement('tr');
+    cell(tr, 'none', 'empty').colSpan = $('dlq-list').tHead.rows[0].cells.length;
+    tbody.appendChild(tr);
+  }
+  dlqNext = page.nextAfterOffset;
+  $('dlq-more').hidden = dlqNext === null;
+  $('dlq-list-title').textContent = `${tenant} / ${topic}`;
+  view.hidden = false;
 }
 
 /** Leases grouped by holder, with the holder's heartbeat. */
@@ -201,6 +254,7 @@ async function refresh() {
   try {
     await loadTenants();
     await Promise.all([loadTopics(), loadGroups(), loadLeases()]);
+    await loadDeadLetters(true);
     const t = scope().tenant;
     if (t && !$('publish-tenant').value) $('publish-tenant').value = t;
     $('app-view').dataset.loaded = String(Date.now());
@@ -213,7 +267,7 @@ async function refresh() {
 let inspected = null;
 
 function identity() {
-  const [tenant, topic] = JSON.parse($('dlq-topic').value);
+  const [tenant, topic] = chosenDlq();
   return { tenant, topic, partitionKey: $('dlq-key').value, id: $('dlq-id').value };
 }
 
@@ -264,9 +318,10 @@ function confirmDialog(text) {
   });
 }
 
-async function requeue() {
-  if (!inspected) return;
-  const m = inspected;
+/** Requeues a dead letter: the one given (a row of the DLQ list) or the one inspected. */
+async function requeue(given) {
+  const m = given || inspected;
+  if (!m) return;
   const done = await api('POST', '/admin/messages/requeue', m);
   clearInspected();
   await refresh();
@@ -274,9 +329,10 @@ async function requeue() {
     + `${done.originalOffset} for ${done.consumerGroups.join(', ')}`);
 }
 
-async function remove() {
-  if (!inspected) return;
-  const m = inspected;
+/** Deletes a message after the in-page confirmation: the one given (a row of the DLQ list) or the one inspected. */
+async function remove(given) {
+  const m = given || inspected;
+  if (!m) return;
   const ok = await confirmDialog(`Delete message ${m.id} of partition ${m.partitionKey} from ${m.topic} `
     + `(tenant ${m.tenant})? This cannot be undone.`);
   if (!ok) {
@@ -355,8 +411,10 @@ function start() {
     showLogin('');
   });
   $('dlq-form').addEventListener('submit', guarded(() => inspect(identity())));
-  $('requeue').addEventListener('click', guarded(requeue));
-  $('delete').addEventListener('click', guarded(remove));
+  $('requeue').addEventListener('click', guarded(() => requeue()));
+  $('delete').addEventListener('click', guarded(() => remove()));
+  $('dlq-topic').addEventListener('change', guarded(() => loadDeadLetters(true)));
+  $('dlq-more').addEventListener('click', guarded(() => loadDeadLetters(false)));
   $('publish-form').addEventListener('submit', guarded(publish));
 
   if (sessionStorage.getItem(TOKEN_KEY)) {
