@@ -215,8 +215,9 @@ class JwtAuthTest {
         deliveredReceipt(tenant, topic, group);
         deliveredReceipt(other, topic, group);
         String restricted = grant(tenant, "admin");
-        for (String path : List.of("/admin/topics", "/admin/offsets", "/admin/leases", "/admin/subscribers")) {
-            String list = path.substring("/admin/".length());
+        for (String path : List.of("/admin/topics", "/admin/offsets", "/admin/consumer-groups", "/admin/leases",
+                "/admin/subscribers")) {
+            String list = path.substring("/admin/".length()).replace("consumer-groups", "consumerGroups");
             as(restricted).queryParam("tenant", tenant).get(path).then().statusCode(200)
                     .body(list + ".tenant", everyItem(equalTo(tenant))).body(list + ".topic", hasItem(topic));
             assertForbidden(as(restricted).queryParam("tenant", other).get(path), other, "admin");
@@ -225,6 +226,10 @@ class JwtAuthTest {
             as(TestJwt.bearer(Map.of("*", List.of("admin")))).queryParam("allTenants", "true").get(path).then()
                     .statusCode(200).body(list + ".tenant", hasItem(other));
         }
+        // The served tenants it is shown are its own; the static token sees every served tenant.
+        as(restricted).get("/admin/tenants").then().statusCode(200).body("tenants", equalTo(List.of(tenant)));
+        as("Bearer " + AdminTest.TOKEN).get("/admin/tenants").then().statusCode(200)
+                .body("tenants", hasItem(tenant)).body("tenants", hasItem(other));
         // Tenant-scoped message calls: the own tenant reaches the service (404: no such message), another is 403.
         as(restricted).queryParam("tenant", tenant).queryParam("topic", topic).queryParam("partitionKey", "k")
                 .queryParam("id", "none").get("/admin/messages").then().statusCode(404);

@@ -83,11 +83,14 @@ public class AdminResource {
                 g.oldestUnackedAgeSeconds())).toList(), page.truncated());
     }
 
-    /** The tenants this process serves ({@code mq.tenants}): what the admin UI's tenant picker offers. */
+    /**
+     * The tenants this process serves ({@code mq.tenants}) that the caller may administer (all of
+     * them for the static token or an unrestricted admin): what the admin UI's tenant picker offers.
+     */
     @GET
     @Path("/tenants")
     public AdminResponses.Tenants tenants() {
-        return new AdminResponses.Tenants(admin.servedTenants());
+        return new AdminResponses.Tenants(caller.administrable(admin.servedTenants()));
     }
 
     /** Partition leases, optionally only {@code state=active} or {@code state=stale}. */

@@ -62,6 +62,18 @@ public class Caller {
         }
     }
 
+    /**
+     * The tenants of {@code served} this caller may administer, in their order: all of them for
+     * an unrestricted admin, none without grants (fail closed). What {@code GET /admin/tenants}
+     * shows, so a restricted admin's tenant picker offers only its own tenants.
+     */
+    List<String> administrable(List<String> served) {
+        if (grants == null) {
+            return List.of();
+        }
+        return grants.adminTenants().map(only -> served.stream().filter(only::contains).toList()).orElse(served);
+    }
+
     private static String denial(Permission permission, String tenant, String topic) {
         return "permission '" + permission.claimName() + "' on tenant '" + tenant + "'"
                 + (topic == null || permission == Permission.ADMIN ? "" : " (topic '" + topic + "')")
