@@ -192,6 +192,13 @@ class JwtAuthTest {
     }
 
     @Test
+    void a_token_without_a_subject_gets_401_naming_the_required_claims() {
+        String token = Jwt.issuer(TestJwt.ISSUER).audience(TestJwt.AUDIENCE)
+                .claim("tmq", Map.of(tenant, List.of("publish"))).expiresIn(300).sign(TestJwt.privateKey());
+        assertUnauthorized(publish("Bearer " + token, tenant, topic, "m-1"), "sub");
+    }
+
+    @Test
     void a_token_for_another_audience_gets_401() {
         String token = Jwt.issuer(TestJwt.ISSUER).audience("another-service")
                 .claim("tmq", Map.of(tenant, List.of("publish"))).expiresIn(300).sign(TestJwt.privateKey());

@@ -32,6 +32,8 @@ import org.jose4j.jwt.consumer.InvalidJwtException;
 @ApplicationScoped
 public class BearerAuth {
     private static final String BEARER = "Bearer ";
+    /** The registered claims every token needs besides iss and aud (README "Security"). */
+    private static final String REQUIRED_CLAIMS = "sub (or upn), iat and exp";
     private final JWTParser parser;
 
     BearerAuth(JWTParser parser) {
@@ -99,10 +101,15 @@ public class BearerAuth {
                 if (j.hasErrorCode(ErrorCodes.SIGNATURE_INVALID)) {
                     return "the bearer token's signature does not verify";
                 }
+                if (j.hasErrorCode(ErrorCodes.SUBJECT_MISSING) || j.hasErrorCode(ErrorCodes.ISSUED_AT_MISSING)
+                        || j.hasErrorCode(ErrorCodes.EXPIRATION_MISSING)) {
+                    return "the bearer token lacks a required claim: " + REQUIRED_CLAIMS;
+                }
             }
         }
-        return "the bearer token is not a valid JWT of this service (malformed, unsigned, not yet valid, or signed"
-                + " with another key)";
+        // smallrye-jwt reports some missing claims (a token without sub) without an error code.
+        return "the bearer token is not a valid JWT of this service (malformed, unsigned, not yet valid, signed"
+                + " with another key, or without a required claim: " + REQUIRED_CLAIMS + ")";
     }
 
     /** The claim as plain Java for {@link Grants#parse}: objects to maps, arrays to lists, strings to strings. */
