@@ -29,7 +29,7 @@ def _lambda_description_or_unknown(f, *args, **kwargs):
 
 lambda_sources._lambda_description = _lambda_description_or_unknown
 
-LISTINGS = {"adminTopics", "adminOffsets", "adminLeases", "adminSubscribers"}
+LISTINGS = {"adminTopics", "adminOffsets", "adminConsumerGroups", "adminLeases", "adminSubscribers"}
 
 
 @schemathesis.hook
