@@ -40,24 +40,9 @@ promtool check rules "$RULES"
 echo "=== promtool test rules ops/prometheus/alerts.test.yml"
 promtool test rules ops/prometheus/alerts.test.yml
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
 # ---- 3. database and service.
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-
-./mvnw -B -o -q dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null 2>&1 \
-  || ./mvnw -B -q dependency:build-classpath -Dmdep.outputFile="$OUT/classpath.txt" >/dev/null
-touch "$OUT/mariadb.out"
-java -cp "target/classes:$(cat "$OUT/classpath.txt")" scripts/schemathesis/EmbeddedMariaDb.java \
-  >"$OUT/mariadb.out" 2>"$OUT/mariadb.log" &
-pids+=($!)
-for _ in $(seq 1 120); do grep -q '^jdbc:' "$OUT/mariadb.out" && break; sleep 1; done
-DB_URL=$(grep -m1 '^jdbc:' "$OUT/mariadb.out") || { echo "embedded MariaDB did not start" >&2; cat "$OUT/mariadb.log" >&2; exit 1; }
+. scripts/embedded-db.sh
+start_embedded_mariadb
 
 PORT=$(free_port)
 MANAGEMENT_PORT=$(free_port)
