@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark of issue 8, in one command:
+# The benchmark (bench/README.md), in one command:
 #
 #   bench/run.sh            full run (the issue's sizes; about an hour or more on 2 cores)
 #   bench/run.sh --quick    smaller sizes, under 10 minutes

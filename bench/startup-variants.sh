@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# JVM start-up of the packaged jar, for sidecars (issue 9): for each variant, time to ready and
+# JVM start-up of the packaged jar, for sidecars (docs/deployment.md, "JVM start-up for sidecars"): for each variant, time to ready and
 # resident memory after a small workload.
 #
 #   bench/startup-variants.sh                 build, then 3 runs of every variant
@@ -226,7 +226,7 @@ VARIANTS = {
 }
 
 # Unmeasured: migrate the schema, so every measured start finds it in place. The same start
-# checks that probes are quiet (issue 9): 20 calls of each probe may add no log line.
+# checks that probes are quiet (docs/operations.md, "Health, metrics and the management port"): 20 calls of each probe may add no log line.
 p, _, _ = start(j17, FAST, [], {}, "migrate.log")
 time.sleep(1)
 def log_lines():

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the operations files against the running service (issue 11, "Dashboard and alerts").
+# Checks the operations files against the running service (docs/operations.md, "Dashboard and alerts").
 #
 # Needs target/quarkus-app/quarkus-run.jar (./mvnw -B verify or package). It
 #  1. installs the Debian package prometheus when promtool is missing (promtool and the server);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bounded contract fuzzing of the packaged service with schemathesis (issue 9, "Contract").
+# Bounded contract fuzzing of the packaged service with schemathesis (docs/api.md, "API contract").
 #
 # Needs target/quarkus-app/quarkus-run.jar (./mvnw -B verify or package). It
 #  1. installs schemathesis $ST_VERSION from PyPI into a venv in /var/cache/tenant-mq (or

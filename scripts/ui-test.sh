@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Browser test of the admin web UI (issue 11, "Admin web UI"; README, "Admin web UI").
+# Browser test of the admin web UI (docs/operations.md, "Admin web UI").
 #
 # Needs target/quarkus-app/quarkus-run.jar (./mvnw -B verify or package). It
 #  1. installs Debian's chromium (apt) and Playwright for Python $PW_VERSION (PyPI) into a venv

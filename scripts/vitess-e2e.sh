@@ -3,7 +3,7 @@
 # repository's VSchema, the schema applied through vtgate, the API suite and MultiProcessIT
 # with QUARKUS_DATASOURCE_JDBC_URL pointing at vtgate, a replay of the real event history through
 # the packaged jar, and a look into each shard's database for where each tenant's rows landed
-# (README, "Running on Vitess").
+# (docs/vitess.md, "End to end on a real vtgate").
 #
 # Usage: scripts/vitess-e2e.sh run [--fast]   the whole run; exits non-zero on any failure.
 #                                             --fast: the API suite and a 5,000-event replay,
@@ -27,7 +27,7 @@
 # 3307) is never touched. Vitess v0.24.4 accepts 9.x (it has a mysql90.cnf), but its
 # vttestserver config (config/mycnf/test-suite.cnf) sets innodb_log_file_size, which MySQL 9.7
 # no longer has ("unknown variable 'innodb_log_file_size=5M'"): the cached copy of that file
-# uses innodb_redo_log_capacity instead. Why not MariaDB 10.11: README "Running on Vitess".
+# uses innodb_redo_log_capacity instead. Why not MariaDB 10.11: docs/vitess.md, "Which mysqld".
 #
 # Vitess refuses to run as root ("running this as root makes no sense"), so the cluster runs
 # as `nobody`.
@@ -217,7 +217,7 @@ for s in re.split(r";\s*$", sql, flags=re.M):
     log "applied $(basename "$f") through vtgate"
   done
   # Flyway's history: the keyspace's schema is version 4 now. The applications started below
-  # get QUARKUS_FLYWAY_BASELINE_ON_MIGRATE (README "Running on Vitess"): the first one records
+  # get QUARKUS_FLYWAY_BASELINE_ON_MIGRATE (docs/vitess.md, "Findings"): the first one records
   # the baseline, the others validate against it.
   log "schema applied in $(( $(now) - t0 )) s"
 }

@@ -1,4 +1,4 @@
-"""Browser test of the admin web UI (README, "Admin web UI"), run by scripts/ui-test.sh.
+"""Browser test of the admin web UI (docs/operations.md, "Admin web UI"), run by scripts/ui-test.sh.
 
 Drives Debian's headless Chromium with Playwright against the packaged jar: logs in, picks a
 tenant from the served ones, publishes through the UI's form, dead-letters a message through the

@@ -1,9 +1,9 @@
-"""The generated Python client against the packaged service (issue 9, "Clients"): publish
+"""The generated Python client against the packaged service (docs/api.md, "Clients"): publish
 (a null payload and exact numbers included), long-poll fetch, ack, extend, nack into the
 dead-letter topic and the admin requeue, all through ``tenant_mq_client``.
 
 Until the service leases a new consumer group's partitions within its first fetch, that fetch
-may only register interest and answer [] (issue 9): ``fetch_at_least`` fetches with
+may only register interest and answer [] (docs/api.md, "Fetch and order"): ``fetch_at_least`` fetches with
 ``wait_seconds`` > 0 and repeats until the messages come.
 """
 import concurrent.futures

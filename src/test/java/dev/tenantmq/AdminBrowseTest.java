@@ -23,7 +23,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code GET /admin/messages/browse} (README "Admin API"): a topic's stored messages in offset
+ * {@code GET /admin/messages/browse} (docs/operations.md, "Admin API"): a topic's stored messages in offset
  * order, paged by {@code afterOffset}/{@code nextAfterOffset}, read without touching any consumer
  * state, so a dead-letter topic can be listed without a consumer group.
  */

@@ -28,7 +28,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code GET /admin/consumer-groups} and {@code GET /admin/tenants} (README "Admin API"): per
+ * {@code GET /admin/consumer-groups} and {@code GET /admin/tenants} (docs/operations.md, "Admin API"): per
  * (tenant, topic, group) lag, in-flight deliveries, dead letters and oldest unacknowledged age,
  * computed on demand; and the tenants this process serves, for the admin UI's picker.
  */

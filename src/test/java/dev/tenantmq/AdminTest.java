@@ -260,7 +260,7 @@ class AdminTest {
                 .body("errors.field", hasItem("partitionKey"));
         inspect(topic, "\uFFFD", "\uFFFD").then().statusCode(200);
         // Quarkus's HTTP layer rejects a malformed escape before any application code (400 with an
-        // empty body, see the README's known limits); the admin API never sees it.
+        // empty body, see docs/api.md, "Errors"); the admin API never sees it.
         String raw = rawGet("/admin/topics?tenant=%zz");
         assertTrue(raw.startsWith("HTTP/1.1 400"), raw);
         admin().urlEncodingEnabled(false).get("/admin/topics?tenant=" + tenant + "&tenant=it-00").then().statusCode(400)

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The admin web UI (README, "Admin web UI"): its static shell is served on the API port without
+ * The admin web UI (docs/operations.md, "Admin web UI"): its static shell is served on the API port without
  * a token, with a Content-Security-Policy that allows no inline script, and it keeps the
  * service's HTTP rules (404 and 405 problem+json); the admin API it calls still needs the token.
  * The browser test (scripts/ui-test.sh) drives the page itself.

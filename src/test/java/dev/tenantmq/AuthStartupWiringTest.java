@@ -14,7 +14,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The refuse-to-start rule is wired (issue 13, "Modes"; the rule itself is
+ * The refuse-to-start rule is wired (docs/security.md, "Modes"; the rule itself is
  * {@code AuthStartupCheckTest}): the whole application, with mq.auth.mode=none and
  * quarkus.http.host=0.0.0.0, exits at start-up with the reason and what to set. A service that
  * started anyway would not exit, so the launch has a bound of 3 minutes instead of hanging.

@@ -31,7 +31,7 @@ final class GeneralLog implements AutoCloseable {
      *
      * <p>Aborts the calling test (a JUnit assumption) on vtgate: the general log is a mysqld's,
      * vtgate answers {@code mysql.general_log} with "VT05003: unknown database 'mysql' in vschema",
-     * and each shard's mysqld would log only its own part of a request (README, "Running on Vitess").
+     * and each shard's mysqld would log only its own part of a request (docs/vitess.md, "Findings").
      */
     static GeneralLog start(DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Health probes are quiet and live on the management interface: Kubernetes calls them every
- * few seconds, so a probe that logs fills the logs with thousands of lines a day (issue 9,
- * "No probe writes a log line"), and a sidecar binds the API to 127.0.0.1 while the kubelet
+ * few seconds, so a probe that logs fills the logs with thousands of lines a day (docs/operations.md,
+ * "Health, metrics and the management port"), and a sidecar binds the API to 127.0.0.1 while the kubelet
  * reaches the probes on the pod IP (management port).
  */
 @QuarkusTest

@@ -35,7 +35,7 @@ import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.Test;
 
 /**
- * mq.auth.mode=jwt (issue 13, "Authentication and authorization"): bearer JWTs signed by a key the
+ * mq.auth.mode=jwt (docs/security.md, "Modes" and "Permissions"): bearer JWTs signed by a key the
  * test mints, verified by quarkus-smallrye-jwt, and the tmq claim's permissions enforced per tenant
  * and topic on the data plane and the admin API.
  */

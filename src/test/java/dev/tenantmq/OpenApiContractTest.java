@@ -497,7 +497,7 @@ class OpenApiContractTest {
     }
 
     /**
-     * Every operation states its security (issue 13): the data plane a bearer JWT or nothing (the
+     * Every operation states its security (docs/security.md): the data plane a bearer JWT or nothing (the
      * empty requirement of mq.auth.mode=none on loopback), the admin API the static token or a JWT;
      * and each documents 401 and 403 through the shared problem+json responses.
      */

@@ -34,7 +34,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Queue metrics of issue 11 on {@code /q/metrics}: the per-group gauges after a known scenario,
+ * Queue metrics (docs/operations.md, "Metrics") on {@code /q/metrics}: the per-group gauges after a known scenario,
  * removal of a deleted topic's series, the {@code _other} fold past {@code mq.metrics.max-topics},
  * HELP text on every {@code mq_} metric, the nack counter, and that a scrape runs no statement.
  * Its profile serves fresh tenants of its own (so no other test's topics count against the small

@@ -33,7 +33,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Per-tenant quotas (issue 13, "Per-tenant quotas") against the real embedded database: a batch
+ * Per-tenant quotas (docs/security.md, "Quotas") against the real embedded database: a batch
  * over the publish rate or over a topic's unacknowledged messages gets 429 with
  * {@code Retry-After} as problem+json naming the tenant, the quota and the limit, and nothing of
  * it is stored; acks free room; one tenant flooding leaves another unaffected. Each test has a

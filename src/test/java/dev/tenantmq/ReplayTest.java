@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The main job on real input: the first 10,000 events of the shared git-history data set are
- * replayed through the running service with {@code bench/replay.py} (the README's replay
- * command), which publishes in batches, consumes and acks, and verifies exactly-once,
+ * replayed through the running service with {@code bench/replay.py} (bench/README.md,
+ * "Replaying real input"), which publishes in batches, consumes and acks, and verifies exactly-once,
  * in-order delivery per partition key.
  */
 @QuarkusTest

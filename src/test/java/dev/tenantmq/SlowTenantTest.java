@@ -64,7 +64,7 @@ class SlowTenantTest {
 
     /**
      * The first long poll of a new consumer group waits for the leases its registration brings,
-     * also while a periodic tick of the same tenant is still running (issue 9: a first fetch must
+     * also while a periodic tick of the same tenant is still running (docs/deployment.md, "Running several instances": a first fetch must
      * not come back empty with messages waiting when the caller is willing to wait). The tick
      * here hangs on a locked heartbeat row of another group, so only the registration can lease.
      */

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Keys and tokens of the JWT tests (issue 13): an RSA key pair minted per JVM, its public key in a
+ * Keys and tokens of the JWT tests (docs/security.md): an RSA key pair minted per JVM, its public key in a
  * PEM file that {@link Profile} hands to quarkus-smallrye-jwt, and tokens signed with
  * smallrye-jwt-build. The keys live in system properties because the profile and the tests run in
  * different class loaders of the same JVM.

@@ -1,7 +1,7 @@
 package dev.tenantmq.api;
 
 /**
- * A valid caller without the permission it needs (issue 13): answered 403 problem+json
+ * A valid caller without the permission it needs (docs/security.md, "Permissions"): answered 403 problem+json
  * ({@code urn:tenant-mq:problem:forbidden}) naming the tenant and the permission, before any
  * database access.
  */

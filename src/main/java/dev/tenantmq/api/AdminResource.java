@@ -69,7 +69,7 @@ public class AdminResource {
 
     /**
      * Lag, in-flight deliveries, dead letters and oldest unacknowledged age per (tenant, topic,
-     * consumer group), optionally of one topic; computed on demand (issue 11, "Admin web UI").
+     * consumer group), optionally of one topic; computed on demand (docs/operations.md, "Admin API").
      */
     @GET
     @Path("/consumer-groups")

@@ -11,7 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
 /**
- * The admin web UI's static shell under {@code /admin/ui/} (README, "Admin web UI"): the files
+ * The admin web UI's static shell under {@code /admin/ui/} (docs/operations.md, "Admin web UI"): the files
  * in {@code META-INF/resources/admin/ui/} are served on the API port by Quarkus's static
  * resources; this route adds their security headers and keeps the service's HTTP rules there.
  * The shell holds no data and no secret, so it needs no token: every datum the page shows

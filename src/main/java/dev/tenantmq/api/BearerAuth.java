@@ -23,7 +23,7 @@ import org.jose4j.jwt.consumer.ErrorCodes;
 import org.jose4j.jwt.consumer.InvalidJwtException;
 
 /**
- * Bearer credentials (issue 13; RFC 6750): reads the {@code Authorization} header, verifies a JWT
+ * Bearer credentials (docs/security.md, "Modes"; RFC 6750): reads the {@code Authorization} header, verifies a JWT
  * with quarkus-smallrye-jwt's {@link JWTParser} (signature against {@code mp.jwt.verify.publickey.location},
  * expiry, {@code mp.jwt.verify.issuer}, {@code mp.jwt.verify.audiences}) and turns its {@code tmq}
  * claim into {@link Grants}. Nothing here logs: a token or secret never reaches a log line, and
@@ -32,7 +32,7 @@ import org.jose4j.jwt.consumer.InvalidJwtException;
 @ApplicationScoped
 public class BearerAuth {
     private static final String BEARER = "Bearer ";
-    /** The registered claims every token needs besides iss and aud (README "Security"). */
+    /** The registered claims every token needs besides iss and aud (docs/security.md, "Modes"). */
     private static final String REQUIRED_CLAIMS = "sub (or upn), iat and exp";
     private final JWTParser parser;
 

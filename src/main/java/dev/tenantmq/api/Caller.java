@@ -30,7 +30,7 @@ public class Caller {
     }
 
     /**
-     * Every receipt the caller presents must be of a tenant and topic it may consume (issue 13: a
+     * Every receipt the caller presents must be of a tenant and topic it may consume (docs/security.md, "Permissions": a
      * receipt presented under another tenant's token gets 403, even when it is valid). A receipt
      * that does not decode names no tenant; it is left to the service, which answers INVALID.
      *

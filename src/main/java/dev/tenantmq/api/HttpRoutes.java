@@ -25,7 +25,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * bare status and an empty body before any resource runs. Error responses of the service are
  * problem+json (SPEC section 4, "Errors everywhere"); {@link ProblemMapper} covers those raised
  * inside a resource. A request line with a malformed percent-escape is the exception: Quarkus
- * answers it with a bare 400 before any route runs (see the README's known limits).
+ * answers it with a bare 400 before any route runs (see docs/api.md, "Errors").
  */
 @ApplicationScoped
 public class HttpRoutes {

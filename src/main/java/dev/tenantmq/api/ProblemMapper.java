@@ -51,7 +51,7 @@ public class ProblemMapper {
         return problem(403, "tenant-not-served", "Tenant not served", e.getMessage(), null);
     }
 
-    /** A caller without the permission (issue 13): names the tenant and the permission. */
+    /** A caller without the permission (docs/security.md, "Permissions"): names the tenant and the permission. */
     @ServerExceptionMapper
     Response denied(AccessDeniedException e) {
         return problem(403, "forbidden", "Forbidden", e.getMessage(), null);
@@ -74,7 +74,7 @@ public class ProblemMapper {
     }
 
     /**
-     * A publish over a tenant quota (issue 13): 429 with {@code Retry-After} in whole seconds
+     * A publish over a tenant quota (docs/security.md, "Quotas"): 429 with {@code Retry-After} in whole seconds
      * (RFC 9110 section 10.2.3), naming the tenant, the quota and its limit.
      */
     @ServerExceptionMapper

@@ -13,7 +13,7 @@ import java.util.Optional;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * Authentication and authorization of the data plane (issue 13), before the resource method and
+ * Authentication and authorization of the data plane (docs/security.md), before the resource method and
  * so before any database access: publish needs {@code publish}, fetch, ack, nack and extend need
  * {@code consume} on the path's tenant and topic. With {@code mq.auth.mode=none} (loopback only,
  * see {@code AuthStartupCheck}) every caller may publish and consume.

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * Refuses to start a service that would be open to the network (issue 13, "Modes"):
+ * Refuses to start a service that would be open to the network (docs/security.md, "Modes"):
  * {@code mq.auth.mode=none} only on a loopback {@code quarkus.http.host}, and {@code jwt} only
  * with a verification key, an issuer and an audience configured, so that every token is checked
  * for all three. The rule is {@link #problem}, a pure function; this bean applies it at start-up.

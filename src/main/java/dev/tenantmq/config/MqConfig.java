@@ -15,7 +15,7 @@ import java.util.OptionalLong;
  * usual MicroProfile way ({@code MQ_TENANTS} -> {@code mq.tenants},
  * {@code MQ_LEASE_DURATION} -> {@code mq.lease-duration}). Durations take ISO-8601
  * ({@code PT30S}) or the short Quarkus form ({@code 30s}, {@code 500ms}).
- * The README's settings table documents each value; SPEC section 6 lists what must exist.
+ * docs/settings.md documents each value; SPEC section 6 lists what must exist.
  */
 @ConfigMapping(prefix = "mq")
 public interface MqConfig {
@@ -90,10 +90,10 @@ public interface MqConfig {
     /** Fetch defaults and limits. */
     Fetch fetch();
 
-    /** Per-tenant quotas (issue 13): publish rate and unacknowledged messages per topic. */
+    /** Per-tenant quotas (docs/security.md, "Quotas"): publish rate and unacknowledged messages per topic. */
     Quota quota();
 
-    /** Authentication of the data plane and the admin API (README "Security"). */
+    /** Authentication of the data plane and the admin API (docs/security.md). */
     Auth auth();
 
     /** Publish limits. */
@@ -178,7 +178,7 @@ public interface MqConfig {
     }
 
     /**
-     * Who may call the API (issue 13; README "Security"). In {@code jwt} mode every call needs a
+     * Who may call the API (docs/security.md, "Modes"). In {@code jwt} mode every call needs a
      * bearer JWT verified by quarkus-smallrye-jwt ({@code mp.jwt.verify.publickey.location} or
      * {@code mp.jwt.verify.publickey}, {@code mp.jwt.verify.issuer}, {@code mp.jwt.verify.audiences})
      * whose {@code tmq} claim grants the permission ({@code dev.tenantmq.model.Grants}).
@@ -211,8 +211,8 @@ public interface MqConfig {
         Optional<String> token();
     }
 
-    // ---- issue 11, metrics: queue gauges and label cardinality.
-    /** Queue metrics (README, "Operations"). */
+    // ---- Metrics: queue gauges and label cardinality.
+    /** Queue metrics (docs/operations.md, "Metrics"; docs/settings.md, "Metrics"). */
     Metrics metrics();
 
     /** Queue metrics: how often the scheduler refreshes the queue gauges, and the label bound. */
@@ -235,7 +235,7 @@ public interface MqConfig {
     }
 
     /**
-     * Per-tenant quotas (issue 13, "Per-tenant quotas"; README "Quotas"). Each tenant gets
+     * Per-tenant quotas (docs/security.md, "Quotas"). Each tenant gets
      * {@code mq.quota.default.*}, and a setting of {@code mq.quota.tenants."<tenant>".*} replaces
      * the default for that tenant. {@code 0} means unlimited, and every setting is unlimited by
      * default: a sidecar serves one application, which has the database to itself, and the replay

@@ -94,7 +94,7 @@ public class AdminService {
 
     /**
      * Per (tenant, topic, consumer group): lag, in-flight deliveries, dead letters and the age of
-     * the oldest unacknowledged message (issue 11, "Admin web UI"), computed now with the queue
+     * the oldest unacknowledged message (docs/operations.md, "Admin API"), computed now with the queue
      * gauges' statement ({@link QueueStatsStore#stats}), one tenant-scoped statement per tenant.
      * All tenants means those with a consumer group (on {@code topic} when given), in tenant
      * order; their statements run one after the other until {@code limit} rows are exceeded.

@@ -365,7 +365,7 @@ public class ConsumeService {
         });
         GroupScope scope = new GroupScope(tenant.value(), group.value(), topic.value());
         long nacked = out.stream().filter(r -> r.status() == ReceiptStatus.NACKED).count();
-        metrics.nacked(tenant.value(), topic.value(), (int) nacked); // dead-lettering nacks too (issue 11)
+        metrics.nacked(tenant.value(), topic.value(), (int) nacked); // dead-lettering nacks too (docs/operations.md, "Metrics")
         deadLettered(scope, dead[0]);
         if (nacked > dead[0] && delay.map(Duration::isZero).orElse(false)) {
             signals.signal(tenant.value(), topic.value(), (int) nacked - dead[0]); // redeliverable at once

@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * The publish-rate quota: one Bucket4j token bucket per tenant in this process (issue 13), of
+ * The publish-rate quota: one Bucket4j token bucket per tenant in this process (docs/security.md, "Quotas"), of
  * capacity {@link QuotaLimits#publishBurst()} tokens, refilled greedily at
  * {@link QuotaLimits#publishRate()} tokens per second. A batch of n messages takes n tokens at
  * once or none. Buckets live as long as the process; there is one per served tenant at most.

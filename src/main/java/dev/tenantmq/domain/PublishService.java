@@ -96,7 +96,7 @@ public class PublishService {
             }
             rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson));
         }
-        // The quotas, once per batch, after validation and before the store is touched (issue 13).
+        // The quotas, once per batch, after validation and before the store is touched (docs/security.md, "Quotas").
         TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size());
         List<MessageStore.Published> stored;
         try {

@@ -1,7 +1,7 @@
 package dev.tenantmq.domain;
 
 /**
- * A publish over one of its tenant's quotas (issue 13): HTTP 429 with {@code Retry-After}.
+ * A publish over one of its tenant's quotas (docs/security.md, "Quotas"): HTTP 429 with {@code Retry-After}.
  * Nothing of the batch was stored.
  */
 public class QuotaExceededException extends RuntimeException {

@@ -9,7 +9,7 @@ import java.util.OptionalLong;
 
 /**
  * The quotas of one tenant, resolved from {@code mq.quota.tenants."<tenant>".*} over
- * {@code mq.quota.default.*} (issue 13, "Per-tenant quotas"). 0 means unlimited.
+ * {@code mq.quota.default.*} (docs/security.md, "Quotas"). 0 means unlimited.
  *
  * @param publishRate messages per second through this process; 0 unlimited
  * @param publishBurst token-bucket capacity in messages: the configured burst, or one second's worth

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The one home of the per-tenant quotas (issue 13, "Per-tenant quotas"; README "Quotas"):
+ * The one home of the per-tenant quotas (docs/security.md, "Quotas"):
  * {@link PublishService} asks {@link #admit} once per batch, after validating it and before the
  * store is touched. A batch over either quota is refused whole with
  * {@link QuotaExceededException} (429), and one tenant's buckets and counts never affect another's.

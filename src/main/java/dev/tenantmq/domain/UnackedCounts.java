@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 
 /**
  * This process's view of the unacknowledged messages of each (tenant, topic) it publishes to
- * under a limit (issue 13, {@code mq.quota.*.max-unacked-per-topic}). The view is the
+ * under a limit (docs/security.md, "Quotas": {@code mq.quota.*.max-unacked-per-topic}). The view is the
  * database's count as of the last {@link #refresh()} (the scheduler tick), plus the messages
  * this process stored since, plus the batches it is storing right now. So publish never counts
  * rows: only the first publish to a topic (or the first after it was idle) reads the count.

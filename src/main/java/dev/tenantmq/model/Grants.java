@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * The permissions one caller holds, read from the {@value #CLAIM} claim of its bearer JWT
- * (issue 13; README "Security"). The claim is a JSON object from tenant to a list of grants:
+ * (docs/security.md, "Permissions"). The claim is a JSON object from tenant to a list of grants:
  *
  * <pre>
  * "tmq": {"acc-a": ["publish", "consume:orders."], "acc-b": ["consume"], "*": ["admin"]}

@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * What a caller may do with a tenant (issue 13, README "Security"): publish to its topics, consume
+ * What a caller may do with a tenant (docs/security.md, "Permissions"): publish to its topics, consume
  * from them (fetch, ack, nack, extend), or use the admin API on it. Granted by the {@code tmq}
  * claim of a bearer JWT ({@link Grants}).
  */

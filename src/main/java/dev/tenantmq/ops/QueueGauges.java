@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The per (tenant, topic, consumer group) queue gauges of issue 11: lag, in-flight deliveries,
+ * The per (tenant, topic, consumer group) queue gauges (docs/operations.md, "Metrics"): lag, in-flight deliveries,
  * dead letters and the age of the oldest unacknowledged message. The scheduler computes them on
  * its tick ({@code scheduler.QueueStatsRefresher}) and {@link #publish}es them here; the gauges
  * read only this in-memory snapshot, so a scrape of {@code /q/metrics} never queries the

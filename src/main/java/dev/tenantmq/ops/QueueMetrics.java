@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * The service's Micrometer meters, exported on {@code /q/metrics}. Names are dot-separated;
  * tags are only {@code tenant} and {@code topic} (low cardinality; never a partition key or
  * message id), the topic bounded by {@link TopicLabels} ({@code mq.metrics.max-topics}). Every
- * meter has HELP text, and each counter counts exactly what its name says (issue 11).
+ * meter has HELP text, and each counter counts exactly what its name says (docs/operations.md, "Metrics").
  */
 @ApplicationScoped
 public class QueueMetrics {

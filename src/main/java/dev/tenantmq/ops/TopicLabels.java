@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
- * Bounds the {@code topic} label of every {@code mq.*} meter (issue 11, "Label cardinality"): a
+ * Bounds the {@code topic} label of every {@code mq.*} meter (docs/operations.md, "Metrics"): a
  * tenant gets at most {@code mq.metrics.max-topics} distinct topic values, first come first
  * served; later topics are counted under {@link #OTHER} (logged once per tenant). A topic that no
  * longer exists (no stored message, as the queue gauges' refresh finds, and no consumer group of

@@ -58,7 +58,7 @@ public class LeaseScheduler {
     private final QueueMetrics metrics;
     private final MqConfig config;
     private final Clock clock;
-    /** Queue gauges (issue 11): refreshed on this tick, at most once per mq.metrics.refresh-interval. */
+    /** Queue gauges (docs/operations.md, "Metrics"): refreshed on this tick, at most once per mq.metrics.refresh-interval. */
     private final QueueStatsRefresher stats;
     private final Map<GroupScope, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Map<GroupScope, AtomicInteger> discovered = new ConcurrentHashMap<>();
@@ -101,7 +101,7 @@ public class LeaseScheduler {
     /**
      * A new triple gets its first tick at once, so its first long poll need not wait a whole
      * interval, and it runs even while its tenant is busy with a periodic tick: skipped, the first
-     * long poll of a new consumer group would come back empty with messages waiting (issue 9).
+     * long poll of a new consumer group would come back empty with messages waiting (docs/deployment.md, "Running several instances": interest).
      */
     void onRegistered(@ObservesAsync InterestRegistry.Registered event) {
         tickAll(List.of(event.scope()), true);

@@ -229,8 +229,8 @@ public class MessageStore {
      * <p>Through vtgate each partition gets a statement of its own, in the same sorted order:
      * vtgate (Vitess v0.24.4) plans the UNION ALL of locking branches as one route to the
      * tenant's shard and drops every branch's {@code FOR UPDATE}, so the statement would lock
-     * nothing and concurrent publishers would commit their offsets out of order (README,
-     * "Running on Vitess").
+     * nothing and concurrent publishers would commit their offsets out of order (docs/vitess.md,
+     * "Findings").
      */
     private static Map<String, Long> lockHeads(Connection c, String tenant, String topic, SortedSet<String> partitionKeys)
             throws SQLException {

@@ -6,7 +6,7 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * The queue gauges' one statement per tenant (issue 11, "Metrics"): per (topic, consumer group)
+ * The queue gauges' one statement per tenant (docs/operations.md, "Metrics"): per (topic, consumer group)
  * of one tenant, the lag, in-flight deliveries, dead letters and the age of the oldest
  * unacknowledged message, plus every topic that still has stored messages. The scheduler runs it
  * on its tick for each served tenant and publishes the rows into the gauges' snapshot; a scrape
@@ -44,7 +44,7 @@ public class QueueStatsStore {
      * vtexplain's fake tablets type the column (see {@code AdminStore.OFFSETS}).
      * Cost per offsets row: two primary-key range scans of its partition's messages above the
      * committed offset (lag, and the batch's range), one look-up of the first of them, and
-     * primary-key range scans of the group's delivery rows of the partition (EXPLAIN: README,
+     * primary-key range scans of the group's delivery rows of the partition (EXPLAIN: docs/operations.md,
      * "Metrics").
      * Binds: see {@link StatsBinds}.
      */

@@ -6,7 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * SQL of the quota on unacknowledged messages per topic (issue 13). Plain consistent reads in
+ * SQL of the quota on unacknowledged messages per topic (docs/security.md, "Quotas"). Plain consistent reads in
  * auto-commit: they never wait for or block publishers and consumers. Both lead with
  * {@code tenant}, so on Vitess they stay on one shard.
  *

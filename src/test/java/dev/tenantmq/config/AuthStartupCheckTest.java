@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** mq.auth.mode=none only on loopback; jwt only with key, issuer and audience (issue 13, "Modes"). */
+/** mq.auth.mode=none only on loopback; jwt only with key, issuer and audience (docs/security.md, "Modes"). */
 class AuthStartupCheckTest {
 
     @ParameterizedTest

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The publish-rate token bucket (issue 13), driven by a fake nanosecond clock: no sleeps, and
+ * The publish-rate token bucket (docs/security.md, "Quotas"), driven by a fake nanosecond clock: no sleeps, and
  * no timing asserted, only what the bucket admits at given instants.
  */
 class PublishRateLimiterTest {

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The unacknowledged-messages view of {@code max-unacked-per-topic} (issue 13): the database's
+ * The unacknowledged-messages view of {@code max-unacked-per-topic} (docs/security.md, "Quotas"): the database's
  * count as of the last refresh, plus this process's stored and in-flight batches. A fake
  * database count and a fake clock drive it.
  */

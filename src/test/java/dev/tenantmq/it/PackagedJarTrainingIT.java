@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * long-poll fetches, extend, ack, nack into the dead-letter topic, an admin requeue and the
  * admin listings (SPEC section 4).
  *
- * <p>It is also the JDK AOT cache's training workload (issue 9): with
+ * <p>It is also the JDK AOT cache's training workload (docs/deployment.md, "JVM start-up for sidecars"): with
  * {@code quarkus.package.jar.aot.enabled=true} on JDK 25 ({@code ./mvnw verify -Paot}), Quarkus
  * starts the jar with {@code -XX:AOTMode=record} for this test and assembles
  * {@code target/quarkus-app/app.aot} when it stops it. On JDK 17 it is a plain test.

@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The tmq claim's rules (README "Security"): tenants, permissions, topic prefixes, admins. */
+/** The tmq claim's rules (docs/security.md, "Permissions"): tenants, permissions, topic prefixes, admins. */
 class GrantsTest {
 
     @Test

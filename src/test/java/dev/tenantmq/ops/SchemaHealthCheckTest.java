@@ -12,8 +12,8 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 /**
- * The schema readiness check is quiet from the first probe of a started instance (issue 9, "No
- * probe writes a log line"): until it keeps an up-to-date answer it asks Flyway, which logs on
+ * The schema readiness check is quiet from the first probe of a started instance (docs/operations.md, "Health,
+ * metrics and the management port": no probe writes a log line): until it keeps an up-to-date answer it asks Flyway, which logs on
  * every call (the database URL at INFO; on MySQL 9.7 a WARN about the version). A fresh check,
  * started as the application starts it, so no earlier probe of the shared test application has
  * warmed it.

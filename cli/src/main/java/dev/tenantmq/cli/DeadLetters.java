@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the messages of a dead-letter topic through {@code GET /admin/messages/browse} (README
+ * Reads the messages of a dead-letter topic through {@code GET /admin/messages/browse} (docs/operations.md,
  * "Admin API"), page after page until {@code nextAfterOffset} is null. The endpoint reads only
  * the stored messages: no consumer group, offset, lease or delivery state is created or changed,
  * so listing dead letters leaves nothing behind and never holds back (or lets go of) retention.

@@ -11,7 +11,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * Dead letters of a topic ({@code <topic><suffix>}, README "Failures"): list them, or requeue
+ * Dead letters of a topic ({@code <topic><suffix>}, docs/api.md, "Failures: nack,
+ * retries and dead letters"): list them, or requeue
  * them all to the groups that dead-lettered them, with a dry run. How they are read is
  * {@link DeadLetters}.
  */

@@ -1,7 +1,7 @@
 package dev.tenantmq.cli;
 
 /**
- * The exit codes of {@code tmq} (README, "CLI"). A script at 3 a.m. branches on them, so each
+ * The exit codes of {@code tmq} (docs/operations.md, "CLI"). A script at 3 a.m. branches on them, so each
  * class of problem response (RFC 9457, openapi.yaml's problem types) has its own code.
  */
 public final class ExitCodes {

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The four admin listings (README, "Admin API"): topics, offsets, leases and subscribers of one
+ * The four admin listings (docs/operations.md, "Admin API"): topics, offsets, leases and subscribers of one
  * tenant ({@code --tenant}) or of all ({@code --all-tenants}, the explicit fleet-wide read that
  * scatters on Vitess). Each prints an aligned table, or with {@code --json} the service's JSON
  * exactly as it answered.

@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 
 /**
  * One message by its complete identity (tenant, topic, partitionKey, id): inspect, delete and
- * requeue (README, "Admin API"). The values go into the query string percent-encoded as UTF-8
+ * requeue (docs/operations.md, "Admin API"). The values go into the query string percent-encoded as UTF-8
  * by {@link TmqClient}, so a key such as {@code a b/c%2F+é} is typed as it is.
  */
 final class MessageCommands {

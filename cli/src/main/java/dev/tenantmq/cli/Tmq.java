@@ -9,7 +9,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * {@code tmq}, the operator CLI of tenant-mq (issue 11): the admin API (listings, inspect, delete,
+ * {@code tmq}, the operator CLI of tenant-mq (docs/operations.md, "CLI"): the admin API (listings, inspect, delete,
  * requeue, dead letters) and publish and tail, with exit codes that follow the problem
  * responses ({@link ExitCodes}). Output is UTF-8 whatever the platform encoding.
  */

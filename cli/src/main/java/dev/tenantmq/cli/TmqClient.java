@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.StringJoiner;
 
 /**
- * The HTTP calls of the CLI: java.net.http and Jackson, no generated client (README, "CLI", says
+ * The HTTP calls of the CLI: java.net.http and Jackson, no generated client (docs/operations.md, "CLI", says
  * why). Every request carries {@code Authorization: Bearer <token>} when a token is set, data
  * plane included, so the same token can carry a JWT there. Query values and path segments are
  * percent-encoded here as UTF-8, so partition keys with spaces, slashes, '%', '+' or emoji need

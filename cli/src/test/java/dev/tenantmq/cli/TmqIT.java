@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code tmq} against the packaged service on a real database (issue 11, "Operator CLI"): every
+ * {@code tmq} against the packaged service on a real database (docs/operations.md, "CLI"): every
  * command runs as its own process ({@code java -jar target/tmq.jar}, once through
  * {@code bin/tmq}), and what it prints, as a table and as JSON, and its exit code are checked
  * against what the service then holds.

@@ -1,4 +1,4 @@
-// tenant-mq admin UI: a static module over the admin API (README, "Admin web UI").
+// tenant-mq admin UI: a static module over the admin API (docs/operations.md, "Admin web UI").
 // The page holds no data of its own: every table comes from /admin/* with the operator's token,
 // kept in sessionStorage (this tab only) and sent as "Authorization: Bearer <token>".
 // Message identities go in query parameters, encoded here, so any partition key or id works.

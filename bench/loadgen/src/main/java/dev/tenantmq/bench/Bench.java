@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The benchmark of issue 8: runs every row against the packaged service, the raw JDBC
+ * The benchmark (bench/README.md): runs every row against the packaged service, the raw JDBC
  * baselines and RabbitMQ in the same run, and writes latest.json and latest.md. bench/run.sh
  * starts the database and RabbitMQ and passes them here; this class starts and stops the service.
  */

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The RabbitMQ peer (issue 8, row 9): durable classic queues, persistent messages, publisher
+ * The RabbitMQ peer (bench/README.md; row peers.rabbitmq): durable classic queues, persistent messages, publisher
  * confirms, manual acks. One connection per client, like the HTTP clients of the other rows.
  */
 final class Rabbit {

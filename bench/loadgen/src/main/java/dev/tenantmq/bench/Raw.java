@@ -15,7 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The raw JDBC baselines of issue 8, on the same database server as the service, in a database
+ * The raw JDBC baselines (bench/README.md), on the same database server as the service, in a database
  * of their own ({@code bench_raw}) whose message table has the shape of {@code queue_messages}
  * (same primary key, unique id key and offset index), so an insert maintains the same indexes.
  * Autocommit throughout: every statement is its own durable transaction.

@@ -28,7 +28,7 @@ import java.util.zip.CRC32;
 import java.util.zip.GZIPInputStream;
 
 /**
- * The replay of real input (issue 8, row 4), the same procedure as bench/replay.py in Java: keys
+ * The replay of real input (bench/README.md; the replay of the end_to_end row), the same procedure as bench/replay.py in Java: keys
  * are split among publishers by CRC32 of tenant and key (so each key is published in file
  * order), each (tenant, topic) stream has one consumer that fetches and acks, and at the end
  * every event must have been delivered exactly once and in file order per key.

@@ -9,7 +9,7 @@ import java.time.Duration;
 
 /**
  * Builds the generated {@link ApiClient} with the settings that keep the service's promises
- * (issue 9): payloads keep their exact numbers, a JSON {@code null} payload is sent as
+ * (docs/api.md, "Clients"): payloads keep their exact numbers, a JSON {@code null} payload is sent as
  * {@code null}, unknown response fields are ignored, and a long poll never hits the read
  * timeout. Create the generated {@code PublishApi}, {@code ConsumeApi} and {@code AdminApi} from
  * the returned client: each copies the client's mapper when it is constructed.

@@ -43,12 +43,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The generated Java client and {@link ConsumerRunner} against the packaged service (issue 9,
+ * The generated Java client and {@link ConsumerRunner} against the packaged service (docs/api.md, "Clients";
  * "Clients"): every call goes through {@link PublishApi}, {@link ConsumeApi} and
  * {@link AdminApi} as built by {@link TenantMqClient}, nothing else.
  *
  * <p>Until the service leases a new consumer group's partitions within its first fetch, that
- * fetch may only register interest and answer [] (issue 9); the tests fetch with
+ * fetch may only register interest and answer [] (docs/api.md, "Fetch and order"); the tests fetch with
  * {@code waitSeconds} > 0 and repeat with Awaitility until the messages come.
  */
 class ClientIT {

@@ -12,7 +12,7 @@ import dev.tenantmq.client.model.ReceiptStatus;
 import dev.tenantmq.client.model.ReceiptsResponse;
 import org.junit.jupiter.api.Test;
 
-/** The generated models with {@link TenantMqClient}'s mapper keep issue 9's four promises. */
+/** The generated models with {@link TenantMqClient}'s mapper keep the client promises of docs/api.md, "Clients". */
 class TenantMqClientTest {
     private final ObjectMapper mapper = TenantMqClient.objectMapper();
 
