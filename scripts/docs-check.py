@@ -14,7 +14,7 @@ For README.md, docs/**/*.md and bench/**/*.md:
 Exit status 0 when all hold, 1 otherwise, with one line per problem (file:line: what).
 --self-test first checks the checker: a temporary tree with a broken link, a broken anchor and a
 missing script must give exactly those three problems, and a clean tree none.
-Python 3 standard library only; runs in well under a second.
+Python 3 standard library only; a fraction of a CPU-second.
 """
 import argparse
 import glob
