@@ -85,7 +85,7 @@ public class ConsumeService {
      * @throws InvalidRequestException when {@code maxMessages} is above {@code mq.fetch.max-messages} (400)
      */
     public Uni<List<Delivered>> fetch(Fetch f) {
-        PublishService.requireServed(identity, f.tenant());
+        TenantNotServedException.requireServed(identity, f.tenant());
         ConsumeLimits.require(ConsumeLimits.fetchProblems(f.maxMessages(), config.fetch().maxMessages(), f.waitTime(),
                 f.visibility()));
         GroupScope scope = new GroupScope(f.tenant().value(), f.consumerGroup().value(), f.topic().value());
@@ -419,7 +419,7 @@ public class ConsumeService {
                                        ReceiptStatus done,
                                        java.util.function.BiFunction<GroupScope, List<ConsumerStore.AckTarget>,
                                                List<ConsumerStore.SettleStatus>> action) {
-        PublishService.requireServed(identity, tenant);
+        TenantNotServedException.requireServed(identity, tenant);
         requireReceiptCount(receipts.size());
         GroupScope scope = new GroupScope(tenant.value(), group.value(), topic.value());
         List<ConsumerStore.AckTarget> targets = new ArrayList<>();
