@@ -88,7 +88,7 @@ public interface MqConfig {
     /**
      * Failed delivery attempts after which a message is dead-lettered for the consumer group
      * (a nack, a visibility expiry or a lease lost to a crash or expiry each count as one; a
-     * graceful lease hand-over does not). Default 5.
+     * graceful lease hand-over does not). At least 1; default 5.
      */
     @WithDefault("5")
     @Min(value = 1, message = "must be at least 1")
