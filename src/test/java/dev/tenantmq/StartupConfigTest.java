@@ -6,20 +6,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import io.smallrye.config.ConfigValidationException;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.config.common.MapBackedConfigSource;
+import io.smallrye.config.validator.BeanValidationConfigValidator;
+import jakarta.validation.Validation;
+import jakarta.validation.Validator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** MQ_TENANTS is parsed once at start-up; an empty or invalid list stops the process with a clear message. */
+/**
+ * MQ_TENANTS is parsed once at start-up; an empty or invalid list stops the process with a clear
+ * message, and so does a setting out of its bounds. The configuration is built as Quarkus builds
+ * it, with the Bean Validation constraints of {@link MqConfig} checked.
+ */
 class StartupConfigTest {
+    private static final Validator VALIDATOR = Validation.buildDefaultValidatorFactory().getValidator();
+
     private static MqConfig config(Map<String, String> values) {
         Map<String, String> all = new HashMap<>(values);
         SmallRyeConfig config = new SmallRyeConfigBuilder()
                 .withMapping(MqConfig.class)
+                .withValidator((BeanValidationConfigValidator) () -> VALIDATOR)
                 .withConverter(java.time.Duration.class, 100, new io.quarkus.runtime.configuration.DurationConverter())
                 .withSources(new MapBackedConfigSource("test", all) {})
                 .build();
@@ -36,6 +47,24 @@ class StartupConfigTest {
         }
     }
 
+    /**
+     * Why start-up refused {@code values}: the broken constraints, one per line, each starting with
+     * the setting's name (as Quarkus lists them after "Configuration validation failed:"), or
+     * {@link ProcessIdentity}'s message.
+     */
+    private static String refusal(Map<String, String> values) {
+        RuntimeException e = assertThrows(RuntimeException.class, () -> identity(values));
+        if (e instanceof ConfigValidationException invalid) {
+            StringBuilder all = new StringBuilder();
+            for (int i = 0; i < invalid.getProblemCount(); i++) {
+                all.append(i == 0 ? "" : "\n").append(invalid.getProblem(i).getMessage());
+            }
+            return all.toString();
+        }
+        assertTrue(e instanceof IllegalStateException, e.toString());
+        return e.getMessage();
+    }
+
     @Test
     void missing_tenants_refuse_start_with_a_clear_message() {
         Exception e = assertThrows(IllegalStateException.class, () -> identity(Map.of()));
@@ -50,23 +79,43 @@ class StartupConfigTest {
 
     @Test
     void a_tick_not_shorter_than_the_heartbeat_timeout_refuses_start() {
-        Exception e = assertThrows(IllegalStateException.class, () -> identity(Map.of("mq.tenants", "a",
-                "mq.tick-interval", "10s", "mq.heartbeat-timeout", "10s")));
-        assertTrue(e.getMessage().startsWith("mq.tick-interval"), e.getMessage());
+        String message = refusal(Map.of("mq.tenants", "a", "mq.tick-interval", "10s", "mq.heartbeat-timeout", "10s"));
+        assertTrue(message.startsWith("mq.tick-interval"), message);
     }
 
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({
-        "mq.admin.token, short, MQ_ADMIN_TOKEN",
-        "mq.max-deliveries, 0, mq.max-deliveries",
-        "mq.retention.batch-size, 0, mq.retention.batch-size",
-        "mq.retention.max-age, -1s, mq.retention.max-age",
-        "mq.tick-interval, 500ms, mq.tick-interval",
-        "mq.retention.interval, 900ms, mq.retention.interval",
-        "mq.publish.dedup-window, -1s, mq.publish.dedup-window"})
+        "mq.admin.token, short, mq.admin.token must be at least 16 characters (MQ_ADMIN_TOKEN)",
+        "mq.max-deliveries, 0, mq.max-deliveries must be at least 1",
+        "mq.retention.batch-size, 0, mq.retention.batch-size must be between 1 and 10000",
+        "mq.retention.batch-size, 10001, mq.retention.batch-size must be between 1 and 10000",
+        "mq.retention.max-age, -1s, mq.retention.max-age must not be negative",
+        "mq.tick-interval, 500ms, mq.tick-interval must be at least 1s",
+        "mq.retention.interval, 900ms, mq.retention.interval must be at least 1s",
+        "mq.publish.dedup-window, -1s, mq.publish.dedup-window must not be negative",
+        "mq.publish.max-metadata-bytes, 63, mq.publish.max-metadata-bytes must be between 64 and 61440",
+        "mq.publish.max-metadata-bytes, 61441, mq.publish.max-metadata-bytes must be between 64 and 61440"})
     void out_of_range_settings_refuse_start_naming_the_setting(String key, String value, String named) {
-        Exception e = assertThrows(IllegalStateException.class, () -> identity(Map.of("mq.tenants", "a", key, value)));
-        assertTrue(e.getMessage().startsWith(named), e.getMessage());
+        String message = refusal(Map.of("mq.tenants", "a", key, value));
+        assertTrue(message.startsWith(named), message);
+    }
+
+    @Test
+    void every_broken_bound_is_named_at_once_and_a_secret_is_never_printed() {
+        String message = refusal(Map.of("mq.tenants", "a", "mq.max-deliveries", "0", "mq.admin.token", "s3cr3t",
+                "mq.retention.batch-size", "0"));
+        assertTrue(message.contains("mq.max-deliveries"), message);
+        assertTrue(message.contains("mq.admin.token"), message);
+        assertTrue(message.contains("mq.retention.batch-size"), message);
+        assertTrue(!message.contains("s3cr3t"), message);
+    }
+
+    @Test
+    void settings_at_their_bounds_start() throws Exception {
+        identity(Map.of("mq.tenants", "a", "mq.max-deliveries", "1", "mq.retention.batch-size", "10000",
+                "mq.retention.max-age", "0s", "mq.tick-interval", "1s", "mq.retention.interval", "1s",
+                "mq.publish.dedup-window", "0s", "mq.publish.max-metadata-bytes", "64",
+                "mq.admin.token", "x".repeat(16)));
     }
 
     @Test

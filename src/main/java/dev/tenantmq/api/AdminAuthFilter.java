@@ -55,7 +55,7 @@ public class AdminAuthFilter {
             }
             if (!verified.grants().get().isAnyAdmin()) {
                 return Optional.of(BearerAuth.forbidden("permission 'admin' is not granted to this caller on any"
-                        + " tenant (tmq claim, README \"Security\")"));
+                        + " tenant (tmq claim, docs/security.md)"));
             }
             caller.set(verified.grants().get());
             return Optional.empty();

@@ -77,6 +77,6 @@ public class Caller {
     private static String denial(Permission permission, String tenant, String topic) {
         return "permission '" + permission.claimName() + "' on tenant '" + tenant + "'"
                 + (topic == null || permission == Permission.ADMIN ? "" : " (topic '" + topic + "')")
-                + " is not granted to this caller (tmq claim, README \"Security\")";
+                + " is not granted to this caller (tmq claim, docs/security.md)";
     }
 }

@@ -5,6 +5,7 @@ import dev.tenantmq.api.dto.FetchRequest;
 import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.domain.AdminService;
+import dev.tenantmq.model.ConsumeLimits;
 import dev.tenantmq.model.ConsumerGroup;
 import dev.tenantmq.domain.ConsumeService;
 import dev.tenantmq.model.FieldError;
@@ -30,10 +31,6 @@ import java.util.Map;
  */
 @ApplicationScoped
 public class RequestValidator {
-    /** Longest long poll, in seconds (SPEC section 4). */
-    public static final int MAX_WAIT_SECONDS = 30;
-    /** Longest visibility timeout, in seconds (12 hours, as SQS). */
-    public static final int MAX_VISIBILITY_SECONDS = 43_200;
     static final int DEFAULT_MAX_MESSAGES = 10;
     static final int DEFAULT_VISIBILITY_SECONDS = 30;
 
@@ -152,20 +149,19 @@ public class RequestValidator {
     }
 
     /**
-     * Validates a fetch body (null means all defaults).
+     * Validates a fetch body (null means all defaults) against {@link ConsumeLimits}, the limits
+     * the domain enforces too.
      *
      * @throws InvalidRequestException naming each out-of-range field
      */
     public ConsumeService.Fetch fetch(GroupPath path, FetchRequest body) {
-        Errors errors = new Errors();
         FetchRequest b = body != null ? body : new FetchRequest(null, null, null);
-        int maxMessages = range(errors, "maxMessages", b.maxMessages(), DEFAULT_MAX_MESSAGES, 1, config.fetch().maxMessages());
-        int wait = range(errors, "waitSeconds", b.waitSeconds(), 0, 0, MAX_WAIT_SECONDS);
-        int visibility = range(errors, "visibilitySeconds", b.visibilitySeconds(), DEFAULT_VISIBILITY_SECONDS, 1,
-                MAX_VISIBILITY_SECONDS);
-        errors.throwIfAny();
-        return new ConsumeService.Fetch(path.tenant(), path.topic(), path.consumerGroup(), maxMessages,
-                Duration.ofSeconds(wait), Duration.ofSeconds(visibility));
+        int maxMessages = b.maxMessages() != null ? b.maxMessages() : DEFAULT_MAX_MESSAGES;
+        Duration wait = Duration.ofSeconds(b.waitSeconds() != null ? b.waitSeconds() : 0);
+        Duration visibility = Duration.ofSeconds(b.visibilitySeconds() != null ? b.visibilitySeconds()
+                : DEFAULT_VISIBILITY_SECONDS);
+        ConsumeLimits.require(ConsumeLimits.fetchProblems(maxMessages, config.fetch().maxMessages(), wait, visibility));
+        return new ConsumeService.Fetch(path.tenant(), path.topic(), path.consumerGroup(), maxMessages, wait, visibility);
     }
 
     /**
@@ -184,42 +180,30 @@ public class RequestValidator {
     }
 
     /**
-     * Validates a required visibility timeout in seconds (1..43200).
+     * Validates a required visibility timeout in seconds (1..43200, {@link ConsumeLimits}).
      *
      * @throws InvalidRequestException naming {@code visibilitySeconds}
      */
     public Duration visibility(Integer seconds) {
-        if (seconds == null) {
-            throw InvalidRequestException.of("visibilitySeconds", "is required (1.." + MAX_VISIBILITY_SECONDS + " seconds)");
-        }
-        Errors errors = new Errors();
-        range(errors, "visibilitySeconds", seconds, DEFAULT_VISIBILITY_SECONDS, 1, MAX_VISIBILITY_SECONDS);
-        errors.throwIfAny();
-        return Duration.ofSeconds(seconds);
+        Duration visibility = seconds == null ? null : Duration.ofSeconds(seconds);
+        ConsumeLimits.require(ConsumeLimits.visibilityProblem(visibility).stream().toList());
+        return visibility;
     }
-
-    /** Longest nack reason, in Unicode code points. */
-    public static final int MAX_REASON_LENGTH = 1024;
 
     /** A validated nack body apart from its receipts: the delay (empty means backoff) and the reason. */
     public record NackOptions(java.util.Optional<Duration> delay, String reason) {}
 
     /**
      * Validates the optional delay (0..43200 seconds) and reason (at most 1024 code points,
-     * well-formed) of a nack. An absent or blank reason becomes {@code "nacked"}.
+     * well-formed) of a nack ({@link ConsumeLimits}). An absent or blank reason becomes
+     * {@code "nacked"}.
      *
      * @throws InvalidRequestException naming {@code delaySeconds} or {@code reason}
      */
     public NackOptions nack(Integer delaySeconds, String reason) {
-        Errors errors = new Errors();
-        range(errors, "delaySeconds", delaySeconds, 0, 0, MAX_VISIBILITY_SECONDS);
-        if (reason != null && (!Identifiers.isWellFormed(reason)
-                || reason.codePointCount(0, reason.length()) > MAX_REASON_LENGTH)) {
-            errors.add("reason", "must be at most " + MAX_REASON_LENGTH + " Unicode code points, well-formed");
-        }
-        errors.throwIfAny();
-        return new NackOptions(java.util.Optional.ofNullable(delaySeconds).map(Duration::ofSeconds),
-                reason == null || reason.isBlank() ? "nacked" : reason);
+        java.util.Optional<Duration> delay = java.util.Optional.ofNullable(delaySeconds).map(Duration::ofSeconds);
+        ConsumeLimits.require(ConsumeLimits.nackProblems(delay, reason));
+        return new NackOptions(delay, reason == null || reason.isBlank() ? "nacked" : reason);
     }
 
     /** Default and largest {@code limit} of an admin listing. */
@@ -399,16 +383,6 @@ public class RequestValidator {
         if (problem != null) {
             errors.add(field, problem);
         }
-    }
-
-    private static int range(Errors errors, String field, Integer value, int defaultValue, int min, int max) {
-        if (value == null) {
-            return defaultValue;
-        }
-        if (value < min || value > max) {
-            errors.add(field, "must be between " + min + " and " + max + " (got " + value + ")");
-        }
-        return value;
     }
 
     private static Map<String, String> metadata(Errors errors, String at, JsonNode node) {

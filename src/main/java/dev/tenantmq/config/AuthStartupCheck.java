@@ -51,7 +51,7 @@ public class AuthStartupCheck {
                     + " loopback address, but quarkus.http.host is '" + host + "', so anyone who reaches the port"
                     + " could publish and consume for every tenant. Set MQ_AUTH_MODE=jwt with"
                     + " MP_JWT_VERIFY_PUBLICKEY_LOCATION (a PEM public key file or a JWKS URL), MP_JWT_VERIFY_ISSUER"
-                    + " and MP_JWT_VERIFY_AUDIENCES (README, \"Security\"), or QUARKUS_HTTP_HOST=127.0.0.1 for a sidecar");
+                    + " and MP_JWT_VERIFY_AUDIENCES (docs/security.md), or QUARKUS_HTTP_HOST=127.0.0.1 for a sidecar");
         }
         List<String> missing = new ArrayList<>();
         if (!key) {
@@ -67,7 +67,7 @@ public class AuthStartupCheck {
         return missing.isEmpty() ? Optional.empty()
                 : Optional.of("mq.auth.mode=jwt needs " + String.join(", ", missing)
                         + ": without them tokens could not be verified for their signer, issuer and audience"
-                        + " (README, \"Security\")");
+                        + " (docs/security.md)");
     }
 
     /**

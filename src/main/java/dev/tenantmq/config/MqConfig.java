@@ -3,12 +3,16 @@ package dev.tenantmq.config;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.PositiveOrZero;
+import jakarta.validation.constraints.Size;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.hibernate.validator.constraints.time.DurationMin;
 
 /**
  * All tenant-mq settings, under the prefix {@code mq}. Environment variables map in the
@@ -16,6 +20,13 @@ import java.util.OptionalLong;
  * {@code MQ_LEASE_DURATION} -> {@code mq.lease-duration}). Durations take ISO-8601
  * ({@code PT30S}) or the short Quarkus form ({@code 30s}, {@code 500ms}).
  * docs/settings.md documents each value; SPEC section 6 lists what must exist.
+ *
+ * <p>The bounds of each value are Bean Validation constraints here, their one home: Quarkus
+ * checks them at start-up and refuses to start with every broken one named
+ * ({@code Configuration validation failed: mq.max-deliveries must be at least 1}). What
+ * depends on several settings, and the parsing of {@code mq.tenants}, is checked by
+ * {@link ProcessIdentity}. A constraint's message is literal text (no interpolation), so it
+ * never prints a secret's value.
  */
 @ConfigMapping(prefix = "mq")
 public interface MqConfig {
@@ -37,9 +48,20 @@ public interface MqConfig {
     @WithDefault("30s")
     Duration leaseDuration();
 
-    /** Interval of the scheduler tick (heartbeat, discovery, lease work). At least 1 s; default 2 s. */
+    /**
+     * Interval of the scheduler tick (heartbeat, discovery, lease work). At least 1 s (Quarkus's
+     * scheduler checks its jobs once a second, and would silently run a shorter interval as 1 s),
+     * and shorter than {@link #heartbeatTimeout()} and {@link #leaseDuration()}; default 2 s.
+     */
     @WithDefault("2s")
+    @DurationMin(seconds = 1, message = ONCE_A_SECOND)
     Duration tickInterval();
+
+    /** The message of a scheduler interval under 1 s. */
+    String ONCE_A_SECOND = "must be at least 1s (the scheduler runs jobs at most once a second)";
+
+    /** The message of a duration below zero. */
+    String NOT_NEGATIVE = "must not be negative";
 
     /**
      * A subscriber whose heartbeat is older than this is dead: its leases are swept and its
@@ -66,9 +88,10 @@ public interface MqConfig {
     /**
      * Failed delivery attempts after which a message is dead-lettered for the consumer group
      * (a nack, a visibility expiry or a lease lost to a crash or expiry each count as one; a
-     * graceful lease hand-over does not). Default 5.
+     * graceful lease hand-over does not). At least 1; default 5.
      */
     @WithDefault("5")
+    @Min(value = 1, message = "must be at least 1")
     int maxDeliveries();
 
     /** Suffix of the dead-letter topic: {@code <topic><suffix>}. Default {@code .dlq}. */
@@ -112,7 +135,13 @@ public interface MqConfig {
          * and dead-lettering adds keys).
          */
         @WithDefault("16384")
+        @Min(value = 64, message = METADATA_RANGE)
+        @Max(value = 61_440, message = METADATA_RANGE)
         int maxMetadataBytes();
+
+        /** The message of a metadata limit out of range. */
+        String METADATA_RANGE = "must be between 64 and 61440 (the metadata column holds 64 KiB, and dead-lettering"
+                + " adds keys)";
 
         /**
          * How long after its publish a message's (tenant, topic, partitionKey, id) stays a
@@ -121,6 +150,7 @@ public interface MqConfig {
          * 24 hours; 0 keeps duplicates only while the message is stored.
          */
         @WithDefault("24h")
+        @DurationMin(message = NOT_NEGATIVE)
         Duration dedupWindow();
     }
 
@@ -166,15 +196,22 @@ public interface MqConfig {
 
         /** Time between retention runs. At least 1 s; default 1 minute. */
         @WithDefault("1m")
+        @DurationMin(seconds = 1, message = ONCE_A_SECOND)
         Duration interval();
 
         /** Age (by {@code created_at}) after which any message is deleted, acknowledged or not. Default 7 days. */
         @WithDefault("7d")
+        @DurationMin(message = NOT_NEGATIVE)
         Duration maxAge();
 
-        /** Most rows one delete statement removes. Default 500. */
+        /** Most rows one delete statement removes: 1..10000 (a batch of 0 would never advance). Default 500. */
         @WithDefault("500")
+        @Min(value = 1, message = BATCH_RANGE)
+        @Max(value = 10_000, message = BATCH_RANGE)
         int batchSize();
+
+        /** The message of a retention batch size out of range. */
+        String BATCH_RANGE = "must be between 1 and 10000";
     }
 
     /**
@@ -208,7 +245,7 @@ public interface MqConfig {
          * characters. Without one, every admin endpoint answers 403. Publishing and consuming
          * never need or grant it.
          */
-        Optional<String> token();
+        Optional<@Size(min = 16, message = "must be at least 16 characters (MQ_ADMIN_TOKEN)") String> token();
     }
 
     // ---- Metrics: queue gauges and label cardinality.

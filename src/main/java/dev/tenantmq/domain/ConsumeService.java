@@ -4,6 +4,7 @@ import static dev.tenantmq.model.Durations.micros;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.model.ConsumeLimits;
 import dev.tenantmq.model.ConsumerGroup;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.Identifiers;
@@ -55,14 +56,20 @@ public class ConsumeService {
     }
 
     /**
-     * A validated fetch request.
+     * A validated fetch request: it checks its own limits ({@link ConsumeLimits}) when made, all
+     * but the configured upper bound of {@code maxMessages}, which {@link #fetch} checks.
      *
      * @param maxMessages 1..{@code mq.fetch.max-messages}
      * @param waitTime how long to wait for a message when there is none (0..30 s)
-     * @param visibility how long delivered messages stay invisible before redelivery
+     * @param visibility how long delivered messages stay invisible before redelivery (1 s..12 h)
+     * @throws InvalidRequestException naming each field out of its range (400)
      */
     public record Fetch(Tenant tenant, Topic topic, ConsumerGroup consumerGroup, int maxMessages, Duration waitTime,
-                        Duration visibility) {}
+                        Duration visibility) {
+        public Fetch {
+            ConsumeLimits.require(ConsumeLimits.fetchProblems(maxMessages, Integer.MAX_VALUE, waitTime, visibility));
+        }
+    }
 
     /** One delivered message. {@code payloadJson} and {@code metadataJson} are JSON text. */
     public record Delivered(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
@@ -75,9 +82,12 @@ public class ConsumeService {
      * timer plus a {@link FetchSignals} signal.
      *
      * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
+     * @throws InvalidRequestException when {@code maxMessages} is above {@code mq.fetch.max-messages} (400)
      */
     public Uni<List<Delivered>> fetch(Fetch f) {
-        PublishService.requireServed(identity, f.tenant());
+        TenantNotServedException.requireServed(identity, f.tenant());
+        ConsumeLimits.require(ConsumeLimits.fetchProblems(f.maxMessages(), config.fetch().maxMessages(), f.waitTime(),
+                f.visibility()));
         GroupScope scope = new GroupScope(f.tenant().value(), f.consumerGroup().value(), f.topic().value());
         Instant deadline = clock.instant().plus(f.waitTime());
         return attempt(scope, f, deadline, true);
@@ -331,10 +341,12 @@ public class ConsumeService {
      * @param visibility new visibility timeout, 1 s..12 h, counted from now by the database clock
      * @return one result per receipt, in request order
      * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
-     * @throws InvalidRequestException when the list is empty or longer than the batch limit (400)
+     * @throws InvalidRequestException when the list is empty or longer than the batch limit, or the
+     *     visibility is out of range (400)
      */
     public List<ReceiptResult> extend(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
                                       Duration visibility) {
+        ConsumeLimits.require(ConsumeLimits.visibilityProblem(visibility).stream().toList());
         long visibilityMicros = micros(visibility);
         return settle(tenant, topic, group, receipts, ReceiptStatus.EXTENDED,
                 (scope, targets) -> store.extend(scope, targets, visibilityMicros));
@@ -352,10 +364,12 @@ public class ConsumeService {
      * @param reason why processing failed; recorded as {@code dead_letter_reason}
      * @return one result per receipt, in request order
      * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
-     * @throws InvalidRequestException when the list is empty or longer than the batch limit (400)
+     * @throws InvalidRequestException when the list is empty or longer than the batch limit, or the
+     *     delay or reason is out of range (400)
      */
     public List<ReceiptResult> nack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
                                     Optional<Duration> delay, String reason) {
+        ConsumeLimits.require(ConsumeLimits.nackProblems(delay, reason));
         int[] dead = {0};
         List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.NACKED, (scope, targets) -> {
             ConsumerStore.NackResult r = store.nack(scope, targets, deadLetterPolicy(scope),
@@ -405,7 +419,7 @@ public class ConsumeService {
                                        ReceiptStatus done,
                                        java.util.function.BiFunction<GroupScope, List<ConsumerStore.AckTarget>,
                                                List<ConsumerStore.SettleStatus>> action) {
-        PublishService.requireServed(identity, tenant);
+        TenantNotServedException.requireServed(identity, tenant);
         requireReceiptCount(receipts.size());
         GroupScope scope = new GroupScope(tenant.value(), group.value(), topic.value());
         List<ConsumerStore.AckTarget> targets = new ArrayList<>();

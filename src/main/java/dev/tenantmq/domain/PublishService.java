@@ -71,7 +71,7 @@ public class PublishService {
      * @throws QuotaExceededException when the batch is over one of the tenant's quotas (429); nothing is stored
      */
     public List<Result> publish(Tenant tenant, Topic topic, List<Outgoing> messages) {
-        requireServed(identity, tenant);
+        TenantNotServedException.requireServed(identity, tenant);
         requireBatchSize(messages.size());
         List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
         for (int i = 0; i < messages.size(); i++) {
@@ -139,13 +139,6 @@ public class PublishService {
             return json.writeValueAsString(metadata);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot serialize string metadata", e);
-        }
-    }
-
-    /** @throws TenantNotServedException when this process does not serve {@code tenant} */
-    static void requireServed(ProcessIdentity identity, Tenant tenant) {
-        if (!identity.serves(tenant)) {
-            throw new TenantNotServedException(tenant);
         }
     }
 }

@@ -1,11 +1,37 @@
 package dev.tenantmq.domain;
 
+import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.model.Tenant;
 
-/** The tenant is valid but not in this process's {@code MQ_TENANTS}; maps to HTTP 403. */
-public class TenantNotServedException extends RuntimeException {
+/**
+ * The tenant is not in this process's {@code MQ_TENANTS}; maps to HTTP 403. An illegal argument
+ * for the Java callers of a served-tenants-only operation (retention's purges).
+ */
+public class TenantNotServedException extends IllegalArgumentException {
     /** @param tenant the tenant that was asked for */
     public TenantNotServedException(Tenant tenant) {
-        super("tenant '" + tenant.value() + "' is not served by this process (see MQ_TENANTS)");
+        this(tenant.value());
+    }
+
+    private TenantNotServedException(String tenant) {
+        super("tenant '" + tenant + "' is not served by this process (see MQ_TENANTS)");
+    }
+
+    /**
+     * The one home of the rule "only a served tenant" (SPEC section 6, {@code MQ_TENANTS}), for
+     * every operation that needs it: publish, consume and retention.
+     *
+     * @param tenant a tenant name, valid or not
+     * @throws TenantNotServedException when {@code identity} does not serve {@code tenant}
+     */
+    public static void requireServed(ProcessIdentity identity, String tenant) {
+        if (!identity.tenantNames().contains(tenant)) {
+            throw new TenantNotServedException(tenant);
+        }
+    }
+
+    /** As {@link #requireServed(ProcessIdentity, String)}, for a validated tenant. */
+    public static void requireServed(ProcessIdentity identity, Tenant tenant) {
+        requireServed(identity, tenant.value());
     }
 }

@@ -1,6 +1,7 @@
 package dev.tenantmq.model;
 
 import java.util.List;
+import java.util.Set;
 
 /**
  * State of one message for one consumer group: {@code queue_delivery_state.state} (SPEC section
@@ -24,6 +25,12 @@ import java.util.List;
  * Each constant names the store statements that move a row into and out of it. The store
  * renders its SQL state literals and lists from these constants (never typed by hand), so a
  * renamed state cannot drift from the SQL.
+ *
+ * <p>The diagram is owned by code: each state names the states it may be entered from
+ * ({@link #from()}; {@link #mayFollow} with {@code null} for "no row yet", the delivery batch).
+ * A transition outside them is a bug, refused by {@link #requireFrom} ({@link PartitionWalk}'s
+ * steps check theirs when they are made), and {@code DeliveryStateTest} holds the table above
+ * against every pair.
  */
 public enum DeliveryState {
     /**
@@ -67,6 +74,52 @@ public enum DeliveryState {
      * admin delete's {@code DELETE_DELIVERY_STATES} with the message.
      */
     DEAD;
+
+    /** Where each state may be entered from; filled once, as the constants cannot name later ones. */
+    private Set<DeliveryState> from = Set.of();
+    /** Whether a row may be created in this state (materializing a delivery batch). */
+    private boolean fromNoRow;
+
+    static {
+        INFLIGHT.enteredFrom(true, INFLIGHT, RETRY, PENDING); // materialize; redelivery (next or same attempt)
+        RETRY.enteredFrom(false, INFLIGHT); // nack with attempts left
+        PENDING.enteredFrom(false, INFLIGHT, DEAD); // hand-back of a later message or a lease; admin requeue
+        ACKED.enteredFrom(false, INFLIGHT); // ack
+        DEAD.enteredFrom(false, INFLIGHT, RETRY); // the last failed attempt: expiry, lost lease, nack
+    }
+
+    private void enteredFrom(boolean noRow, DeliveryState... states) {
+        this.fromNoRow = noRow;
+        this.from = Set.of(states);
+    }
+
+    /** The states a row may move into this one from (itself included when listed). */
+    public Set<DeliveryState> from() {
+        return from;
+    }
+
+    /**
+     * Whether a row may move from {@code previous} to this state.
+     *
+     * @param previous the row's state as read, or null when the message has no row yet (it is
+     *     new, or in flight in its partition's delivery batch)
+     */
+    public boolean mayFollow(DeliveryState previous) {
+        return previous == null ? fromNoRow : from.contains(previous);
+    }
+
+    /**
+     * Refuses a transition the lifecycle does not have.
+     *
+     * @param previous as for {@link #mayFollow}
+     * @throws IllegalStateException when this state may not follow {@code previous}: a bug, never bad input
+     */
+    public void requireFrom(DeliveryState previous) {
+        if (!mayFollow(previous)) {
+            throw new IllegalStateException("a delivery row cannot move from " + (previous == null ? "no row" : previous)
+                    + " to " + this + " (allowed from: " + (fromNoRow ? "no row, " : "") + from + ")");
+        }
+    }
 
     /** Acknowledged or dead-lettered: never delivered to the group again, unless requeued. */
     public boolean finished() {

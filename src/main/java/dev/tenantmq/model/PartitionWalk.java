@@ -60,6 +60,11 @@ public final class PartitionWalk {
      * @param fromDelivery the row's delivery number as read (fencing); 0 without a row
      */
     public record Deliver(long offset, int attempt, DeliveryState fromState, long fromDelivery) implements Step {
+        /** @throws IllegalStateException when a row in {@code fromState} cannot be handed out (a bug) */
+        public Deliver {
+            DeliveryState.INFLIGHT.requireFrom(fromState);
+        }
+
         /** A first delivery: no row, nothing to fence. */
         public boolean first() {
             return fromState == null;
@@ -68,7 +73,12 @@ public final class PartitionWalk {
 
     /** Dead-letter the message after {@code attempts} failed attempts, fenced like {@link Deliver}. */
     public record DeadLetter(long offset, DeliveryState fromState, long fromDelivery, int attempts, String reason)
-            implements Step {}
+            implements Step {
+        /** @throws IllegalStateException when a row in {@code fromState} cannot be dead-lettered (a bug) */
+        public DeadLetter {
+            DeliveryState.DEAD.requireFrom(fromState);
+        }
+    }
 
     private final long leaseEpoch;
     private final int budget;

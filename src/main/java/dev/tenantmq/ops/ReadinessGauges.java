@@ -1,6 +1,5 @@
 package dev.tenantmq.ops;
 
-import dev.tenantmq.scheduler.QueueStatsRefresher;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
@@ -16,27 +15,28 @@ import org.eclipse.microprofile.health.Readiness;
  * show. Each value comes from memory, never from a query at scrape time: {@code scheduler} from
  * the scheduler health check (last tick at most five intervals old), {@code schema} from the
  * schema check's start-up answer kept once up to date, {@code database} from the last queue-gauge
- * refresh of every served tenant (one statement each per {@code mq.metrics.refresh-interval}).
+ * refresh of every served tenant (one statement each per {@code mq.metrics.refresh-interval}), as
+ * the scheduler publishes it in {@link SchedulerStatus}.
  */
 @ApplicationScoped
 public class ReadinessGauges {
     private final MeterRegistry registry;
     private final SchedulerHealthCheck scheduler;
     private final SchemaHealthCheck schema;
-    private final QueueStatsRefresher refresher;
+    private final SchedulerStatus status;
 
     ReadinessGauges(MeterRegistry registry, @Readiness SchedulerHealthCheck scheduler, @Readiness SchemaHealthCheck schema,
-                    QueueStatsRefresher refresher) {
+                    SchedulerStatus status) {
         this.registry = registry;
         this.scheduler = scheduler;
         this.schema = schema;
-        this.refresher = refresher;
+        this.status = status;
     }
 
     void register(@Observes StartupEvent started) {
         gauge("scheduler", () -> scheduler.call().getStatus() == HealthCheckResponse.Status.UP);
         gauge("schema", schema::knownUpToDate);
-        gauge("database", refresher::databaseReachable);
+        gauge("database", status::databaseReachable);
     }
 
     private void gauge(String check, BooleanSupplier up) {

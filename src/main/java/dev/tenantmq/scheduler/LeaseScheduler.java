@@ -9,7 +9,9 @@ import dev.tenantmq.domain.ConsumeService;
 import dev.tenantmq.domain.FetchSignals;
 import dev.tenantmq.domain.InterestRegistry;
 import dev.tenantmq.ops.QueueMetrics;
+import dev.tenantmq.ops.SchedulerStatus;
 import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.model.LeaseShare;
 import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.MessageStore;
 import io.quarkus.runtime.ShutdownEvent;
@@ -20,7 +22,6 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.ObservesAsync;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -36,9 +37,9 @@ import org.jboss.logging.Logger;
 /**
  * The scheduler of SPEC section 5. Once per {@code mq.tick-interval}, for every (tenant,
  * consumer group, topic) this process consumes: heartbeat upsert, tenant-scoped discovery,
- * fair share (floor or ceil of P/S of the P partitions with work, for S live subscribers), acquire
- * free or expired leases, renew its own, release its surplus (partitions with nothing in flight
- * first), orphan sweep, dead letters of in-flight messages whose last attempt expired (issue
+ * fair share ({@link LeaseShare}: floor or ceil of P/S of the P partitions with work, for S live
+ * subscribers), acquire free or expired leases, renew its own, release its surplus (partitions with
+ * nothing in flight first), orphan sweep, dead letters of in-flight messages whose last attempt expired (issue
  * "dead letters without a waiting consumer"), idle-lease release, and purge of stale
  * heartbeats. Expiry is judged by
  * the database clock. A failing tick is logged once per failure streak, counted, and retried
@@ -69,12 +70,14 @@ public class LeaseScheduler {
     private final Set<GroupScope> scopesInTick = ConcurrentHashMap.newKeySet();
     /** (tenant, topic) pairs whose gauges are registered. gauge() and forget() synchronize on it. */
     private final Set<String> gauged = ConcurrentHashMap.newKeySet();
-    private volatile Instant lastTick;
+    /** Where the finished ticks are published for readiness. */
+    private final SchedulerStatus status;
 
     LeaseScheduler(InterestRegistry interest, LeaseStore leases, MessageStore messages, ConsumeService consume,
                    ProcessIdentity identity, FetchSignals signals, QueueMetrics metrics, MqConfig config, Clock clock,
-                   QueueStatsRefresher stats) {
+                   QueueStatsRefresher stats, SchedulerStatus status) {
         this.stats = stats;
+        this.status = status;
         this.interest = interest;
         this.consume = consume;
         this.leases = leases;
@@ -95,7 +98,7 @@ public class LeaseScheduler {
         }
         tickAll(interest.active(config.interestTimeout()), false);
         stats.refreshIfDue();
-        lastTick = clock.instant();
+        status.ticked(clock.instant());
     }
 
     /**
@@ -105,11 +108,6 @@ public class LeaseScheduler {
      */
     void onRegistered(@ObservesAsync InterestRegistry.Registered event) {
         tickAll(List.of(event.scope()), true);
-    }
-
-    /** When the last tick finished, or null before the first one. */
-    public Instant lastTick() {
-        return lastTick;
     }
 
     /**
@@ -194,7 +192,7 @@ public class LeaseScheduler {
             Set<String> idle = leases.idlePartitions(s, micros(config.idleLeaseTimeout()));
             Set<String> active = new java.util.LinkedHashSet<>(discoveredKeys);
             active.removeAll(idle);
-            int share = fairShare(active.size(), live, me);
+            int share = LeaseShare.fairShare(active.size(), live, me);
 
             List<LeaseStore.Lease> all = leases.leases(s);
             List<LeaseStore.Lease> mineActive = new ArrayList<>();
@@ -215,12 +213,7 @@ public class LeaseScheduler {
             int count = mineActive.size();
             Set<String> busy = null;
             if (count < share) {
-                List<String> fresh = new ArrayList<>();
-                for (String p : active) {
-                    if (!leased.contains(p) && fresh.size() < share - count) {
-                        fresh.add(p);
-                    }
-                }
+                List<String> fresh = LeaseShare.freshToAcquire(active, leased, share - count);
                 List<LeaseStore.Lease> takeOver = takeable.subList(0, Math.min(takeable.size(), share - count - fresh.size()));
                 int won = leases.acquire(s, me, fresh, takeOver, leaseMicros);
                 count += won;
@@ -229,7 +222,7 @@ public class LeaseScheduler {
                 }
             } else if (count > share) {
                 busy = leases.busyPartitions(s);
-                count -= leases.release(s, me, surplus(mineActive, count - share, busy));
+                count -= leases.release(s, me, LeaseShare.surplus(mineActive, LeaseStore.Lease::partitionKey, count - share, busy));
             }
             // 5. Orphan sweep: leases of holders with no live heartbeat (and no recent renewal) end now.
             leases.sweepOrphans(s, live, micros(config.heartbeatTimeout()));
@@ -253,29 +246,6 @@ public class LeaseScheduler {
         } finally {
             metrics.tick(s.tenant(), s.topic(), Duration.ofNanos(System.nanoTime() - started));
         }
-    }
-
-    /**
-     * This subscriber's fair share of {@code partitions} among the {@code live} subscribers:
-     * floor(P/S), plus one for the first P mod S subscribers in name order, so the shares add
-     * up to P exactly (30 over 4 is 8/8/7/7) and every subscriber computes the same split.
-     */
-    static int fairShare(int partitions, List<String> live, String me) {
-        List<String> sorted = live.stream().sorted().toList();
-        int rank = sorted.indexOf(me);
-        int base = partitions / sorted.size();
-        return base + (rank < partitions % sorted.size() ? 1 : 0);
-    }
-
-    /**
-     * Picks {@code n} leases to give up: partitions with nothing in flight first, so a
-     * rebalance rarely causes redeliveries; busy ones only when there are not enough others.
-     */
-    static List<LeaseStore.Lease> surplus(List<LeaseStore.Lease> mine, int n, Set<String> busy) {
-        List<LeaseStore.Lease> ordered = new ArrayList<>(mine);
-        ordered.sort(java.util.Comparator.comparing((LeaseStore.Lease l) -> busy.contains(l.partitionKey()))
-                .thenComparing(LeaseStore.Lease::partitionKey, java.util.Comparator.reverseOrder()));
-        return ordered.subList(0, Math.min(n, ordered.size()));
     }
 
     private void failed(GroupScope s, RuntimeException ex) {

@@ -3,6 +3,7 @@ package dev.tenantmq.scheduler;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.ops.QueueGauges;
+import dev.tenantmq.ops.SchedulerStatus;
 import dev.tenantmq.store.QueueStatsStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -35,13 +36,14 @@ public class QueueStatsRefresher {
     private final MqConfig config;
     private final MeterRegistry registry;
     private final Set<String> running = ConcurrentHashMap.newKeySet();
-    /** Per tenant: whether its last refresh succeeded. */
-    private final Map<String, Boolean> lastOk = new ConcurrentHashMap<>();
+    /** Where each tenant's refresh outcome is published for readiness. */
+    private final SchedulerStatus status;
     private volatile long lastStartNanos;
     private volatile boolean started;
 
     QueueStatsRefresher(QueueStatsStore store, QueueGauges gauges, ProcessIdentity identity, MqConfig config,
-                        MeterRegistry registry) {
+                        MeterRegistry registry, SchedulerStatus status) {
+        this.status = status;
         this.store = store;
         this.gauges = gauges;
         this.identity = identity;
@@ -105,12 +107,12 @@ public class QueueStatsRefresher {
                 }
             }
             gauges.publish(tenant, figures, topics, began);
-            if (Boolean.FALSE.equals(lastOk.put(tenant, true))) {
+            if (Boolean.FALSE.equals(status.refreshed(tenant, true))) {
                 LOG.infof("queue metrics refresh for tenant=%s recovered", tenant);
             }
         } catch (RuntimeException ex) {
             failures(tenant).increment();
-            if (!Boolean.FALSE.equals(lastOk.put(tenant, false))) {
+            if (!Boolean.FALSE.equals(status.refreshed(tenant, false))) {
                 LOG.warnf("queue metrics refresh failed for tenant=%s (the gauges keep their last figures): %s",
                         tenant, ex.getMessage());
             }
@@ -120,14 +122,5 @@ public class QueueStatsRefresher {
                     .tags("tenant", tenant).register(registry).record(System.nanoTime() - began,
                             java.util.concurrent.TimeUnit.NANOSECONDS);
         }
-    }
-
-    /**
-     * Whether the last refresh of every served tenant reached the database: the readiness gauge's
-     * view of "database reachable", known without a query at scrape time. False before the first.
-     */
-    public boolean databaseReachable() {
-        List<String> tenants = identity.tenantNames();
-        return tenants.stream().allMatch(t -> Boolean.TRUE.equals(lastOk.get(t)));
     }
 }

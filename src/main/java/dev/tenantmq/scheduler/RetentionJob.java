@@ -4,6 +4,7 @@ import static dev.tenantmq.model.Durations.micros;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.RetentionStore;
 import io.quarkus.scheduler.Scheduled;
@@ -101,11 +102,12 @@ public class RetentionJob {
      * @param maxAge messages created longer ago than this (database clock) are deleted even
      *     when unconsumed; {@link Duration#ZERO} expires every message
      * @return messages deleted
-     * @throws IllegalArgumentException when this process does not serve {@code tenant}, or
+     * @throws IllegalArgumentException ({@link TenantNotServedException}) when this process does not serve
+     *     {@code tenant}, or
      *     {@code maxAge} is negative
      */
     public long purgeTenant(String tenant, Duration maxAge) {
-        requireServed(tenant);
+        TenantNotServedException.requireServed(identity, tenant);
         return purge(tenant, micros(requireAge(maxAge)), config.retention().batchSize()).deleted;
     }
 
@@ -117,12 +119,13 @@ public class RetentionJob {
      *     when unconsumed
      * @param batchSize most messages read and deleted per transaction; at least 1
      * @return messages deleted
-     * @throws IllegalArgumentException when this process does not serve {@code tenant}, or an
+     * @throws IllegalArgumentException ({@link TenantNotServedException}) when this process does not serve
+     *     {@code tenant}, or an
      *     argument is out of range
      * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable
      */
     public long purgeTopic(String tenant, String topic, Duration maxAge, int batchSize) {
-        requireServed(tenant);
+        TenantNotServedException.requireServed(identity, tenant);
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
         }
@@ -305,12 +308,6 @@ public class RetentionJob {
 
     private static String key(String tenant, String topic) {
         return tenant + '\u0000' + topic;
-    }
-
-    private void requireServed(String tenant) {
-        if (!identity.tenantNames().contains(tenant)) {
-            throw new IllegalArgumentException("this process does not serve tenant '" + tenant + "'");
-        }
     }
 
     private static Duration requireAge(Duration maxAge) {
