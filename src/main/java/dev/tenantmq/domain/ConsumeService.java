@@ -326,7 +326,9 @@ public class ConsumeService {
     /**
      * Extends the visibility timeout of in-flight deliveries to {@code visibility} from now, so
      * they are not redelivered meanwhile (SQS ChangeMessageVisibility). Each receipt is
-     * EXTENDED, ALREADY_ACKED, STALE or INVALID, as for {@link #ack}.
+     * EXTENDED, ALREADY_ACKED, STALE or INVALID, as for {@link #ack}. A delivery whose visibility
+     * timeout already passed is STALE and stays expired (SPEC "Ack, nack, extend": the expiry is a
+     * failed attempt, which a late extend must not hide; SQS refuses it too).
      *
      * @param visibility new visibility timeout, 1 s..12 h, counted from now by the database clock
      * @return one result per receipt, in request order

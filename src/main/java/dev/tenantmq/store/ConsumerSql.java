@@ -474,12 +474,18 @@ final class ConsumerSql {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
               AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?""");
 
-    /** Extend (change visibility), fenced like ack: pushes the redelivery time back. */
+    /**
+     * Extend (change visibility), fenced like ack: pushes the redelivery time back, only while
+     * the delivery is still within its visibility timeout (database clock). An expired delivery
+     * has failed its attempt (SPEC "Ack, nack, extend"); extending it would revive it and hide
+     * the failure from the attempt count, so a late extend changes nothing and answers STALE.
+     */
     static final String EXTEND_DELIVERY = StateSql.render("""
             UPDATE queue_delivery_state
             SET visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
-              AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?""");
+              AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?
+              AND visible_at > UTC_TIMESTAMP(6)""");
 
     /** Nack below {@code mq.max-deliveries}: a failed attempt, delivered again after the delay. */
     static final String NACK_DELIVERY = StateSql.render("""
