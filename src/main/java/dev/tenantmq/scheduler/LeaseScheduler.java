@@ -238,7 +238,7 @@ public class LeaseScheduler {
             // 6. Idle-lease release (and leases of partitions that no longer exist).
             if (!mineIdle.isEmpty()) {
                 Set<String> inFlight = busy != null ? busy : leases.busyPartitions(s);
-                leases.release(s, me, mineIdle.stream().filter(l -> !inFlight.contains(l.partitionKey())).toList());
+                leases.releaseIdle(s, me, mineIdle.stream().filter(l -> !inFlight.contains(l.partitionKey())).toList());
             }
             // 7. Purge stale heartbeats.
             leases.purgeStaleHeartbeats(s, micros(config.heartbeatTimeout()));
