@@ -304,6 +304,7 @@ public class LeaseScheduler {
      */
     private void forget(GroupScope s) {
         failing.remove(s);
+        consume.forget(s);
         synchronized (gauged) {
             held.remove(s);
             discovered.remove(s);
