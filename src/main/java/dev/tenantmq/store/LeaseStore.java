@@ -229,14 +229,14 @@ public class LeaseStore {
     /**
      * Partitions of the triple whose open delivery batch (migration V3) is within its visibility
      * timeout and still holds a message (not all deleted, see
-     * {@link ConsumerSql#BATCH_HOLDS_A_MESSAGE}). Binds (queue_offsets key order): tenant, topic,
+     * {@link ConsumerSql#batchHoldsAMessage}). Binds (queue_offsets key order): tenant, topic,
      * consumer_group.
      */
     static final String SELECT_BUSY_BATCHES = """
             SELECT o.partition_key FROM queue_offsets o
             WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ?
               AND o.delivered_offset > o.committed_offset AND o.visible_at > UTC_TIMESTAMP(6)
-              AND %s""".formatted(ConsumerSql.BATCH_HOLDS_A_MESSAGE);
+              AND %s""".formatted(ConsumerSql.batchHoldsAMessage());
 
     /** Starting point of a new partition for the group: nothing committed. */
     static final String ENSURE_OFFSET_ROW = """
