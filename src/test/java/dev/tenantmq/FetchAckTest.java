@@ -109,12 +109,54 @@ class FetchAckTest {
     @Test
     void extend_pushes_the_redelivery_back() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 3);
         assertEquals(List.of("EXTENDED"), extend(receipts(first), 30));
-        // Without the extend it would be redelivered after 1 s.
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+        // Without the extend it would be redelivered after 3 s. (A visibility of 3 s, not 1 s: the
+        // extend must come before the deadline, on a loaded machine too.)
+        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6))
                 .until(() -> fetchOk(tenant, topic, group, 10, 0, 30).isEmpty());
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(first)));
+    }
+
+    @Test
+    void an_extend_after_the_visibility_deadline_is_stale_and_the_expiry_counts_as_a_failed_attempt() {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        assertEquals(1, first.size());
+        // Past the deadline (database clock) and not yet redelivered: the fetch below is the next.
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> deliveryExpired(((Number) first.get(0).get("offset")).longValue()));
+
+        assertEquals(List.of("STALE"), extend(receipts(first), 60), "a late extend cannot revive the delivery");
+
+        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("1"), again.stream().map(m -> m.get("id")).toList(), "redelivered at once");
+        assertEquals(2, again.get(0).get("deliveryAttempt"), "the expiry was a failed attempt");
+        assertEquals(List.of("STALE"), ack(tenant, topic, group, receipts(first)));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
+    }
+
+    /**
+     * Whether the group's delivery of {@code offset} is past its visibility deadline by the
+     * database clock: its delivery row's, or, when it has none, its open batch's.
+     */
+    private boolean deliveryExpired(long offset) throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT COALESCE(
+                         (SELECT d.visible_at FROM queue_delivery_state d
+                          WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
+                            AND d.partition_key = o.partition_key AND d.message_offset = ?),
+                         o.visible_at) <= UTC_TIMESTAMP(6)
+                FROM queue_offsets o
+                WHERE o.tenant = ? AND o.topic = ? AND o.partition_key = 'p' AND o.consumer_group = ?""")) {
+            ps.setLong(1, offset);
+            ps.setString(2, tenant);
+            ps.setString(3, topic);
+            ps.setString(4, group);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
     }
 
     @Test

@@ -55,6 +55,9 @@ class IdleLeaseReleaseTest {
     @Inject
     LeaseStore leaseStore;
 
+    @Inject
+    dev.tenantmq.domain.ConsumeService consume;
+
     /** This class's mq.interest-timeout (see {@link ShortIdleTimeout}). */
     private static final Duration INTEREST_TIMEOUT = Duration.ofSeconds(3);
 
@@ -119,6 +122,19 @@ class IdleLeaseReleaseTest {
         publishOk(tenant, topic, List.of(msg("q", "2", 2)));
         assertEquals(List.of("2"), poll.get(10, java.util.concurrent.TimeUnit.SECONDS).stream()
                 .map(m -> m.get("id")).toList(), "the waiting poll still counts as the group's interest");
+    }
+
+    @Test
+    void a_dropped_group_leaves_no_fetch_state_behind() {
+        GroupScope scope = new GroupScope(tenant, group, topic);
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
+        fetchOk(tenant, topic, group, 10, 1, 30); // an empty look and a re-check too
+        assertTrue(consume.hasFetchState(scope), "a served group has fetch state");
+        // No more fetches and nothing in flight: after mq.interest-timeout the scheduler drops the group.
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250))
+                .until(() -> !consume.hasFetchState(scope));
     }
 
     @Test

@@ -29,6 +29,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class HttpRoutes {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(HttpRoutes.class);
     private final ObjectMapper json;
     /** {@code quarkus.http.limits.max-body-size} in bytes. */
     private final long maxBodyBytes;
@@ -139,6 +140,16 @@ public class HttpRoutes {
      * else, and a response already started, goes on to the default handling.
      */
     private void failure(RoutingContext ctx) {
+        if (ctx.failure() != null && ClientGone.isClientGone(ctx.failure())) {
+            // The client closed the connection while its body was read: not a server error, and
+            // no answer can reach it (the default handling would log an ERROR with a stack trace).
+            LOG.infof("client went away before its answer: %s %s: %s", ctx.request().method(), ctx.request().path(),
+                    ClientGone.describe(ctx.failure()));
+            if (!ctx.response().closed() && !ctx.response().ended()) {
+                ctx.response().close();
+            }
+            return;
+        }
         if (ctx.response().headWritten()) {
             ctx.next();
             return;

@@ -174,6 +174,13 @@ public class ProblemMapper {
 
     @ServerExceptionMapper
     Response unexpected(Throwable e) {
+        if (ClientGone.isClientGone(e)) {
+            // Not a server error: the client closed the connection (or gave up) first. Nobody
+            // receives the answer; it says so for the access log.
+            LOG.infof("client went away before its answer: %s", ClientGone.describe(e));
+            return problem(499, "client-closed-request", "Client closed request",
+                    "the client closed the connection before the answer", null);
+        }
         LOG.error("unexpected error", e);
         return problem(500, "internal", "Internal error", "the service failed unexpectedly", null);
     }

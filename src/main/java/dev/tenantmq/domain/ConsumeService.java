@@ -264,6 +264,39 @@ public class ConsumeService {
     }
 
     /**
+     * Forgets what this process keeps in memory about a consumer group it no longer serves (the
+     * scheduler dropped it after {@code mq.interest-timeout} without a fetch): its fairness cursor,
+     * its last empty look and timer re-check, and its map of claimed partitions when no fetch is
+     * using it. A fetch of the group later starts afresh, as a first fetch does; without this, a
+     * long-running process would keep an entry for every group that ever fetched here.
+     */
+    public void forget(GroupScope scope) {
+        cursors.remove(scope);
+        emptyLooks.remove(scope);
+        lastRecheck.remove(scope);
+        // A fetch running now holds the map; it stays until that fetch's claims are gone.
+        claimed.computeIfPresent(scope, (k, partitions) -> partitions.isEmpty() ? null : partitions);
+    }
+
+    /**
+     * How many consumer groups this process keeps fetch state for (cursors, empty looks,
+     * re-checks, claims; a group counted once). For tests and diagnostics.
+     */
+    public int groupsWithFetchState() {
+        java.util.Set<GroupScope> groups = new java.util.HashSet<>(cursors.keySet());
+        groups.addAll(emptyLooks.keySet());
+        groups.addAll(lastRecheck.keySet());
+        groups.addAll(claimed.keySet());
+        return groups.size();
+    }
+
+    /** Whether this process keeps fetch state for the group (see {@link #groupsWithFetchState}). */
+    public boolean hasFetchState(GroupScope scope) {
+        return cursors.containsKey(scope) || emptyLooks.containsKey(scope) || lastRecheck.containsKey(scope)
+                || claimed.containsKey(scope);
+    }
+
+    /**
      * The scheduler's dead-letter sweep for one (tenant, group, topic) this process consumes:
      * dead-letters, in the partitions it leases, the in-flight messages whose last allowed
      * attempt failed by visibility expiry or a lost lease, with reason
@@ -336,7 +369,9 @@ public class ConsumeService {
     /**
      * Extends the visibility timeout of in-flight deliveries to {@code visibility} from now, so
      * they are not redelivered meanwhile (SQS ChangeMessageVisibility). Each receipt is
-     * EXTENDED, ALREADY_ACKED, STALE or INVALID, as for {@link #ack}.
+     * EXTENDED, ALREADY_ACKED, STALE or INVALID, as for {@link #ack}. A delivery whose visibility
+     * timeout already passed is STALE and stays expired (SPEC "Ack, nack, extend": the expiry is a
+     * failed attempt, which a late extend must not hide; SQS refuses it too).
      *
      * @param visibility new visibility timeout, 1 s..12 h, counted from now by the database clock
      * @return one result per receipt, in request order

@@ -231,7 +231,7 @@ public class LeaseScheduler {
             // 6. Idle-lease release (and leases of partitions that no longer exist).
             if (!mineIdle.isEmpty()) {
                 Set<String> inFlight = busy != null ? busy : leases.busyPartitions(s);
-                leases.release(s, me, mineIdle.stream().filter(l -> !inFlight.contains(l.partitionKey())).toList());
+                leases.releaseIdle(s, me, mineIdle.stream().filter(l -> !inFlight.contains(l.partitionKey())).toList());
             }
             // 7. Purge stale heartbeats.
             leases.purgeStaleHeartbeats(s, micros(config.heartbeatTimeout()));
@@ -274,6 +274,7 @@ public class LeaseScheduler {
      */
     private void forget(GroupScope s) {
         failing.remove(s);
+        consume.forget(s);
         synchronized (gauged) {
             held.remove(s);
             discovered.remove(s);

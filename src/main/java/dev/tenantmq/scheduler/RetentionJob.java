@@ -4,6 +4,7 @@ import static dev.tenantmq.model.Durations.micros;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.domain.FetchSignals;
 import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.RetentionStore;
@@ -44,14 +45,17 @@ public class RetentionJob {
     private final ProcessIdentity identity;
     private final QueueMetrics metrics;
     private final MqConfig config;
+    private final FetchSignals signals;
     /** (tenant, topic) pairs whose last attempt failed, so each failure streak is logged once. */
     private final Set<String> failing = ConcurrentHashMap.newKeySet();
 
-    RetentionJob(RetentionStore store, ProcessIdentity identity, QueueMetrics metrics, MqConfig config) {
+    RetentionJob(RetentionStore store, ProcessIdentity identity, QueueMetrics metrics, MqConfig config,
+                 FetchSignals signals) {
         this.store = store;
         this.identity = identity;
         this.metrics = metrics;
         this.config = config;
+        this.signals = signals;
     }
 
     /**
@@ -195,7 +199,7 @@ public class RetentionJob {
             List<RetentionStore.Row> rows = store.rows(tenant, topic, deadLetterTopic, head.partitionKey(), groups, after,
                     maxAgeMicros, batchSize);
             Batch batch = plan(rows, floor);
-            pending.add(head.partitionKey(), batch.deletable());
+            pending.add(head.partitionKey(), batch.deletable(), floor);
             if (batch.stop() || rows.size() < batchSize) {
                 return;
             }
@@ -211,6 +215,8 @@ public class RetentionJob {
         private final int batchSize;
         private final java.util.Map<String, List<Long>> offsets = new java.util.LinkedHashMap<>();
         private int size;
+        /** Whether a pending offset is above its partition's floor: not consumed by every group. */
+        private boolean unconsumed;
         long deleted;
 
         Pending(String tenant, String topic, List<String> groups, int batchSize) {
@@ -220,10 +226,11 @@ public class RetentionJob {
             this.batchSize = batchSize;
         }
 
-        void add(String partitionKey, List<Long> deletable) {
+        void add(String partitionKey, List<Long> deletable, long floor) {
             if (deletable.isEmpty()) {
                 return;
             }
+            unconsumed |= deletable.get(deletable.size() - 1) > floor;
             offsets.computeIfAbsent(partitionKey, k -> new ArrayList<>()).addAll(deletable);
             size += deletable.size();
             if (size >= batchSize) {
@@ -239,8 +246,15 @@ public class RetentionJob {
             deleted += n;
             // Counted per transaction, so a topic that fails half-way still reports what it deleted.
             metrics.retentionDeleted(tenant, topic, n);
+            if (unconsumed && n > 0) {
+                // An expired message may have been in flight or next in line: the partition it
+                // held back may flow now, so waiting long polls look at once, not at the visibility
+                // deadline or their next re-check.
+                signals.signal(tenant, topic, FetchSignals.ALL);
+            }
             offsets.clear();
             size = 0;
+            unconsumed = false;
         }
     }
 

@@ -38,15 +38,33 @@ final class ConsumerSql {
     }
 
     /**
+     * Whether the open delivery batch of the {@code queue_offsets} row {@code o} still holds a
+     * message: one is stored in {@code (committed_offset, delivered_offset]}. By the definition
+     * of a batch (migration V3) its messages are the stored ones in that range, so a batch whose
+     * messages were all deleted while in flight (admin delete, retention's maximum age) holds
+     * nothing back, whatever its visibility deadline; every check of "the batch is still out"
+     * ends with this. One primary-key range probe, stopped at the first row.
+     */
+    static String batchHoldsAMessage() {
+        // A method, not a constant: a predicate is no statement for StoreSqlRulesTest to parse;
+        // it checks it inside each statement that embeds it.
+        return """
+                EXISTS (SELECT 1 FROM queue_messages bm
+                        WHERE bm.tenant = o.tenant AND bm.topic = o.topic AND bm.partition_key = o.partition_key
+                          AND bm.`offset` > o.committed_offset AND bm.`offset` <= o.delivered_offset)""";
+    }
+
+    /**
      * Partitions this subscriber leases, in key order within {@code (after, upTo]} (each bound
      * only when the ? before it, "no such bound", is false), that have something to deliver (a message
      * above the committed offset, or a requeued one at or below it) and nothing that holds the
-     * partition back: an open batch of the current lease still within its visibility, a
+     * partition back: an open batch of the current lease still within its visibility that still
+     * holds a message ({@link #batchHoldsAMessage}), a
      * delivery row of the current lease still invisible, or a nacked or handed-back message whose
      * delay has not passed. In key order, the scan of the lease rows stops at the LIMIT, so a
      * fetch pays for the partitions it looks at, not for every partition it leases.
      */
-    static final String SELECT_READY_PARTITIONS = StateSql.render("""
+    static final String SELECT_READY_PARTITIONS = StateSql.render(("""
             SELECT l.partition_key
             FROM queue_partition_leases l
             JOIN queue_offsets o
@@ -56,7 +74,7 @@ final class ConsumerSql {
               AND l.leased_by = ? AND l.expires_at > UTC_TIMESTAMP(6)
               AND (? OR l.partition_key > ?) AND (? OR l.partition_key <= ?)
               AND NOT (o.delivered_offset > o.committed_offset AND o.delivery_epoch = l.epoch
-                       AND o.visible_at > UTC_TIMESTAMP(6))
+                       AND o.visible_at > UTC_TIMESTAMP(6) AND %s)
               AND (EXISTS (
                       SELECT 1 FROM queue_messages m
                       WHERE m.tenant = l.tenant AND m.topic = l.topic AND m.partition_key = l.partition_key
@@ -75,7 +93,7 @@ final class ConsumerSql {
                     AND d.partition_key = l.partition_key AND d.visible_at > UTC_TIMESTAMP(6)
                     AND (d.state IN ({RETRY}, {PENDING}) OR (d.state = {INFLIGHT} AND d.lease_epoch = l.epoch)))
             ORDER BY l.partition_key
-            LIMIT ?""");
+            LIMIT ?""").formatted(batchHoldsAMessage()));
 
     /**
      * Binds of {@link #SELECT_READY_PARTITIONS}; {@code after} null or empty is no lower bound,
@@ -187,13 +205,14 @@ final class ConsumerSql {
      */
     static final String SELECT_CURSORS = StateSql.render("""
             SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.delivery_epoch, o.delivery_seq,
-                   o.visible_at, o.visible_at > UTC_TIMESTAMP(6) AS batch_invisible,
+                   o.visible_at, o.visible_at > UTC_TIMESTAMP(6) AND %s AS batch_invisible,
                    EXISTS (SELECT 1 FROM queue_delivery_state r
                            WHERE r.tenant = o.tenant AND r.consumer_group = o.consumer_group AND r.topic = o.topic
                              AND r.partition_key = o.partition_key AND r.message_offset <= o.committed_offset
                              AND r.state IN ({UNFINISHED})) AS requeued
             FROM queue_offsets o
-            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%s) AND o.consumer_group = ?""");
+            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%%s) AND o.consumer_group = ?"""
+            .formatted(batchHoldsAMessage()));
 
     /** Binds of {@link #SELECT_CURSORS}, in placeholder order; {@code keys} fills the IN list. */
     record SelectCursors(GroupScope scope, List<String> keys) implements Db.Binds {
@@ -221,7 +240,8 @@ final class ConsumerSql {
      *     it, microseconds included: bound back as text, because a {@code LocalDateTime} bind loses
      *     the fraction on servers the driver takes for MySQL 5.5 (MariaDB), and a materialized
      *     delivery would then expire up to a second early
-     * @param batchInvisible whether that deadline is still ahead
+     * @param batchInvisible whether that deadline is still ahead and the batch still holds a message
+     *     ({@link #batchHoldsAMessage}): a batch whose messages were all deleted holds nothing back
      * @param requeued whether a requeued message waits at or below {@code committed}
      */
     record Cursor(String key, long committed, long delivered, long batchEpoch, long seq,
@@ -458,12 +478,18 @@ final class ConsumerSql {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
               AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?""");
 
-    /** Extend (change visibility), fenced like ack: pushes the redelivery time back. */
+    /**
+     * Extend (change visibility), fenced like ack: pushes the redelivery time back, only while
+     * the delivery is still within its visibility timeout (database clock). An expired delivery
+     * has failed its attempt (SPEC "Ack, nack, extend"); extending it would revive it and hide
+     * the failure from the attempt count, so a late extend changes nothing and answers STALE.
+     */
     static final String EXTEND_DELIVERY = StateSql.render("""
             UPDATE queue_delivery_state
             SET visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, updated_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
-              AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?""");
+              AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?
+              AND visible_at > UTC_TIMESTAMP(6)""");
 
     /** Nack below {@code mq.max-deliveries}: a failed attempt, delivered again after the delay. */
     static final String NACK_DELIVERY = StateSql.render("""

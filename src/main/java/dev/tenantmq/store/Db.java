@@ -8,9 +8,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 
@@ -19,6 +21,13 @@ import java.util.concurrent.locks.LockSupport;
  * rolls the transaction back), and a {@link ConflictRetry} the work throws, are retried a few
  * times with jitter; connection failures
  * become {@link StoreUnavailableException}; everything else becomes {@link StoreException}.
+ *
+ * <p>A connection failure is any driver error that means the connection went away
+ * ({@link #isUnavailable}), wherever it surfaces: also the errors of statements and result sets
+ * the driver closed with a dropped connection, which MySQL Connector/J reports with non-connection
+ * SQLStates (S1009 "No operations allowed after statement closed", which {@code executeBatch}
+ * throws from its clean-up in place of the communications failure; S1000 "Operation not allowed
+ * after ResultSet closed"), and any error after which the connection is closed.
  */
 @ApplicationScoped
 public class Db {
@@ -112,7 +121,10 @@ public class Db {
                     T result = work.run(c);
                     c.commit();
                     return result;
-                } catch (SQLException | RuntimeException e) {
+                } catch (SQLException e) {
+                    rollbackQuietly(c);
+                    throw lostIfClosed(c, e);
+                } catch (RuntimeException e) {
                     rollbackQuietly(c);
                     throw e;
                 }
@@ -143,7 +155,11 @@ public class Db {
     /** Runs read-only {@code work} on an auto-commit connection. Same error mapping. */
     public <T> T read(Work<T> work) {
         try (Connection c = connect()) {
-            return work.run(c);
+            try {
+                return work.run(c);
+            } catch (SQLException e) {
+                throw lostIfClosed(c, e);
+            }
         } catch (SQLException e) {
             if (isUnavailable(e)) {
                 throw new StoreUnavailableException(e);
@@ -285,16 +301,55 @@ public class Db {
         return c.getMetaData().getDatabaseProductVersion().endsWith("-Vitess");
     }
 
+    /**
+     * Driver exceptions (by simple class name, so no driver type leaks in here) that mean the
+     * connection went away, whatever SQLState the JDBC exception wrapping them carries. MySQL
+     * Connector/J 9 closes every statement of a connection it loses, and an operation on one
+     * then fails with {@code StatementIsClosedException} as the cause of an S1009 SQLException.
+     */
+    private static final Set<String> CONNECTION_GONE = Set.of("StatementIsClosedException",
+            "ConnectionIsClosedException", "CJCommunicationsException", "CommunicationsException");
+
+    /**
+     * Whether {@code e} means the database cannot be reached or the connection went away (503),
+     * rather than a failed statement (500): a connection exception of JDBC's hierarchy
+     * (transient, non-transient, or recoverable with a new connection), SQLState class 08
+     * (connection exception), or a driver exception of {@link #CONNECTION_GONE} anywhere in the
+     * cause chain.
+     */
     static boolean isUnavailable(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException) {
+            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
+                    || t instanceof SQLRecoverableException) {
                 return true;
             }
             if (t instanceof SQLException s && s.getSQLState() != null && s.getSQLState().startsWith("08")) {
                 return true;
             }
+            if (CONNECTION_GONE.contains(t.getClass().getSimpleName())) {
+                return true;
+            }
         }
         return false;
+    }
+
+    /**
+     * {@code e} itself, or, when it is not recognisably a connection failure but the connection
+     * is closed after it, a connection exception with {@code e} as its cause: whatever the driver
+     * reported (a result set or statement it closed along with the connection, say), the
+     * connection went away, and the client should retry (503), not report a bug (500).
+     */
+    private static SQLException lostIfClosed(Connection c, SQLException e) {
+        if (isUnavailable(e)) {
+            return e;
+        }
+        boolean closed;
+        try {
+            closed = c.isClosed();
+        } catch (SQLException ex) {
+            closed = true;
+        }
+        return closed ? new SQLNonTransientConnectionException("connection closed under the statement", "08003", e) : e;
     }
 
     static boolean isRetryable(SQLException e) {

@@ -41,11 +41,18 @@ final class DedupSql {
         }
     }
 
-    /** One identity about to be remembered. */
-    record Identity(String partitionKey, String id, long offset, java.time.LocalDateTime createdAt) {}
+    /**
+     * One identity about to be remembered.
+     *
+     * @param createdAt the message's {@code created_at} as the database prints it, microseconds
+     *     included: bound back as text, because a {@code LocalDateTime} bind loses the fraction on
+     *     servers the driver takes for MySQL 5.5 (MariaDB), and the window would then end up to a
+     *     second early (the same reason as {@code ConsumerSql.Cursor#batchVisibleAt})
+     */
+    record Identity(String partitionKey, String id, long offset, String createdAt) {}
 
     private static final Db.RowMapper<Identity> IDENTITY_ROW = rs -> new Identity(rs.getString("partition_key"),
-            rs.getString("id"), rs.getLong("offset"), rs.getObject("created_at", java.time.LocalDateTime.class));
+            rs.getString("id"), rs.getLong("offset"), rs.getString("created_at"));
 
     /**
      * Drops older rows of the same identities (%s is the id IN list): an identity published again

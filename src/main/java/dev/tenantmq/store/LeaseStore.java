@@ -106,6 +106,38 @@ public class LeaseStore {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
               AND leased_by = ? AND epoch = ? AND expires_at > UTC_TIMESTAMP(6)""";
 
+    /**
+     * Locks one lease row if this subscriber still holds it under the given epoch, before the
+     * idle release judges the partition again ({@link #SELECT_HAS_WORK}): fetch locks the same
+     * row before it delivers, so no delivery can start between that judgement and the release.
+     * Binds: see {@link ReleaseLease}.
+     */
+    static final String LOCK_OWN_LEASE = """
+            SELECT epoch FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
+              AND leased_by = ? AND epoch = ? AND expires_at > UTC_TIMESTAMP(6)
+            FOR UPDATE""";
+
+    /**
+     * The partition when the group still has something to deliver there, which is also where
+     * anything in flight lies: a message above the committed offset (every batch and in-flight
+     * row is there), or an unfinished (requeued) delivery at or below it. No row: nothing to
+     * deliver and nothing in flight (a partition without an offsets row was never delivered). Read after {@link #LOCK_OWN_LEASE}, in the same transaction.
+     * Binds (queue_offsets key order): tenant, topic, partition_key, consumer_group.
+     */
+    static final String SELECT_HAS_WORK = StateSql.render("""
+            SELECT o.partition_key FROM queue_offsets o
+            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key = ? AND o.consumer_group = ?
+              AND (EXISTS (
+                      SELECT 1 FROM queue_messages m
+                      WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                        AND m.`offset` > o.committed_offset)
+                   OR EXISTS (
+                      SELECT 1 FROM queue_delivery_state d
+                      WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
+                        AND d.partition_key = o.partition_key AND d.message_offset <= o.committed_offset
+                        AND d.state IN ({UNFINISHED})))""");
+
     /** Binds of {@link #RELEASE_LEASE}, in placeholder order. */
     record ReleaseLease(GroupScope scope, String partitionKey, String subscriber, long epoch) implements Db.Binds {
         @Override
@@ -196,12 +228,15 @@ public class LeaseStore {
 
     /**
      * Partitions of the triple whose open delivery batch (migration V3) is within its visibility
-     * timeout. Binds (queue_offsets key order): tenant, topic, consumer_group.
+     * timeout and still holds a message (not all deleted, see
+     * {@link ConsumerSql#batchHoldsAMessage}). Binds (queue_offsets key order): tenant, topic,
+     * consumer_group.
      */
     static final String SELECT_BUSY_BATCHES = """
-            SELECT partition_key FROM queue_offsets
-            WHERE tenant = ? AND topic = ? AND consumer_group = ?
-              AND delivered_offset > committed_offset AND visible_at > UTC_TIMESTAMP(6)""";
+            SELECT o.partition_key FROM queue_offsets o
+            WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ?
+              AND o.delivered_offset > o.committed_offset AND o.visible_at > UTC_TIMESTAMP(6)
+              AND %s""".formatted(ConsumerSql.batchHoldsAMessage());
 
     /** Starting point of a new partition for the group: nothing committed. */
     static final String ENSURE_OFFSET_ROW = """
@@ -369,6 +404,41 @@ public class LeaseStore {
                     }
                     released += n;
                 }
+            }
+            return released;
+        });
+    }
+
+    /**
+     * Releases the given leases of this subscriber that the scheduler judged idle (or whose
+     * partitions it no longer discovers), each only if, under its lease row lock, the partition
+     * still has nothing to deliver. The judgement is read earlier in the tick without locks; a
+     * message published and fetched meanwhile is in flight under the lease, and releasing it then
+     * would hand the delivery back (its receipt STALE) and re-lease the partition under a new epoch.
+     *
+     * @return how many were released
+     */
+    public int releaseIdle(GroupScope t, String subscriber, Collection<Lease> leases) {
+        if (leases.isEmpty()) {
+            return 0;
+        }
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            int released = 0;
+            for (Lease l : leases) {
+                ReleaseLease release = new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch());
+                if (Db.list(c, LOCK_OWN_LEASE, release, rs -> rs.getLong("epoch")).isEmpty()) {
+                    continue; // not ours any more
+                }
+                // Something to deliver now, so possibly in flight: not idle any more.
+                if (!Db.list(c, SELECT_HAS_WORK, ps -> Db.bind(ps, t.tenant(), t.topic(), l.partitionKey(),
+                        t.consumerGroup()), rs -> rs.getString("partition_key")).isEmpty()) {
+                    continue;
+                }
+                int n = Db.update(c, RELEASE_LEASE, release);
+                if (n != 1) {
+                    throw new SQLException("release of a locked lease changed " + n + " rows, expected 1");
+                }
+                released++;
             }
             return released;
         });
