@@ -137,13 +137,18 @@ mysql_wrappers() {
   mkdir -p "$MYSQL_ROOT/bin"
   # The sid binaries need a newer glibc than the host's: run them with the chroot's loader and
   # libraries. The client's auth plugins (vtgate offers mysql_native_password) are in the chroot.
-  printf '#!/bin/sh\nexec %s --library-path %s %s "$@"\n' "$loader" "$libs" "$CHROOT/usr/sbin/mysqld" > "$MYSQL_ROOT/bin/mysqld"
+  # Each wrapper is written beside and renamed over the old one: a run on another
+  # MQ_VITESS_PORT may be executing it right now, and must never see it half written.
+  printf '#!/bin/sh\nexec %s --library-path %s %s "$@"\n' "$loader" "$libs" "$CHROOT/usr/sbin/mysqld" > "$MYSQL_ROOT/bin/.mysqld.$$"
   local b
   for b in mysql mysqladmin; do
     printf '#!/bin/sh\nLIBMYSQL_PLUGIN_DIR=%s exec %s --library-path %s %s "$@"\n' \
-      "$CHROOT/usr/lib/mysql/plugin" "$loader" "$libs" "$CHROOT/usr/bin/$b" > "$MYSQL_ROOT/bin/$b"
+      "$CHROOT/usr/lib/mysql/plugin" "$loader" "$libs" "$CHROOT/usr/bin/$b" > "$MYSQL_ROOT/bin/.$b.$$"
   done
-  chmod 755 "$MYSQL_ROOT/bin/"*
+  for b in mysqld mysql mysqladmin; do
+    chmod 755 "$MYSQL_ROOT/bin/.$b.$$"
+    mv -f "$MYSQL_ROOT/bin/.$b.$$" "$MYSQL_ROOT/bin/$b"
+  done
   "$MYSQL_ROOT/bin/mysqld" --version >&2
 }
 
