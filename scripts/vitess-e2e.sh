@@ -5,6 +5,13 @@
 # the packaged jar, and a look into each shard's database for where each tenant's rows landed
 # (docs/vitess.md, "End to end on a real vtgate").
 #
+# The replay crosses shards: its tenants are the file's two repositories, git-scm and
+# quarkus-quickstarts (both on -80 under the xxhash vindex), and git-scm-fork, a fork that
+# replays git-scm's history as a tenant of its own (on 80-). The run checks that before it
+# starts anything long. Where the replay landed is read from rows retention does not delete:
+# published messages (still stored, plus the identities retention moved to queue_dedup_ids) and
+# the committed offsets (queue_offsets), one per partition the replay consumed.
+#
 # Usage: scripts/vitess-e2e.sh run [--fast]   the whole run; exits non-zero on any failure.
 #                                             --fast: the API suite and a 5,000-event replay,
 #                                             without MultiProcessIT (what .ci/run runs)
@@ -38,7 +45,8 @@
 #   MQ_MYSQL_CHROOT    the MySQL 9.7 chroot (default /var/cache/tenant-mq/mysql-sid)
 #   MQ_VITESS_PORT     base port: vtcombo web +0, grpc +1, mysqld +2, vtgate (MySQL protocol) +3
 #                      (default 15300)
-#   MQ_E2E_EVENTS      events to replay, half of each of the file's two tenants (default 20000;
+#   MQ_E2E_EVENTS_FILE the event history (default ../shared/data/git-history-events.jsonl.gz)
+#   MQ_E2E_EVENTS      events to replay, an equal share for each replay tenant (default 20000;
 #                      5000 with --fast)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,8 +63,13 @@ KEYSPACE=tenant_mq
 SHARDS=(-80 80-)
 STATE=/tmp/tenant-mq-vitess-$BASE_PORT   # the running cluster's directory (start/stop)
 JDBC_URL="jdbc:mysql://127.0.0.1:$VTGATE_PORT/$KEYSPACE"
-# Tenants whose shard the run reports: the replay's two and the test profile's.
-REPLAY_TENANTS=(git-scm quarkus-quickstarts)
+EVENTS_FILE=${MQ_E2E_EVENTS_FILE:-../shared/data/git-history-events.jsonl.gz}
+# Tenants whose shard the run reports: the replay's and the test profile's. A replay tenant is
+# tenant=source: it replays the history of the file's tenant `source`. xxhash (the VSchema's
+# tenant_hash) puts git-scm and quarkus-quickstarts on -80 and git-scm-fork on 80-;
+# check_replay_tenants asks vtgate.
+REPLAY_SOURCES=(git-scm=git-scm quarkus-quickstarts=quarkus-quickstarts git-scm-fork=git-scm)
+REPLAY_TENANTS=("${REPLAY_SOURCES[@]%%=*}")
 TEST_TENANTS=(it-00 it-01 it-02 it-03 it-04 it-05 it-06 it-07 it-08 it-09 it-10 it-11 it-12 it-13 it-14 it-15 mp-tenant)
 
 log() { echo "vitess-e2e: $*" >&2; }
@@ -124,13 +137,18 @@ mysql_wrappers() {
   mkdir -p "$MYSQL_ROOT/bin"
   # The sid binaries need a newer glibc than the host's: run them with the chroot's loader and
   # libraries. The client's auth plugins (vtgate offers mysql_native_password) are in the chroot.
-  printf '#!/bin/sh\nexec %s --library-path %s %s "$@"\n' "$loader" "$libs" "$CHROOT/usr/sbin/mysqld" > "$MYSQL_ROOT/bin/mysqld"
+  # Each wrapper is written beside and renamed over the old one: a run on another
+  # MQ_VITESS_PORT may be executing it right now, and must never see it half written.
+  printf '#!/bin/sh\nexec %s --library-path %s %s "$@"\n' "$loader" "$libs" "$CHROOT/usr/sbin/mysqld" > "$MYSQL_ROOT/bin/.mysqld.$$"
   local b
   for b in mysql mysqladmin; do
     printf '#!/bin/sh\nLIBMYSQL_PLUGIN_DIR=%s exec %s --library-path %s %s "$@"\n' \
-      "$CHROOT/usr/lib/mysql/plugin" "$loader" "$libs" "$CHROOT/usr/bin/$b" > "$MYSQL_ROOT/bin/$b"
+      "$CHROOT/usr/lib/mysql/plugin" "$loader" "$libs" "$CHROOT/usr/bin/$b" > "$MYSQL_ROOT/bin/.$b.$$"
   done
-  chmod 755 "$MYSQL_ROOT/bin/"*
+  for b in mysqld mysql mysqladmin; do
+    chmod 755 "$MYSQL_ROOT/bin/.$b.$$"
+    mv -f "$MYSQL_ROOT/bin/.$b.$$" "$MYSQL_ROOT/bin/$b"
+  done
   "$MYSQL_ROOT/bin/mysqld" --version >&2
 }
 
@@ -293,10 +311,45 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 run_replay() {
   local events=$1 port mport pid t0 i
   [[ -f target/quarkus-app/quarkus-run.jar ]] || ./mvnw -B -q package -DskipTests
-  [[ -f ../shared/data/git-history-events.jsonl.gz ]] || die "../shared/data/git-history-events.jsonl.gz is missing"
+  [[ -f $EVENTS_FILE ]] || die "$EVENTS_FILE is missing (MQ_E2E_EVENTS_FILE)"
+  # The file holds git-scm's history first (137,899 events) and quarkus-quickstarts' after it
+  # (16,715, from line 82,409 on), so a plain --limit would replay one tenant only: each replay
+  # tenant gets an equal share of the events, the first ones of its source tenant, in file
+  # order. replay-input.tsv: per replay tenant, its events and partitions (topic, key).
+  python3 - "$EVENTS_FILE" "$events" "$STATE/replay-events.jsonl.gz" "$STATE/replay-input.tsv" "${REPLAY_SOURCES[@]}" <<'PY' || die "could not prepare the replay input"
+import gzip, json, sys
+src, n, out, summary = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+pairs = [a.split("=", 1) for a in sys.argv[5:]]
+quota = {t: n // len(pairs) + (1 if i < n % len(pairs) else 0) for i, (t, _) in enumerate(pairs)}
+taken = {t: 0 for t, _ in pairs}
+parts = {t: set() for t, _ in pairs}
+kept = []
+with gzip.open(src, "rt", encoding="utf-8") as f:
+    for line in f:
+        e = json.loads(line)
+        for t, source in pairs:
+            if e["tenant"] == source and taken[t] < quota[t]:
+                taken[t] += 1
+                parts[t].add((e["topic"], e["partitionKey"]))
+                kept.append(json.dumps(dict(e, tenant=t), ensure_ascii=False) + "\n")
+        if all(taken[t] == quota[t] for t in taken):
+            break
+short = [t for t in taken if taken[t] < quota[t]]
+if short:
+    sys.exit("replay input: the file has too few events for %s" % short)
+with gzip.open(out, "wt", encoding="utf-8") as f:
+    f.writelines(kept)
+with open(summary, "w") as f:
+    for t in taken:
+        f.write("%s\t%d\t%d\n" % (t, taken[t], len(parts[t])))
+print("replay input: %d events, per tenant %s" % (len(kept), taken), file=sys.stderr)
+PY
   port=$(free_port); mport=$(free_port)
   log "starting target/quarkus-app/quarkus-run.jar on vtgate (tenants ${REPLAY_TENANTS[*]}), port $port"
+  # The dedup window is the default, set here because shard_report counts on it: retention
+  # moves the identity of every message it deletes within the window to queue_dedup_ids.
   MQ_TENANTS=$(IFS=,; echo "${REPLAY_TENANTS[*]}") MQ_SUBSCRIBER_NAME=vitess-e2e MQ_ADMIN_TOKEN=vitess-e2e-admin-token-0123 \
+    MQ_PUBLISH_DEDUP_WINDOW=24h \
     QUARKUS_DATASOURCE_JDBC_URL=$JDBC_URL QUARKUS_DATASOURCE_USERNAME=root QUARKUS_DATASOURCE_PASSWORD= \
     QUARKUS_HTTP_PORT=$port QUARKUS_MANAGEMENT_PORT=$mport QUARKUS_MANAGEMENT_HOST=127.0.0.1 \
     java -jar target/quarkus-app/quarkus-run.jar > "$STATE/replay-service.log" 2>&1 &
@@ -307,23 +360,6 @@ run_replay() {
     sleep 1
   done
   curl -fs "http://127.0.0.1:$mport/q/health/ready" >/dev/null || { kill $pid; die "the service is not ready after 120 s"; }
-  # The file holds git-scm's history first (137,899 events) and quarkus-quickstarts' after it
-  # (16,715, from line 82,409 on), so a plain --limit would replay one tenant only: the input is
-  # the first events/2 of each tenant, in file order.
-  python3 - "$events" "$STATE/replay-events.jsonl.gz" <<'PY'
-import gzip, json, sys
-n, out = int(sys.argv[1]), sys.argv[2]
-per, taken, kept = n // 2, {}, []
-with gzip.open("../shared/data/git-history-events.jsonl.gz", "rt", encoding="utf-8") as f:
-    for line in f:
-        t = json.loads(line)["tenant"]
-        if taken.get(t, 0) < per:
-            taken[t] = taken.get(t, 0) + 1
-            kept.append(line)
-with gzip.open(out, "wt", encoding="utf-8") as f:
-    f.writelines(kept)
-print("replay input: %d events, per tenant %s" % (len(kept), taken), file=sys.stderr)
-PY
   t0=$(now)
   local rc=0
   python3 bench/replay.py --url "http://127.0.0.1:$port" --file "$STATE/replay-events.jsonl.gz" | tee "$STATE/replay.txt" || rc=$?
@@ -333,34 +369,66 @@ PY
 }
 
 # ---- where the tenants landed ---------------------------------------------------------------
+# The shard vtgate's vindex (tenant_hash: xxhash of tenant) names for a tenant.
+vindex_shard() { vtgate_sql -e "SELECT shard FROM tenant_hash WHERE id = '$1'"; }
+
+# The replay must write to every shard: fails before the long part of the run when the replay
+# tenants all hash to fewer shards than the keyspace has.
+check_replay_tenants() {
+  local t shard placed=() missing=()
+  for t in "${REPLAY_TENANTS[@]}"; do placed+=("$t:$(vindex_shard "$t")"); done
+  for shard in "${SHARDS[@]}"; do
+    [[ " ${placed[*]} " == *":$shard "* ]] || missing+=("$shard")
+  done
+  (( ${#missing[@]} == 0 )) || die "the replay tenants (${placed[*]}) put nothing on shard ${missing[*]}: the replay would not cross shards; choose REPLAY_SOURCES tenants that hash to every shard"
+  log "replay tenants by vindex shard: ${placed[*]}"
+}
+
+# Reads each shard's database directly. Retention deletes consumed messages while the replay
+# runs, so placement is counted from rows that stay: published messages are the stored ones plus
+# the identities retention moved to queue_dedup_ids (the dedup window is 24 h), and every
+# partition the replay consumed keeps its committed offset in queue_offsets. A replay tenant
+# must have exactly its input's events and partitions on its vindex shard and nothing elsewhere.
 shard_report() {
-  local t shard n where expected distinct=() failed=0
-  printf '%-22s %-8s %-12s %s\n' tenant vindex rows-per-shard landed
+  local t shard e p expected out published stored offsets where cols failed=0 replay_shards=()
+  local -A want_events=() want_parts=()
+  while IFS=$'\t' read -r t e p; do want_events[$t]=$e; want_parts[$t]=$p; done < "$STATE/replay-input.tsv"
+  echo "each shard: published messages (stored + deleted by retention) / still stored / committed offsets"
+  printf '%-22s %-7s %-22s %-22s %s\n' tenant vindex "${SHARDS[@]}" landed
+  REPLAY_PLACEMENT=""
   for t in "${REPLAY_TENANTS[@]}" "${TEST_TENANTS[@]}"; do
-    # The shard vtgate's vindex (xxhash of tenant) names, for comparison.
-    expected=$(vtgate_sql -e "SELECT shard FROM tenant_hash WHERE id = '$t'")
-    where=() ; local counts=""
+    expected=$(vindex_shard "$t")
+    where=() cols=()
     for shard in "${SHARDS[@]}"; do
-      n=$(shard_sql "$shard" -e "SELECT COUNT(*) FROM queue_messages WHERE tenant = '$t'")
-      counts+="$shard:$n "
-      (( n > 0 )) && where+=("$shard")
+      out=$(shard_sql "$shard" -e "SELECT
+          (SELECT COUNT(*) FROM queue_messages WHERE tenant = '$t') + (SELECT COUNT(*) FROM queue_dedup_ids WHERE tenant = '$t'),
+          (SELECT COUNT(*) FROM queue_messages WHERE tenant = '$t'),
+          (SELECT COUNT(*) FROM queue_offsets WHERE tenant = '$t')")
+      read -r published stored offsets <<< "$out"
+      [[ -n $offsets ]] || die "could not count tenant $t on shard $shard"
+      cols+=("$published/$stored/$offsets")
+      (( published + offsets > 0 )) && where+=("$shard")
+      if [[ -n ${want_events[$t]:-} && $shard == "$expected" ]]; then
+        if (( published != ${want_events[$t]} || offsets != ${want_parts[$t]} )); then
+          log "replay tenant $t on $shard: $published messages published and $offsets committed offsets, its input has ${want_events[$t]} events in ${want_parts[$t]} partitions"
+          failed=1
+        fi
+        REPLAY_PLACEMENT+="$t $shard: $published messages, $offsets partitions; "
+      fi
     done
+    printf '%-22s %-7s %-22s %-22s %s\n' "$t" "$expected" "${cols[@]}" "${where[*]:-(no rows)}"
     if (( ${#where[@]} == 0 )); then
-      printf '%-22s %-8s %-12s %s\n' "$t" "$expected" "$counts" "(no messages)"
+      [[ -z ${want_events[$t]:-} ]] || { log "replay tenant $t has no rows on any shard"; failed=1; }
       continue
     fi
-    printf '%-22s %-8s %-12s %s\n' "$t" "$expected" "$counts" "${where[*]}"
     if (( ${#where[@]} != 1 )) || [[ ${where[0]} != "$expected" ]]; then
       log "tenant $t is on ${where[*]}, its vindex says $expected"; failed=1
     fi
-    distinct+=("${where[0]}")
+    [[ -z ${want_events[$t]:-} ]] || replay_shards+=("${where[0]}")
   done
-  for t in "${REPLAY_TENANTS[@]}"; do
-    [[ $(shard_sql "$(vtgate_sql -e "SELECT shard FROM tenant_hash WHERE id = '$t'")" -e "SELECT COUNT(*) FROM queue_messages WHERE tenant = '$t'") -gt 0 ]] \
-      || { log "replay tenant $t has no rows on its shard"; failed=1; }
+  for shard in "${SHARDS[@]}"; do
+    [[ " ${replay_shards[*]} " == *" $shard "* ]] || { log "no replay tenant landed on $shard"; failed=1; }
   done
-  local used; used=$(printf '%s\n' "${distinct[@]}" | sort -u | wc -l)
-  (( used >= 2 )) || { log "all tenants landed on one shard"; failed=1; }
   (( failed == 0 )) || die "shard placement"
 }
 
@@ -375,6 +443,7 @@ run() {
   start_cluster
   trap stop_cluster EXIT
   apply_schema
+  check_replay_tenants
   export QUARKUS_FLYWAY_BASELINE_ON_MIGRATE=true QUARKUS_FLYWAY_BASELINE_VERSION=4
   SUITE_FAILED=0
   run_suite "$fast"
@@ -386,6 +455,7 @@ run() {
   echo "mysqld: $(shard_sql -80 -e 'SELECT VERSION()') under Vitess $VERSION (vttestserver), shards ${SHARDS[*]}"
   echo "suite: $SUITE_COUNTS"
   echo "replay: $events events in $REPLAY_SECONDS s: $(grep -iE 'missing|duplicate|order' "$STATE/replay.txt" | tr '\n' ' ')"
+  echo "replay placement: ${REPLAY_PLACEMENT%; }"
 }
 
 case ${1:-} in
