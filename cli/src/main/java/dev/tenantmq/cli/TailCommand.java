@@ -91,7 +91,7 @@ final class TailCommand extends BaseCommand {
                     break;
                 }
                 // A poll never waits past the idle time-out (whole seconds, rounded up).
-                int wait = (int) Math.min(waitSeconds, (idleLeftMillis + 999) / 1000);
+                int wait = idle == 0 ? waitSeconds : (int) Math.min(waitSeconds, (idleLeftMillis + 999) / 1000);
                 int want = (int) Math.min(batch, max == null ? batch : max - printed);
                 ObjectNode fetch = Json.MAPPER.createObjectNode()
                         .put("maxMessages", want).put("waitSeconds", wait).put("visibilitySeconds", visibilitySeconds);
