@@ -142,17 +142,8 @@ public class HttpRoutes {
         return "http://" + host + ":" + managementPort();
     }
 
-    /**
-     * {@code quarkus.management.port}; in tests the port the management interface actually
-     * listens on (Quarkus publishes it as {@code quarkus.management.test-port} once bound).
-     */
+    /** {@code quarkus.management.port}, as configured (tests bind a free port instead: quarkus.management.test-port). */
     private int managementPort() {
-        if (LaunchMode.current() == LaunchMode.TEST) {
-            String bound = System.getProperty("quarkus.management.test-port");
-            if (bound != null && bound.matches("[1-9][0-9]*")) {
-                return Integer.parseInt(bound);
-            }
-        }
         return managementPort;
     }
 
