@@ -92,7 +92,7 @@ class HttpErrorsTest {
         assertEquals(0, stored(tenant, topic));
     }
 
-    /** The detail names the configured management port (tests bind a free one: quarkus.management.test-port). */
+    /** The detail names the management port (once bound, quarkus.management.port answers the port it listens on). */
     @Test
     void health_and_metrics_on_the_api_port_get_a_404_that_names_the_management_port() {
         int configured = org.eclipse.microprofile.config.ConfigProvider.getConfig()
@@ -104,7 +104,8 @@ class HttpErrorsTest {
                             + ", not the API port: http://"))
                     .body("detail", endsWith(":" + configured + path));
         }
-        given().get(health).then().statusCode(200); // where it is served
+        assertEquals(health.getPort(), configured, "the port named is the one health is served on");
+        given().get(health).then().statusCode(200);
     }
 
     /** A 405's detail names the methods, as its Allow header does (RFC 9110 section 15.5.6). */

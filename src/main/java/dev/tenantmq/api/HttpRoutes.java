@@ -16,6 +16,7 @@ import jakarta.enterprise.event.Observes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -142,9 +143,14 @@ public class HttpRoutes {
         return "http://" + host + ":" + managementPort();
     }
 
-    /** {@code quarkus.management.port}, as configured (tests bind a free port instead: quarkus.management.test-port). */
+    /**
+     * The management interface's port: {@code quarkus.management.port} read when asked, for once
+     * the interface is bound Quarkus answers that key with the port it listens on (a free one in
+     * tests); the value configured at start-up otherwise.
+     */
     private int managementPort() {
-        return managementPort;
+        return ConfigProvider.getConfig().getOptionalValue("quarkus.management.port", Integer.class)
+                .filter(p -> p > 0).orElse(managementPort);
     }
 
     /**
