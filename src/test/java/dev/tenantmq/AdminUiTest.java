@@ -52,6 +52,17 @@ class AdminUiTest {
                 .header(CSP, equalTo(AdminUiRoutes.CSP));
     }
 
+    /** A page without an icon of its own makes the browser ask for /favicon.ico: a 404 in its console. */
+    @Test
+    void the_page_names_its_own_icon_and_it_is_served() {
+        String html = given().get("/admin/ui/").then().statusCode(200).extract().asString();
+        java.util.regex.Matcher icon = Pattern.compile("<link rel=\"icon\" href=\"([^\"/]+)\"").matcher(html);
+        assertTrue(icon.find(), "no icon link in " + html);
+        given().get("/admin/ui/" + icon.group(1)).then().statusCode(200)
+                .contentType(startsWith("image/svg+xml"))
+                .header(CSP, equalTo(AdminUiRoutes.CSP));
+    }
+
     @Test
     void the_index_links_to_the_page() {
         given().get("/").then().statusCode(200).body("links.adminUi", equalTo(AdminUiRoutes.BASE));

@@ -1,7 +1,11 @@
 package dev.tenantmq;
 
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
 import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,12 +13,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.restassured.http.ContentType;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -30,6 +37,113 @@ class HttpErrorsTest {
 
     @Inject
     AgroalDataSource dataSource;
+
+    /** /q/health on the management interface (a port of its own). */
+    @TestHTTPResource(value = "/health", management = true)
+    URL health;
+
+    private static final String ONE_MESSAGE = "{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1}]}";
+
+    @Test
+    void a_body_of_another_content_type_gets_415_naming_application_json_and_stores_nothing() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String path = "/tenants/" + tenant + "/topics/" + topic + "/messages";
+        given().contentType("text/plain").body(ONE_MESSAGE).post(path).then().statusCode(415)
+                .contentType("application/problem+json")
+                .body("detail", containsString("Content-Type: application/json"));
+        given().contentType(ContentType.URLENC).body(ONE_MESSAGE).post("/tenants/" + tenant + "/topics/" + topic
+                + "/consumer-groups/g/fetch").then().statusCode(415)
+                .body("detail", containsString("Content-Type: application/json"));
+        assertEquals(0, stored(tenant, topic));
+    }
+
+    /** {@code curl -d} without {@code -H 'Content-Type: application/json'} sends a form's type. */
+    @Test
+    void a_body_sent_as_curl_sends_it_without_a_header_gets_415_naming_application_json() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        given().contentType("application/x-www-form-urlencoded").body(ONE_MESSAGE)
+                .post("/tenants/" + tenant + "/topics/" + topic + "/messages").then().statusCode(415)
+                .contentType("application/problem+json")
+                .body("title", equalTo("Unsupported Media Type"))
+                .body("detail", equalTo("the request body must be JSON: send it with Content-Type: application/json"));
+        assertEquals(0, stored(tenant, topic));
+    }
+
+    /** The commonest first mistake: one message posted as the body, without {"messages": [...]}. */
+    @Test
+    void a_publish_of_a_bare_message_says_what_a_publish_body_is() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String path = "/tenants/" + tenant + "/topics/" + topic + "/messages";
+        given().contentType(ContentType.JSON).body("{\"partitionKey\":\"k\",\"payload\":{\"a\":1}}").post(path)
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("partitionKey"))
+                .body("errors[0].message", containsString("a publish body is {\"messages\": [...]}"))
+                .body("detail", containsString("a publish body is {\"messages\": [...]}"));
+        given().contentType(ContentType.JSON).body("[{\"partitionKey\":\"k\",\"payload\":1}]").post(path)
+                .then().statusCode(400).body("errors[0].field", equalTo("body"))
+                .body("detail", containsString("a publish body is {\"messages\": [...]}"));
+        // An unknown field of a fetch keeps its short answer: no publish shape there.
+        given().contentType(ContentType.JSON).body("{\"partitionKey\":\"k\"}")
+                .post("/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/g/fetch")
+                .then().statusCode(400).body("errors[0].message", equalTo("is not a known field"));
+        assertEquals(0, stored(tenant, topic));
+    }
+
+    /** The detail names the management port (once bound, quarkus.management.port answers the port it listens on). */
+    @Test
+    void health_and_metrics_on_the_api_port_get_a_404_that_names_the_management_port() {
+        int configured = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("quarkus.management.port", Integer.class);
+        for (String path : List.of("/q/health", "/q/health/ready", "/q/metrics")) {
+            given().get(path).then().statusCode(404).contentType("application/problem+json")
+                    .body("status", equalTo(404))
+                    .body("detail", startsWith(path + " is served on the management port " + configured
+                            + ", not the API port: http://"))
+                    .body("detail", endsWith(":" + configured + path));
+        }
+        assertEquals(health.getPort(), configured, "the port named is the one health is served on");
+        given().get(health).then().statusCode(200);
+    }
+
+    /** A 405's detail names the methods, as its Allow header does (RFC 9110 section 15.5.6). */
+    @Test
+    void a_405_names_the_allowed_methods_in_its_detail() {
+        given().get("/tenants/it-00/topics/t/messages").then().statusCode(405).contentType("application/problem+json")
+                .body("detail", equalTo("GET is not allowed on this path; it allows POST, OPTIONS"));
+        given().delete("/admin/topics").then().statusCode(405)
+                .body("detail", equalTo("DELETE is not allowed on this path; it allows GET, HEAD, OPTIONS"));
+        given().post("/").then().statusCode(405)
+                .body("detail", equalTo("POST is not allowed on this path; it allows GET, HEAD, OPTIONS"));
+    }
+
+    /** Parser limits and JSON rules in plain words, never the parser's own switch or limit names. */
+    @Test
+    void json_the_parser_refuses_is_named_in_plain_words() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String path = "/tenants/" + tenant + "/topics/" + topic + "/messages";
+        List<List<String>> cases = List.of(
+                List.of("012", "numbers may not have leading zeros"),
+                List.of("NaN", "NaN is not a JSON number"),
+                List.of("+1", "numbers may not start with a plus sign"),
+                List.of("1".repeat(1001), "a number longer than 1000 digits"),
+                List.of("[".repeat(1001) + "]".repeat(1001), "nested deeper than 1000 levels"),
+                List.of("1 /* c */", "comments are not allowed in JSON"));
+        for (List<String> c : cases) {
+            String body = "{\"messages\":[{\"partitionKey\":\"k\",\"payload\":" + c.get(0) + "}]}";
+            given().contentType(ContentType.JSON).body(body).post(path).then().statusCode(400)
+                    .contentType("application/problem+json")
+                    .body("detail", containsString(c.get(1)))
+                    .body("detail", not(containsString("JsonReadFeature")))
+                    .body("detail", not(containsString("StreamReadConstraints")))
+                    .body("detail", not(containsString("ALLOW_")))
+                    .body("detail", not(containsString("`")));
+        }
+        assertEquals(0, stored(tenant, topic));
+    }
 
     @Test
     void a_body_over_the_http_limit_gets_413_problem_json_and_stores_nothing() throws Exception {

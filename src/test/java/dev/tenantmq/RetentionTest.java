@@ -65,6 +65,36 @@ class RetentionTest {
         assertEquals(0, listed.getInt("offsets[0].lag"));
     }
 
+    /**
+     * The topics listing is read live from the stored messages, for one tenant and for all
+     * alike: a topic is listed the moment its publish returned, and a topic that every group has
+     * consumed leaves both listings at the next retention run (every minute by default), not
+     * one of them.
+     */
+    @Test
+    void the_topics_listings_of_one_tenant_and_of_all_tenants_agree_before_and_after_retention() throws Exception {
+        publish(tenant, topic, "p", "1", "2");
+        assertEquals(List.of(2L, 2L), topicRows());
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(fetchAll(tenant, topic, group, 2))));
+        assertEquals(List.of(2L, 2L), topicRows(), "consumed messages stay listed until retention deletes them");
+        assertTrue(retention.purgeTenant(tenant, WEEK) >= 2);
+        assertEquals(List.of(), topicRows(), "a fully consumed topic leaves both listings at once");
+    }
+
+    /** Message counts of this test's topic in GET /admin/topics for its tenant, then for all tenants. */
+    private List<Long> topicRows() {
+        List<Long> counts = new ArrayList<>();
+        for (Map<String, String> scope : List.of(Map.of("tenant", tenant), Map.of("allTenants", "true", "limit", "10000"))) {
+            io.restassured.path.json.JsonPath listed = given().header("Authorization", "Bearer " + AdminTest.TOKEN)
+                    .queryParams(scope).get("/admin/topics").then().statusCode(200).extract().jsonPath();
+            assertEquals(false, listed.getBoolean("truncated"), listed.prettify());
+            List<Map<String, Object>> rows = listed.getList("topics");
+            rows.stream().filter(t -> tenant.equals(t.get("tenant")) && topic.equals(t.get("topic")))
+                    .forEach(t -> counts.add(((Number) t.get("messages")).longValue()));
+        }
+        return counts;
+    }
+
     @Test
     void consumed_messages_are_deleted_and_unacknowledged_kept() throws Exception {
         List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3");

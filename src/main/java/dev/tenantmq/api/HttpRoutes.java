@@ -16,6 +16,7 @@ import jakarta.enterprise.event.Observes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -45,6 +46,9 @@ public class HttpRoutes {
 
     void register(@Observes Router router) {
         router.route("/").handler(this::root);
+        // Health and metrics live on the management interface: on the API port, say where.
+        router.route("/q/health*").handler(this::onManagementPort);
+        router.route("/q/metrics*").handler(this::onManagementPort);
         // OPTIONS lists the same methods as a 405's Allow (RESTEasy's own answer lists methods of
         // other paths of the same resource class).
         router.route().method(HttpMethod.OPTIONS).handler(this::options);
@@ -103,7 +107,7 @@ public class HttpRoutes {
         }
         ctx.response().putHeader(HttpHeaders.ALLOW, ROOT_ALLOW);
         write(ctx, 405, ProblemMapper.PROBLEM_JSON, ProblemMapper.body(405, "method-not-allowed", "Method Not Allowed",
-                "Method Not Allowed", null));
+                ProblemMapper.notAllowedDetail(method.name(), ROOT_ALLOW), null));
     }
 
     /** OPTIONS on a resource path: 200 with the methods it serves, the same list a 405 names. */
@@ -124,8 +128,7 @@ public class HttpRoutes {
             links.put("swaggerUi", "/q/swagger-ui");
         }
         // Health and metrics are on the management interface (its own port, every interface).
-        String host = ctx.request().authority() != null ? ctx.request().authority().host() : "localhost";
-        String management = "http://" + host + ":" + managementPort;
+        String management = managementBase(ctx);
         links.put("health", management + "/q/health");
         links.put("metrics", management + "/q/metrics");
         Map<String, Object> body = new LinkedHashMap<>();
@@ -133,6 +136,33 @@ public class HttpRoutes {
         body.put("api", "/tenants/{tenant}/topics/{topic}/messages (see openapi)");
         body.put("links", links);
         write(ctx, 200, "application/json", body);
+    }
+
+    /** The management interface as this request's host reaches it, e.g. {@code http://localhost:9000}. */
+    private String managementBase(RoutingContext ctx) {
+        String host = ctx.request().authority() != null ? ctx.request().authority().host() : "localhost";
+        return "http://" + host + ":" + managementPort();
+    }
+
+    /**
+     * The management interface's port: {@code quarkus.management.port} read when asked, for once
+     * the interface is bound Quarkus answers that key with the port it listens on (a free one in
+     * tests); the value configured at start-up otherwise.
+     */
+    private int managementPort() {
+        return ConfigProvider.getConfig().getOptionalValue("quarkus.management.port", Integer.class)
+                .filter(p -> p > 0).orElse(managementPort);
+    }
+
+    /**
+     * {@code /q/health} or {@code /q/metrics} asked on the API port: 404 problem+json that names
+     * the management port, where they are served (README, "Operations").
+     */
+    private void onManagementPort(RoutingContext ctx) {
+        String there = managementBase(ctx) + ctx.request().path();
+        write(ctx, 404, ProblemMapper.PROBLEM_JSON, ProblemMapper.body(404, "not-found", "Not Found",
+                ctx.request().path() + " is served on the management port " + managementPort() + ", not the API port: "
+                        + there, null));
     }
 
     /**

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.exc.InvalidNullException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.tenantmq.api.dto.Problem;
+import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.api.dto.QuotaProblem;
 import dev.tenantmq.domain.ConflictException;
 import dev.tenantmq.model.InvalidRequestException;
@@ -17,6 +18,8 @@ import dev.tenantmq.model.StoreUnavailableException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.core.Response;
 import java.util.LinkedHashMap;
@@ -101,16 +104,26 @@ public class ProblemMapper {
         return badJson(e);
     }
 
+    /** The shape of a publish body, as a detail names it when a body misses it (openapi.yaml, PublishRequest). */
+    static final String PUBLISH_SHAPE = "a publish body is {\"messages\": [...]}, a list of messages"
+            + " each with partitionKey and payload";
+
     /** Malformed JSON or a body of the wrong shape. */
     @ServerExceptionMapper
     Response badJson(JsonProcessingException e) {
         String field = "body";
         // A mapping failure at the root is valid JSON of the wrong shape (an array, a string...).
-        String message = e instanceof MismatchedInputException ? "must be a JSON object (see openapi.yaml)"
-                : "is not valid JSON";
+        String message = e instanceof MismatchedInputException mi
+                ? (mi.getTargetType() == PublishRequest.class ? "must be a JSON object: " + PUBLISH_SHAPE
+                        : "must be a JSON object (see openapi.yaml)")
+                : JsonErrorWords.known(e.getOriginalMessage()).map(r -> "is not valid JSON: " + r)
+                        .orElse("is not valid JSON");
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
             field = path(m.getPath());
             message = e instanceof RawJson.InvalidValueException ? m.getOriginalMessage()
+                    // a message's field at the top: the body is one message without the wrapper
+                    : e instanceof UnrecognizedPropertyException u && u.getReferringClass() == PublishRequest.class
+                            ? "is not a known field: " + PUBLISH_SHAPE
                     : e instanceof UnrecognizedPropertyException ? "is not a known field"
                     : e instanceof InvalidNullException ? "must not be null: omit the field to use its default"
                     : e instanceof MismatchedInputException ? "is missing, malformed or of the wrong type"
@@ -127,10 +140,17 @@ public class ProblemMapper {
      * wherever {@code GET} is, so both are listed.
      */
     @ServerExceptionMapper
-    Response notAllowed(NotAllowedException e, UriInfo uri) {
-        Response r = problem(405, "method-not-allowed", "Method Not Allowed", "Method Not Allowed", null);
+    Response notAllowed(NotAllowedException e, UriInfo uri, Request request) {
         String allow = allowedMethods(uri.getRequestUri().getRawPath());
+        Response r = problem(405, "method-not-allowed", "Method Not Allowed",
+                notAllowedDetail(request.getMethod(), allow), null);
         return allow == null ? r : Response.fromResponse(r).header(HttpHeaders.ALLOW, allow).build();
+    }
+
+    /** The detail of a 405: the refused method and the ones the path serves (its {@code Allow}). */
+    static String notAllowedDetail(String method, String allow) {
+        return allow == null ? method + " is not allowed on this path"
+                : method + " is not allowed on this path; it allows " + allow;
     }
 
     /** The methods each route of the resources serves, as the {@code Allow} header lists them (openapi.yaml's paths). */
@@ -169,7 +189,10 @@ public class ProblemMapper {
         }
         Response.StatusType type = Response.Status.fromStatusCode(status);
         String title = type != null ? type.getReasonPhrase() : "Error";
-        return problem(status, title.toLowerCase().replace(' ', '-'), title, title, null);
+        // Every request body of the API is JSON (openapi.yaml): say which header was wrong or missing.
+        String detail = status == 415 ? "the request body must be JSON: send it with Content-Type: "
+                + MediaType.APPLICATION_JSON : title;
+        return problem(status, title.toLowerCase().replace(' ', '-'), title, detail, null);
     }
 
     @ServerExceptionMapper
@@ -196,7 +219,7 @@ public class ProblemMapper {
             }
         }
         // "Numeric value (99999999999) out of range of int (-2147483648 - 2147483647)" names Java types.
-        return s.replaceAll("out of range of (int|long)[^;]*", "out of range").trim();
+        return JsonErrorWords.plain(s.replaceAll("out of range of (int|long)[^;]*", "out of range").trim());
     }
 
     private static String path(List<JsonMappingException.Reference> refs) {

@@ -34,8 +34,11 @@ final class Problems {
                 err.println("  " + Json.text(fe, "field") + ": " + Json.text(fe, "message"));
             }
         }
-        if (e.status() == 401 && client != null && !client.hasToken()) {
-            err.println("tmq: no admin token given: set TMQ_ADMIN_TOKEN or pass --token");
+        if (e.status() == 401 && client != null) {
+            // The same way out whether the token is missing or wrong: where the CLI takes it from.
+            err.println(client.hasToken()
+                    ? "tmq: the admin token was refused: set TMQ_ADMIN_TOKEN or pass --token with the service's admin token"
+                    : "tmq: no admin token given: set TMQ_ADMIN_TOKEN or pass --token");
         }
         err.flush();
         return ExitCodes.forStatus(e.status());

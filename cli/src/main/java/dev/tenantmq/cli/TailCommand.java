@@ -11,13 +11,15 @@ import picocli.CommandLine.Option;
 /**
  * A consumer group that prints and acks: long-polls the topic as {@code --group}, prints each
  * message as one JSON line (the delivered message without its receipt) and acks what it printed,
- * until Ctrl-C or {@code --max} messages. Ctrl-C stops fetching and lets the poll in progress
+ * until Ctrl-C, {@code --max} messages, or {@code --idle-timeout} seconds without a message (by
+ * default 10 s when {@code --max} is given, so that a topic with fewer messages than
+ * {@code --max} does not keep it waiting forever). Ctrl-C stops fetching and lets the poll in progress
  * return (at most {@code --wait} seconds): what it brings is printed and acked too, so stopping
  * never leaves a message to its visibility timeout (which would count a failed attempt).
  */
 @Command(name = "tail", mixinStandardHelpOptions = true,
         description = {"Consume a topic as a consumer group: print each message as one JSON line and ack it.",
-            "Runs until Ctrl-C (exit 130) or --max messages (exit 0)."})
+            "Runs until Ctrl-C (exit 130), --max messages, or --idle-timeout seconds without a message (exit 0)."})
 final class TailCommand extends BaseCommand {
     /** Set when a signal (Ctrl-C, SIGTERM) started the JVM's shutdown while tail ran. */
     static final AtomicBoolean SHUTTING_DOWN = new AtomicBoolean();
@@ -33,6 +35,14 @@ final class TailCommand extends BaseCommand {
 
     @Option(names = "--max", paramLabel = "N", description = "Stop after N messages (default: until Ctrl-C).")
     Long max;
+
+    /** Default of {@code --idle-timeout} when {@code --max} is given, in seconds. */
+    static final int IDLE_TIMEOUT_WITH_MAX = 10;
+
+    @Option(names = "--idle-timeout", paramLabel = "SECONDS",
+            description = {"Stop (exit 0) after SECONDS without a new message; 0 never stops for idleness.",
+                "Default: " + IDLE_TIMEOUT_WITH_MAX + " when --max is given (a topic may hold fewer than N), else 0 (until Ctrl-C)."})
+    Integer idleTimeoutSeconds;
 
     @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "5",
             description = "Long-poll wait per fetch, 0..30 (default ${DEFAULT-VALUE}); Ctrl-C waits for the poll in progress.")
@@ -51,6 +61,10 @@ final class TailCommand extends BaseCommand {
         if (max != null && max < 1) {
             throw new IllegalArgumentException("--max must be at least 1");
         }
+        if (idleTimeoutSeconds != null && idleTimeoutSeconds < 0) {
+            throw new IllegalArgumentException("--idle-timeout must be 0 (never) or more seconds");
+        }
+        int idle = idleTimeoutSeconds != null ? idleTimeoutSeconds : max != null ? IDLE_TIMEOUT_WITH_MAX : 0;
         AtomicBoolean stop = new AtomicBoolean();
         Thread worker = Thread.currentThread();
         Thread hook = new Thread(() -> {
@@ -66,15 +80,26 @@ final class TailCommand extends BaseCommand {
         String base = "/tenants/" + TmqClient.segment(tenant) + "/topics/" + TmqClient.segment(topic)
                 + "/consumer-groups/" + TmqClient.segment(group);
         long printed = 0;
+        long lastMessage = System.nanoTime();
         try {
             while (!stop.get() && (max == null || printed < max)) {
+                long idleLeftMillis = idle == 0 ? Long.MAX_VALUE
+                        : TimeUnit.SECONDS.toMillis(idle) - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastMessage);
+                if (idleLeftMillis <= 0) {
+                    note("no message for " + idle + " s (--idle-timeout); stopping after " + printed + " message"
+                            + (printed == 1 ? "" : "s"));
+                    break;
+                }
+                // A poll never waits past the idle time-out (whole seconds, rounded up).
+                int wait = idle == 0 ? waitSeconds : (int) Math.min(waitSeconds, (idleLeftMillis + 999) / 1000);
                 int want = (int) Math.min(batch, max == null ? batch : max - printed);
                 ObjectNode fetch = Json.MAPPER.createObjectNode()
-                        .put("maxMessages", want).put("waitSeconds", waitSeconds).put("visibilitySeconds", visibilitySeconds);
+                        .put("maxMessages", want).put("waitSeconds", wait).put("visibilitySeconds", visibilitySeconds);
                 JsonNode messages = Json.parse(client.post(base + "/fetch", null, Json.write(fetch))).path("messages");
                 if (messages.isEmpty()) {
                     continue;
                 }
+                lastMessage = System.nanoTime();
                 ArrayNode receipts = Json.MAPPER.createArrayNode();
                 boolean closed = false;
                 for (JsonNode m : messages) {

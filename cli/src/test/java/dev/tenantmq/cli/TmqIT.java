@@ -290,6 +290,26 @@ class TmqIT {
         assertTrue(subscribersJson.path("subscribers").findValuesAsText("consumerGroup").contains(group), subscribersJson::toString);
     }
 
+    /** A topic with fewer messages than --max: tail ends after its idle time-out instead of waiting for ever. */
+    @Test
+    void tailWithMaxEndsAfterTheIdleTimeoutWhenFewerMessagesExist() throws Exception {
+        String topic = unique("idle");
+        String group = unique("idle");
+        publish(topic, "k", "only", "1");
+        Cli.Result explicit = ok(tmq.run("tail", "--tenant", tenant, "--topic", topic, "--group", group, "--max", "10",
+                "--wait", "1", "--idle-timeout", "2"));
+        assertEquals("only", MAPPER.readTree(explicit.out()).path("id").asText(), explicit::toString);
+        assertTrue(explicit.err().contains("no message for 2 s (--idle-timeout); stopping after 1 message"), explicit::toString);
+
+        publish(topic, "k", "second", "2");
+        long started = System.nanoTime();
+        // --max alone: the default idle time-out ends it (the README's `tmq tail ... --max 10`).
+        Cli.Result byDefault = ok(tmq.run("tail", "--tenant", tenant, "--topic", topic, "--group", group, "--max", "10"));
+        assertEquals("second", MAPPER.readTree(byDefault.out()).path("id").asText(), byDefault::toString);
+        assertTrue(byDefault.err().contains("no message for 10 s (--idle-timeout)"), byDefault::toString);
+        assertTrue(System.nanoTime() - started >= TimeUnit.SECONDS.toNanos(10), "it waited its idle time-out first");
+    }
+
     @Test
     void tailRunsUntilItIsStoppedAndAcksWhatItPrinted() throws Exception {
         String topic = unique("follow");
@@ -376,6 +396,7 @@ class TmqIT {
         assertEquals(5, unauthorized.code(), unauthorized::toString);
         assertTrue(unauthorized.err().contains("(HTTP 401)"), unauthorized::toString);
         assertFalse(unauthorized.err().contains(wrongToken) || unauthorized.out().contains(wrongToken), "the token is never printed");
+        assertTrue(unauthorized.err().contains("set TMQ_ADMIN_TOKEN or pass --token"), unauthorized::toString);
         Cli.Result noToken = new Cli(Map.of("TMQ_URL", service.baseUrl())).run("topics", "--tenant", tenant);
         assertEquals(5, noToken.code(), noToken::toString);
         assertTrue(noToken.err().contains("set TMQ_ADMIN_TOKEN or pass --token"), noToken::toString);

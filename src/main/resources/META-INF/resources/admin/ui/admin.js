@@ -221,6 +221,29 @@ async function loadDeadLetters(reset) {
   view.hidden = false;
 }
 
+/** Partitions listed at once up to this many; more fold into a list that opens on a click. */
+const PARTITIONS_SHOWN = 5;
+
+/**
+ * A holder's partitions, one per line, sorted: a short list as it is, a longer one folded under
+ * its count so that a holder of hundreds of partitions keeps its table row readable.
+ */
+function partitionList(partitions) {
+  const list = document.createElement('ul');
+  list.className = 'partitions';
+  for (const p of [...partitions].sort()) {
+    const li = document.createElement('li');
+    li.textContent = p;
+    list.appendChild(li);
+  }
+  if (partitions.length <= PARTITIONS_SHOWN) return list;
+  const fold = document.createElement('details');
+  const summary = document.createElement('summary');
+  summary.textContent = `${partitions.length} partitions`;
+  fold.append(summary, list);
+  return fold;
+}
+
 /** Leases grouped by holder, with the holder's heartbeat. */
 async function loadLeases() {
   const [leases, subscribers] = await Promise.all([
@@ -245,7 +268,7 @@ async function loadLeases() {
   }
   fill('leases-table', [...holders.values()].map((h) => [h.tenant, h.name,
     h.live === null ? ['no heartbeat', 'bad'] : [`${h.live ? 'live' : 'not live'}, ${age(h.lastSeen)}`, h.live ? 'ok' : 'bad'],
-    [h.active, 'num'], [h.stale, h.stale > 0 ? 'num bad' : 'num'], h.partitions.join('\n')]),
+    [h.active, 'num'], [h.stale, h.stale > 0 ? 'num bad' : 'num'], partitionList(h.partitions)]),
   leases.truncated || subscribers.truncated);
 }
 
