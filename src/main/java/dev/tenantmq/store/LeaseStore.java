@@ -352,20 +352,12 @@ public class LeaseStore {
         // ack lock them in.
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
-            try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE);
-                 PreparedStatement handBack = c.prepareStatement(ConsumerSql.HAND_BACK_LATER)) {
+            try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE)) {
                 for (Lease l : leases) {
                     new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch()).bindTo(ps);
-                    int n = ps.executeUpdate();
-                    if (n > 1) {
-                        throw new SQLException("lease release changed " + n + " rows");
-                    }
+                    int n = UpdateCount.AT_MOST_ONE.check(ps.executeUpdate(), "lease release");
                     if (n == 1) {
-                        // The batch's messages need rows to be handed back one by one.
-                        ConsumerStore.materializeBatches(c, t, java.util.Set.of(l.partitionKey()));
-                        // Offsets start at 1: every in-flight message of this lease.
-                        new ConsumerSql.HandBackLater(t, l.partitionKey(), 0L, l.epoch()).bindTo(handBack);
-                        handBack.executeUpdate(); // any number may be in flight
+                        DeliveryBatches.handBackLease(c, t, l.partitionKey(), l.epoch());
                     }
                     released += n;
                 }
