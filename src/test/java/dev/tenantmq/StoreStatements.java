@@ -2,11 +2,13 @@ package dev.tenantmq;
 
 import dev.tenantmq.store.AdminStore;
 import dev.tenantmq.store.ConsumerStore;
+import dev.tenantmq.store.FetchTransaction;
 import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.MessageStore;
 import dev.tenantmq.store.QueueStatsStore;
 import dev.tenantmq.store.QuotaStore;
 import dev.tenantmq.store.RetentionStore;
+import dev.tenantmq.store.SettleTransaction;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.LinkedHashMap;
@@ -23,14 +25,16 @@ import java.util.regex.Pattern;
  */
 final class StoreStatements {
     static final List<Class<?>> STORES = List.of(MessageStore.class, ConsumerStore.class,
-            packagePrivate("ConsumerSql"), LeaseStore.class, AdminStore.class, RetentionStore.class,
+            packagePrivate("ConsumerSql"), FetchTransaction.class, SettleTransaction.class,
+            packagePrivate("ConsumerStatements"), packagePrivate("DeliveryBatches"), packagePrivate("CommittedOffsets"),
+            packagePrivate("DeadLetters"), LeaseStore.class, AdminStore.class, RetentionStore.class,
             packagePrivate("DedupSql"), QueueStatsStore.class, QuotaStore.class);
     private static final Pattern TABLE = Pattern.compile(
             "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats|dedup_ids)\\b");
 
     private StoreStatements() {}
 
-    /** Statements that live in a package-private class of the store package (ConsumerSql, DedupSql). */
+    /** Statements that live in a package-private class of the store package (ConsumerSql, DedupSql ...). */
     private static Class<?> packagePrivate(String simpleName) {
         try {
             return Class.forName("dev.tenantmq.store." + simpleName);

@@ -4,15 +4,20 @@ import static dev.tenantmq.model.Durations.micros;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.model.AckTarget;
 import dev.tenantmq.model.ConsumeLimits;
 import dev.tenantmq.model.ConsumerGroup;
 import dev.tenantmq.model.DeadLetterPolicy;
+import dev.tenantmq.model.Delivery;
 import dev.tenantmq.model.Identifiers;
 import dev.tenantmq.model.InvalidRequestException;
+import dev.tenantmq.model.SettleStatus;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.ConsumerStore;
+import dev.tenantmq.store.FetchTransaction;
+import dev.tenantmq.store.SettleTransaction;
 import dev.tenantmq.model.GroupScope;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
@@ -200,7 +205,7 @@ public class ConsumeService {
         String subscriber = identity.subscriberName().value();
         String cursor = cursors.getOrDefault(scope, "");
         Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
-        List<ConsumerStore.Delivery> leased = new ArrayList<>();
+        List<Delivery> leased = new ArrayList<>();
         String after = cursor;
         String upTo = null; // no upper bound until the look wraps around to the start
         for (int want = FIRST_LOOK; leased.size() < f.maxMessages(); want *= 4) {
@@ -220,7 +225,7 @@ public class ConsumeService {
             if (!mine.isEmpty()) {
                 java.util.Set<String> handedOut = new java.util.HashSet<>();
                 try {
-                    ConsumerStore.LeaseResult result = store.lease(scope, subscriber, mine, room,
+                    FetchTransaction.LeaseResult result = store.lease(scope, subscriber, mine, room,
                             micros(f.visibility()), deadLetterPolicy(scope));
                     deadLettered(scope, result.deadLettered());
                     leased.addAll(result.deliveries());
@@ -252,7 +257,7 @@ public class ConsumeService {
         cursors.put(scope, leased.get(leased.size() - 1).partitionKey());
         List<Delivered> out = new ArrayList<>(leased.size());
         int redelivered = 0;
-        for (ConsumerStore.Delivery d : leased) {
+        for (Delivery d : leased) {
             redelivered += d.deliveryAttempt() > 1 ? 1 : 0;
             String receipt = new Receipt(scope.tenant(), scope.consumerGroup(), scope.topic(), d.partitionKey(), d.offset(),
                     d.leaseEpoch(), d.delivery()).encode();
@@ -407,7 +412,7 @@ public class ConsumeService {
         ConsumeLimits.require(ConsumeLimits.nackProblems(delay, reason));
         int[] dead = {0};
         List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.NACKED, (scope, targets) -> {
-            ConsumerStore.NackResult r = store.nack(scope, targets, deadLetterPolicy(scope),
+            SettleTransaction.NackResult r = store.nack(scope, targets, deadLetterPolicy(scope),
                     attempt -> micros(delay.orElseGet(() -> backoff(attempt))), reason);
             dead[0] = r.deadLettered();
             return r.statuses();
@@ -452,12 +457,12 @@ public class ConsumeService {
 
     private List<ReceiptResult> settle(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
                                        ReceiptStatus done,
-                                       java.util.function.BiFunction<GroupScope, List<ConsumerStore.AckTarget>,
-                                               List<ConsumerStore.SettleStatus>> action) {
+                                       java.util.function.BiFunction<GroupScope, List<AckTarget>,
+                                               List<SettleStatus>> action) {
         TenantNotServedException.requireServed(identity, tenant);
         requireReceiptCount(receipts.size());
         GroupScope scope = new GroupScope(tenant.value(), group.value(), topic.value());
-        List<ConsumerStore.AckTarget> targets = new ArrayList<>();
+        List<AckTarget> targets = new ArrayList<>();
         List<Integer> targetIndex = new ArrayList<>();
         ReceiptStatus[] statuses = new ReceiptStatus[receipts.size()];
         for (int i = 0; i < receipts.size(); i++) {
@@ -468,11 +473,11 @@ public class ConsumeService {
                 continue;
             }
             Receipt receipt = r.get();
-            targets.add(new ConsumerStore.AckTarget(receipt.partitionKey(), receipt.offset(), receipt.leaseEpoch(),
+            targets.add(new AckTarget(receipt.partitionKey(), receipt.offset(), receipt.leaseEpoch(),
                     receipt.delivery()));
             targetIndex.add(i);
         }
-        List<ConsumerStore.SettleStatus> stored = action.apply(scope, targets);
+        List<SettleStatus> stored = action.apply(scope, targets);
         for (int j = 0; j < stored.size(); j++) {
             statuses[targetIndex.get(j)] = switch (stored.get(j)) {
                 case DONE -> done;

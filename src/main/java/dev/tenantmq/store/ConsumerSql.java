@@ -1,10 +1,9 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.AckTarget;
 import dev.tenantmq.model.DeliveryState;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -12,27 +11,35 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The SQL of consumption ({@link ConsumerStore}, and the hand-back of {@link LeaseStore#release}):
- * each statement, the record of its binds in placeholder order, and the mapper of its rows by
- * column label. {@link ConsumerStore} holds the transactions that run them; the locking rule they
- * rely on is written there. Delivery states are rendered from {@link DeliveryState} by
- * {@link StateSql}.
+ * The SQL of consumption: each statement, the record of its named binds in placeholder order
+ * ({@link Statement}), and the mapper of its rows by column label. {@link ConsumerStatements}
+ * runs each statement through one typed method that checks its update count; the transactions
+ * that use them, and the locking rule they rely on, are described on {@link ConsumerStore}.
+ * Delivery states are rendered from {@link DeliveryState} by {@link StateSql}.
  */
 final class ConsumerSql {
     private ConsumerSql() {}
 
-    /** A branch of a UNION ALL statement: its placeholder values, in order. */
-    interface Branch {
-        /** The values of this branch's placeholders, in order. */
-        List<Object> values();
-    }
+    /**
+     * A branch of a UNION ALL statement: {@link #sql()} is the branch, run once per partition in
+     * one statement by {@link #union}.
+     */
+    interface Branch extends Statement {}
 
-    /** Binds the branches of a {@link Db#unionAll} statement one after the other. */
-    static Db.Binds union(List<? extends Branch> branches) {
-        return ps -> {
-            int i = 1;
-            for (Branch b : branches) {
-                i = Db.bindAll(ps, i, b.values());
+    /** The UNION ALL of {@code branches} (one copy of their SQL each), binding them one after the other. */
+    static Statement union(List<? extends Branch> branches) {
+        String sql = Db.unionAll(branches.get(0).sql(), branches.size());
+        List<Bind> binds = new ArrayList<>();
+        branches.forEach(b -> binds.addAll(b.binds()));
+        return new Statement() {
+            @Override
+            public String sql() {
+                return sql;
+            }
+
+            @Override
+            public List<Bind> binds() {
+                return binds;
             }
         };
     }
@@ -100,15 +107,21 @@ final class ConsumerSql {
      * {@code upTo} null no upper bound.
      */
     record SelectReadyPartitions(GroupScope scope, String subscriber, String after, String upTo, int limit)
-            implements Db.Binds {
+            implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
+        public String sql() {
+            return SELECT_READY_PARTITIONS;
+        }
+
+        @Override
+        public List<Bind> binds() {
             // No lower bound is a flag, not the empty key: under the PAD SPACE collation a key
             // that starts with a character below U+0020 sorts before ''.
             boolean fromStart = after == null || after.isEmpty();
-            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), subscriber, // held leases
-                    fromStart, fromStart ? "" : after, upTo == null, upTo == null ? "" : upTo, // key range
-                    limit);
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("leased_by", subscriber),
+                    Bind.of("no lower bound", fromStart), Bind.of("partition_key", fromStart ? "" : after),
+                    Bind.of("no upper bound", upTo == null), Bind.of("partition_key", upTo == null ? "" : upTo),
+                    Bind.of("limit", limit));
         }
     }
 
@@ -145,12 +158,19 @@ final class ConsumerSql {
 
     /** Binds of {@link #SELECT_EXPIRED_LAST_ATTEMPTS}, in placeholder order. */
     record SelectExpiredLastAttempts(GroupScope scope, String subscriber, int maxDeliveries, int limit)
-            implements Db.Binds {
+            implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), maxDeliveries, subscriber, // delivery rows
-                    scope.tenant(), scope.topic(), scope.consumerGroup(), maxDeliveries, subscriber, // open batches
-                    limit);
+        public String sql() {
+            return SELECT_EXPIRED_LAST_ATTEMPTS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), // delivery rows
+                    Bind.of("delivery_attempt", maxDeliveries), Bind.of("leased_by", subscriber),
+                    Bind.tenant(scope), Bind.topic(scope), Bind.group(scope), // open batches
+                    Bind.of("max deliveries", maxDeliveries), Bind.of("leased_by", subscriber),
+                    Bind.of("limit", limit));
         }
     }
 
@@ -173,22 +193,31 @@ final class ConsumerSql {
             ORDER BY partition_key
             FOR UPDATE""";
 
-    /**
-     * Binds of {@link #LOCK_HELD_LEASES} (a {@code subscriber}) or {@link #LOCK_LEASES} (null),
-     * in placeholder order; {@code partitions} fills the IN list.
-     */
-    record LockLeases(GroupScope scope, List<String> partitions, String subscriber) implements Db.Binds {
-        String sql() {
-            return (subscriber == null ? LOCK_LEASES : LOCK_HELD_LEASES).formatted(Db.placeholders(partitions.size()));
+    /** Binds of {@link #LOCK_LEASES}, in placeholder order; {@code partitions} fills the IN list. */
+    record LockLeases(GroupScope scope, List<String> partitions) implements Statement {
+        @Override
+        public String sql() {
+            return LOCK_LEASES.formatted(Db.placeholders(partitions.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            int i = Db.bindAll(ps, 1, List.of(scope.tenant(), scope.consumerGroup(), scope.topic()));
-            i = Db.bindAll(ps, i, partitions);
-            if (subscriber != null) {
-                ps.setString(i, subscriber); // leased_by
-            }
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.each("partition_key", partitions));
+        }
+    }
+
+    /** Binds of {@link #LOCK_HELD_LEASES}, in placeholder order; {@code partitions} fills the IN list. */
+    record LockHeldLeases(GroupScope scope, List<String> partitions, String subscriber) implements Statement {
+        @Override
+        public String sql() {
+            return LOCK_HELD_LEASES.formatted(Db.placeholders(partitions.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.each("partition_key", partitions), Bind.of("leased_by", subscriber));
         }
     }
 
@@ -215,16 +244,15 @@ final class ConsumerSql {
             .formatted(batchHoldsAMessage()));
 
     /** Binds of {@link #SELECT_CURSORS}, in placeholder order; {@code keys} fills the IN list. */
-    record SelectCursors(GroupScope scope, List<String> keys) implements Db.Binds {
-        String sql() {
+    record SelectCursors(GroupScope scope, List<String> keys) implements Statement {
+        @Override
+        public String sql() {
             return SELECT_CURSORS.formatted(Db.placeholders(keys.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            int i = Db.bindAll(ps, 1, List.of(scope.tenant(), scope.topic()));
-            i = Db.bindAll(ps, i, keys);
-            ps.setString(i, scope.consumerGroup());
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.each("partition_key", keys), Bind.group(scope));
         }
     }
 
@@ -264,7 +292,7 @@ final class ConsumerSql {
         }
     }
 
-    /** Columns of the two message scans of {@link ConsumerStore#lease}, mapped by {@link Scanned#ROW}. */
+    /** Columns of the two message scans of {@link FetchTransaction#lease}, mapped by {@link Scanned#ROW}. */
     private static final String SCAN_COLUMNS = """
             m.partition_key, m.`offset`, m.id, m.payload, m.metadata, m.created_at,
             d.state, d.delivery_attempt, d.delivery_count, d.lease_epoch, d.visible_at > UTC_TIMESTAMP(6) AS invisible""";
@@ -286,9 +314,15 @@ final class ConsumerSql {
     /** Binds of one {@link #SCAN_PARTITION} branch, in placeholder order. */
     record ScanPartition(GroupScope scope, String partitionKey, long committed, int limit) implements Branch {
         @Override
-        public List<Object> values() {
-            return List.of(scope.consumerGroup(), // join d
-                    scope.tenant(), scope.topic(), partitionKey, committed, limit);
+        public String sql() {
+            return SCAN_PARTITION;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.group(scope), // join d
+                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", committed), Bind.of("limit", limit));
         }
     }
 
@@ -311,8 +345,14 @@ final class ConsumerSql {
     /** Binds of one {@link #SCAN_REQUEUED} branch, in placeholder order. */
     record ScanRequeued(GroupScope scope, String partitionKey, long committed, int limit) implements Branch {
         @Override
-        public List<Object> values() {
-            return List.of(scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, committed, limit);
+        public String sql() {
+            return SCAN_REQUEUED;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.of("partition_key", partitionKey), Bind.of("message_offset", committed), Bind.of("limit", limit));
         }
     }
 
@@ -345,12 +385,18 @@ final class ConsumerSql {
 
     /** Binds of {@link #OPEN_BATCH}, in placeholder order. */
     record OpenBatch(long deliveredOffset, long epoch, long seq, long visibilityMicros, GroupScope scope,
-                     String partitionKey, long seqAsRead) implements Db.Binds {
+                     String partitionKey, long seqAsRead) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, deliveredOffset, epoch, seq, visibilityMicros, // SET
-                    scope.tenant(), scope.topic(), partitionKey, scope.consumerGroup(), // row
-                    seqAsRead); // compare-and-set
+        public String sql() {
+            return OPEN_BATCH;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("delivered_offset", deliveredOffset), Bind.of("delivery_epoch", epoch),
+                    Bind.of("delivery_seq", seq), Bind.of("micros", visibilityMicros), // SET
+                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), Bind.group(scope), // row
+                    Bind.of("delivery_seq", seqAsRead)); // compare-and-set
         }
     }
 
@@ -366,11 +412,18 @@ final class ConsumerSql {
             ORDER BY m.`offset`""";
 
     /** Binds of {@link #SELECT_BATCH_MESSAGES}, in placeholder order: the batch {@code (committed, delivered]}. */
-    record SelectBatchMessages(GroupScope scope, String partitionKey, long committed, long delivered) implements Db.Binds {
+    record SelectBatchMessages(GroupScope scope, String partitionKey, long committed, long delivered)
+            implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.consumerGroup(), // join d
-                    scope.tenant(), scope.topic(), partitionKey, committed, delivered);
+        public String sql() {
+            return SELECT_BATCH_MESSAGES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.group(scope), // join d
+                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", committed), Bind.of("offset", delivered));
         }
     }
 
@@ -389,14 +442,15 @@ final class ConsumerSql {
             WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ? AND o.partition_key IN (%s)""";
 
     /** Binds of {@link #SELECT_BATCH_ROWS}, in placeholder order; {@code keys} fills the IN list. */
-    record SelectBatchRows(GroupScope scope, List<String> keys) implements Db.Binds {
-        String sql() {
+    record SelectBatchRows(GroupScope scope, List<String> keys) implements Statement {
+        @Override
+        public String sql() {
             return SELECT_BATCH_ROWS.formatted(Db.placeholders(keys.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bindAll(ps, Db.bindAll(ps, 1, List.of(scope.tenant(), scope.topic(), scope.consumerGroup())), keys);
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.group(scope), Bind.each("partition_key", keys));
         }
     }
 
@@ -409,11 +463,18 @@ final class ConsumerSql {
 
     /** Binds of {@link #INSERT_BATCH_DELIVERY}: the message, and the batch's delivery number, epoch and deadline. */
     record InsertBatchDelivery(GroupScope scope, String partitionKey, long offset, long seq, long epoch,
-                               String visibleAt) implements Db.Binds {
+                               String visibleAt) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, offset, // row
-                    seq, epoch, visibleAt); // delivery_count, lease_epoch, visible_at: as the batch handed it out
+        public String sql() {
+            return INSERT_BATCH_DELIVERY;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.of("partition_key", partitionKey), Bind.of("message_offset", offset), // row
+                    Bind.of("delivery_count", seq), Bind.of("lease_epoch", epoch), // as the batch handed it out
+                    Bind.of("visible_at", visibleAt));
         }
     }
 
@@ -423,10 +484,16 @@ final class ConsumerSql {
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND delivery_seq = ?""";
 
     /** Binds of {@link #CLOSE_BATCH}, in placeholder order. */
-    record CloseBatch(GroupScope scope, String partitionKey, long seqAsRead) implements Db.Binds {
+    record CloseBatch(GroupScope scope, String partitionKey, long seqAsRead) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.topic(), partitionKey, scope.consumerGroup(), seqAsRead);
+        public String sql() {
+            return CLOSE_BATCH;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.group(scope), Bind.of("delivery_seq", seqAsRead));
         }
     }
 
@@ -444,12 +511,19 @@ final class ConsumerSql {
     /** Binds of {@link #UPDATE_REDELIVERY}, in placeholder order. */
     record UpdateRedelivery(int attempt, long seq, long epoch, long visibilityMicros, GroupScope scope,
                             String partitionKey, long offset, DeliveryState fromState, long fromDelivery)
-            implements Db.Binds {
+            implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, attempt, seq, epoch, visibilityMicros, // SET
-                    scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, offset, // row
-                    fromState.name(), fromDelivery); // fencing: as read
+        public String sql() {
+            return UPDATE_REDELIVERY;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("delivery_attempt", attempt), Bind.of("delivery_count", seq),
+                    Bind.of("lease_epoch", epoch), Bind.of("micros", visibilityMicros), // SET
+                    Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.of("message_offset", offset), // row
+                    Bind.of("state", fromState.name()), Bind.of("delivery_count", fromDelivery)); // fencing: as read
         }
     }
 
@@ -462,12 +536,18 @@ final class ConsumerSql {
 
     /** Binds of {@link #MARK_DEAD}, in placeholder order. */
     record MarkDead(int attempts, GroupScope scope, String partitionKey, long offset, DeliveryState fromState,
-                    long fromDelivery) implements Db.Binds {
+                    long fromDelivery) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, attempts, // SET delivery_attempt
-                    scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, offset, // row
-                    fromState.name(), fromDelivery); // fencing: as read
+        public String sql() {
+            return MARK_DEAD;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("delivery_attempt", attempts), // SET
+                    Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.of("message_offset", offset), // row
+                    Bind.of("state", fromState.name()), Bind.of("delivery_count", fromDelivery)); // fencing: as read
         }
     }
 
@@ -498,24 +578,50 @@ final class ConsumerSql {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
               AND state = {INFLIGHT} AND lease_epoch = ? AND delivery_count = ?""");
 
-    /**
-     * Binds of the fenced single-row updates {@link #ACK_DELIVERY} (no {@code micros}),
-     * {@link #EXTEND_DELIVERY} and {@link #NACK_DELIVERY} (the new visibility, in microseconds from
-     * now), in placeholder order: the row the receipt names, fenced by its delivery.
-     */
-    record FencedUpdate(String sql, Long micros, GroupScope scope, ConsumerStore.AckTarget target)
-            implements Db.Binds {
+    /** Binds of {@link #ACK_DELIVERY}, in placeholder order: the row the receipt names, fenced by its delivery. */
+    record AckDelivery(GroupScope scope, AckTarget target) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            List<Object> values = new ArrayList<>();
-            if (micros != null) {
-                values.add(micros); // SET visible_at
-            }
-            values.addAll(List.of(scope.tenant(), scope.consumerGroup(), scope.topic(), target.partitionKey(),
-                    target.offset(), // row
-                    target.leaseEpoch(), target.delivery())); // fencing: the receipt's delivery
-            Db.bindAll(ps, 1, values);
+        public String sql() {
+            return ACK_DELIVERY;
         }
+
+        @Override
+        public List<Bind> binds() {
+            return fenced(scope, target);
+        }
+    }
+
+    /** Binds of {@link #EXTEND_DELIVERY}: the new visibility, in microseconds from now, then as {@link AckDelivery}. */
+    record ExtendDelivery(long micros, GroupScope scope, AckTarget target) implements Statement {
+        @Override
+        public String sql() {
+            return EXTEND_DELIVERY;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("micros", micros), fenced(scope, target));
+        }
+    }
+
+    /** Binds of {@link #NACK_DELIVERY}: the redelivery delay, in microseconds from now, then as {@link AckDelivery}. */
+    record NackDelivery(long micros, GroupScope scope, AckTarget target) implements Statement {
+        @Override
+        public String sql() {
+            return NACK_DELIVERY;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("micros", micros), fenced(scope, target));
+        }
+    }
+
+    /** The row a receipt names, fenced by its delivery: the WHERE binds of the fenced updates. */
+    private static List<Bind> fenced(GroupScope scope, AckTarget target) {
+        return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                Bind.of("partition_key", target.partitionKey()), Bind.of("message_offset", target.offset()), // row
+                Bind.of("lease_epoch", target.leaseEpoch()), Bind.of("delivery_count", target.delivery())); // fencing
     }
 
     /**
@@ -532,10 +638,17 @@ final class ConsumerSql {
               AND state = {INFLIGHT} AND lease_epoch = ? AND visible_at > UTC_TIMESTAMP(6)""");
 
     /** Binds of {@link #HAND_BACK_LATER}: the messages after {@code afterOffset} in flight under {@code epoch}. */
-    record HandBackLater(GroupScope scope, String partitionKey, long afterOffset, long epoch) implements Db.Binds {
+    record HandBackLater(GroupScope scope, String partitionKey, long afterOffset, long epoch) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, afterOffset, epoch);
+        public String sql() {
+            return HAND_BACK_LATER;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.of("partition_key", partitionKey), Bind.of("message_offset", afterOffset),
+                    Bind.of("lease_epoch", epoch));
         }
     }
 
@@ -545,10 +658,16 @@ final class ConsumerSql {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?""";
 
     /** Binds of {@link #SELECT_DELIVERY_STATE}: the group's row of one message. */
-    record MessageKey(GroupScope scope, String partitionKey, long offset) implements Db.Binds {
+    record MessageKey(GroupScope scope, String partitionKey, long offset) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, offset);
+        public String sql() {
+            return SELECT_DELIVERY_STATE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.of("partition_key", partitionKey), Bind.of("message_offset", offset));
         }
     }
 
@@ -558,7 +677,7 @@ final class ConsumerSql {
                 rs.getLong("lease_epoch"), rs.getLong("delivery_count"), rs.getInt("delivery_attempt"));
 
         /** Whether this row is the delivery {@code t} names: same lease epoch and delivery number. */
-        boolean isDelivery(ConsumerStore.AckTarget t) {
+        boolean isDelivery(AckTarget t) {
             return leaseEpoch == t.leaseEpoch() && delivery == t.delivery();
         }
     }
@@ -567,6 +686,20 @@ final class ConsumerSql {
     static final String SELECT_MESSAGE = """
             SELECT id, payload, metadata FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
+
+    /** Binds of {@link #SELECT_MESSAGE}: one message. */
+    record SelectMessage(GroupScope scope, String partitionKey, long offset) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_MESSAGE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", offset));
+        }
+    }
 
     /** A row of {@link #SELECT_MESSAGE}. */
     record MessageRow(String id, String payloadJson, String metadataJson) {
@@ -591,9 +724,15 @@ final class ConsumerSql {
     /** Binds of one {@link #SELECT_PREFIX_STATES} branch, in placeholder order. */
     record SelectPrefixStates(GroupScope scope, String partitionKey, long committed, int limit) implements Branch {
         @Override
-        public List<Object> values() {
-            return List.of(scope.consumerGroup(), // join d
-                    scope.tenant(), scope.topic(), partitionKey, committed, limit);
+        public String sql() {
+            return SELECT_PREFIX_STATES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.group(scope), // join d
+                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", committed), Bind.of("limit", limit));
         }
     }
 
@@ -608,14 +747,15 @@ final class ConsumerSql {
             GROUP BY d.partition_key""");
 
     /** Binds of {@link #COUNT_FINISHED}, in placeholder order; {@code keys} fills the IN list. */
-    record CountFinished(GroupScope scope, List<String> keys) implements Db.Binds {
-        String sql() {
+    record CountFinished(GroupScope scope, List<String> keys) implements Statement {
+        @Override
+        public String sql() {
             return COUNT_FINISHED.formatted(Db.placeholders(keys.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bindAll(ps, Db.bindAll(ps, 1, List.of(scope.tenant(), scope.consumerGroup(), scope.topic())), keys);
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.each("partition_key", keys));
         }
     }
 
@@ -626,12 +766,17 @@ final class ConsumerSql {
 
     /** Binds of {@link #ADVANCE_COMMITTED}, in placeholder order. */
     record AdvanceCommitted(long committed, GroupScope scope, String partitionKey, long committedAsRead)
-            implements Db.Binds {
+            implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, committed, // SET committed_offset
-                    scope.tenant(), scope.topic(), partitionKey, scope.consumerGroup(), // row
-                    committedAsRead); // compare-and-set
+        public String sql() {
+            return ADVANCE_COMMITTED;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("committed_offset", committed), // SET
+                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), Bind.group(scope), // row
+                    Bind.of("committed_offset", committedAsRead)); // compare-and-set
         }
     }
 
@@ -646,10 +791,16 @@ final class ConsumerSql {
               AND state = {ACKED}""");
 
     /** Binds of {@link #PRUNE_DELIVERIES}: the acknowledged rows at or below {@code committed}. */
-    record PruneDeliveries(GroupScope scope, String partitionKey, long committed) implements Db.Binds {
+    record PruneDeliveries(GroupScope scope, String partitionKey, long committed) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, committed);
+        public String sql() {
+            return PRUNE_DELIVERIES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.of("partition_key", partitionKey), Bind.of("message_offset", committed));
         }
     }
 }

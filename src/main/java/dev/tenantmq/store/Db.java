@@ -257,6 +257,23 @@ public class Db {
         }
     }
 
+    /**
+     * Runs one update once per element of {@code rows} as one JDBC batch (the driver may rewrite
+     * it into fewer round trips); returns the update count of each, in order.
+     */
+    static int[] updateEach(Connection c, String sql, List<? extends Binds> rows) throws SQLException {
+        if (rows.isEmpty()) {
+            return new int[0];
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (Binds row : rows) {
+                row.bindTo(ps);
+                ps.addBatch();
+            }
+            return ps.executeBatch();
+        }
+    }
+
     /** Binds {@code values} in order, starting at parameter {@code first}; returns the next index. */
     static int bindAll(PreparedStatement ps, int first, List<?> values) throws SQLException {
         int i = first;

@@ -17,25 +17,64 @@ import java.util.List;
 @ApplicationScoped
 public class LeaseStore {
 
-    /** Binds: tenant, consumer_group, topic, subscriber_name. */
+    /** A subscriber's heartbeat: inserted, or its last_seen_at moved. Binds: {@link UpsertHeartbeat}. */
     static final String UPSERT_HEARTBEAT = """
             INSERT INTO queue_subscriber_heartbeats
               (tenant, consumer_group, topic, subscriber_name, started_at, last_seen_at)
             VALUES (?, ?, ?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE last_seen_at = UTC_TIMESTAMP(6)""";
 
-    /** Subscribers whose heartbeat is younger than ? microseconds. Binds: tenant, consumer_group, topic, micros. */
+    /** Binds of {@link #UPSERT_HEARTBEAT}, in placeholder order. */
+    record UpsertHeartbeat(GroupScope scope, String subscriber) implements Statement {
+        @Override
+        public String sql() {
+            return UPSERT_HEARTBEAT;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("subscriber_name", subscriber));
+        }
+    }
+
+    /** Subscribers whose heartbeat is younger than ? microseconds. Binds: {@link SelectLiveSubscribers}. */
     static final String SELECT_LIVE_SUBSCRIBERS = """
             SELECT subscriber_name FROM queue_subscriber_heartbeats
             WHERE tenant = ? AND consumer_group = ? AND topic = ?
               AND last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
             ORDER BY subscriber_name""";
 
-    /** Binds: tenant, consumer_group, topic. Mapped by {@link #LEASE_ROW}. */
+    /** Binds of {@link #SELECT_LIVE_SUBSCRIBERS}, in placeholder order. */
+    record SelectLiveSubscribers(GroupScope scope, long heartbeatTimeoutMicros) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_LIVE_SUBSCRIBERS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("micros", heartbeatTimeoutMicros));
+        }
+    }
+
+    /** The triple's lease rows. Binds: {@link SelectLeases}; mapped by {@link #LEASE_ROW}. */
     static final String SELECT_LEASES = """
             SELECT partition_key, leased_by, epoch, expires_at <= UTC_TIMESTAMP(6) AS expired
             FROM queue_partition_leases
             WHERE tenant = ? AND consumer_group = ? AND topic = ?""";
+
+    /** Binds of {@link #SELECT_LEASES}, in placeholder order. */
+    record SelectLeases(GroupScope scope) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_LEASES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope));
+        }
+    }
 
     /**
      * Creates the lease of a partition nobody has leased yet, with epoch 1. When another
@@ -48,11 +87,16 @@ public class LeaseStore {
             ON DUPLICATE KEY UPDATE epoch = epoch""";
 
     /** Binds of {@link #INSERT_LEASE}, in placeholder order. */
-    record InsertLease(GroupScope scope, String partitionKey, String subscriber, long leaseMicros) implements Db.Binds {
+    record InsertLease(GroupScope scope, String partitionKey, String subscriber, long leaseMicros) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, subscriber, // row
-                    leaseMicros); // expires_at
+        public String sql() {
+            return INSERT_LEASE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), Bind.of("leased_by", subscriber), // row
+                    Bind.of("micros", leaseMicros)); // expires_at
         }
     }
 
@@ -70,12 +114,17 @@ public class LeaseStore {
 
     /** Binds of {@link #TAKE_OVER_LEASE}, in placeholder order. */
     record TakeOverLease(String subscriber, long leaseMicros, GroupScope scope, String partitionKey, long epoch)
-            implements Db.Binds {
+            implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, subscriber, leaseMicros, // SET leased_by, expires_at
-                    scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, // row
-                    epoch); // compare-and-set: the epoch as read
+        public String sql() {
+            return TAKE_OVER_LEASE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("leased_by", subscriber), Bind.of("micros", leaseMicros), // SET
+                    Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), // row
+                    Bind.of("epoch", epoch)); // compare-and-set: the epoch as read
         }
     }
 
@@ -91,11 +140,16 @@ public class LeaseStore {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)""";
 
     /** Binds of {@link #RENEW_LEASES}, in placeholder order. */
-    record RenewLeases(long leaseMicros, GroupScope scope, String subscriber) implements Db.Binds {
+    record RenewLeases(long leaseMicros, GroupScope scope, String subscriber) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, leaseMicros, // SET expires_at
-                    scope.tenant(), scope.consumerGroup(), scope.topic(), subscriber); // the holder's rows
+        public String sql() {
+            return RENEW_LEASES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("micros", leaseMicros), // SET expires_at
+                    Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("leased_by", subscriber)); // the holder's rows
         }
     }
 
@@ -110,7 +164,7 @@ public class LeaseStore {
      * Locks one lease row if this subscriber still holds it under the given epoch, before the
      * idle release judges the partition again ({@link #SELECT_HAS_WORK}): fetch locks the same
      * row before it delivers, so no delivery can start between that judgement and the release.
-     * Binds: see {@link ReleaseLease}.
+     * Binds: {@link LockOwnLease}.
      */
     static final String LOCK_OWN_LEASE = """
             SELECT epoch FROM queue_partition_leases
@@ -123,7 +177,7 @@ public class LeaseStore {
      * anything in flight lies: a message above the committed offset (every batch and in-flight
      * row is there), or an unfinished (requeued) delivery at or below it. No row: nothing to
      * deliver and nothing in flight (a partition without an offsets row was never delivered). Read after {@link #LOCK_OWN_LEASE}, in the same transaction.
-     * Binds (queue_offsets key order): tenant, topic, partition_key, consumer_group.
+     * Binds: {@link SelectHasWork} (queue_offsets key order).
      */
     static final String SELECT_HAS_WORK = StateSql.render("""
             SELECT o.partition_key FROM queue_offsets o
@@ -138,23 +192,68 @@ public class LeaseStore {
                         AND d.partition_key = o.partition_key AND d.message_offset <= o.committed_offset
                         AND d.state IN ({UNFINISHED})))""");
 
-    /** Binds of {@link #RELEASE_LEASE}, in placeholder order. */
-    record ReleaseLease(GroupScope scope, String partitionKey, String subscriber, long epoch) implements Db.Binds {
+    /** Binds of {@link #LOCK_OWN_LEASE}, in placeholder order. */
+    record LockOwnLease(GroupScope scope, String partitionKey, String subscriber, long epoch) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.consumerGroup(), scope.topic(), partitionKey, // row
-                    subscriber, epoch); // fencing: still ours, same lease
+        public String sql() {
+            return LOCK_OWN_LEASE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), // row
+                    Bind.of("leased_by", subscriber), Bind.of("epoch", epoch)); // still ours, same lease
+        }
+    }
+
+    /** Binds of {@link #SELECT_HAS_WORK}, in placeholder order (queue_offsets key order). */
+    record SelectHasWork(GroupScope scope, String partitionKey) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_HAS_WORK;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), Bind.group(scope));
+        }
+    }
+
+    /** Binds of {@link #RELEASE_LEASE}, in placeholder order. */
+    record ReleaseLease(GroupScope scope, String partitionKey, String subscriber, long epoch) implements Statement {
+        @Override
+        public String sql() {
+            return RELEASE_LEASE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), // row
+                    Bind.of("leased_by", subscriber), Bind.of("epoch", epoch)); // fencing: still ours, same lease
         }
     }
 
     /**
      * Releases all leases of one subscriber in the triple (shutdown, interest dropped).
-     * Binds: tenant, consumer_group, topic, leased_by.
+     * Binds: {@link ReleaseAllLeases}.
      */
     static final String RELEASE_ALL_LEASES = """
             UPDATE queue_partition_leases
             SET expires_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)""";
+
+    /** Binds of {@link #RELEASE_ALL_LEASES}, in placeholder order. */
+    record ReleaseAllLeases(GroupScope scope, String subscriber) implements Statement {
+        @Override
+        public String sql() {
+            return RELEASE_ALL_LEASES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("leased_by", subscriber));
+        }
+    }
 
     /**
      * Orphan sweep: ends the leases of holders without a live heartbeat (%s lists the live
@@ -172,17 +271,17 @@ public class LeaseStore {
               AND renewed_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
 
     /** Binds of {@link #SWEEP_ORPHAN_LEASES}, in placeholder order ({@code live} fills the IN list). */
-    record SweepOrphanLeases(GroupScope scope, List<String> live, long heartbeatTimeoutMicros) implements Db.Binds {
+    record SweepOrphanLeases(GroupScope scope, List<String> live, long heartbeatTimeoutMicros) implements Statement {
         /** The statement with its IN list for {@code live}. */
-        String sql() {
+        @Override
+        public String sql() {
             return SWEEP_ORPHAN_LEASES.formatted(Db.placeholders(live.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            int i = Db.bindAll(ps, 1, List.of(scope.tenant(), scope.consumerGroup(), scope.topic()));
-            i = Db.bindAll(ps, i, live); // NOT IN: the live subscribers
-            ps.setLong(i, heartbeatTimeoutMicros); // not renewed for this long
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.each("leased_by", live), // NOT IN: the live subscribers
+                    Bind.of("micros", heartbeatTimeoutMicros)); // not renewed for this long
         }
     }
 
@@ -209,22 +308,40 @@ public class LeaseStore {
                     AND d.state IN ({UNFINISHED}))""");
 
     /** Binds of {@link #SELECT_IDLE_PARTITIONS}, in placeholder order (queue_offsets key order). */
-    record SelectIdlePartitions(GroupScope scope, long idleMicros) implements Db.Binds {
+    record SelectIdlePartitions(GroupScope scope, long idleMicros) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.topic(), scope.consumerGroup(), idleMicros);
+        public String sql() {
+            return SELECT_IDLE_PARTITIONS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.group(scope), Bind.of("micros", idleMicros));
         }
     }
 
     /**
      * Partitions of the triple with a delivery in flight within its visibility timeout (an
      * expired one is a failed attempt already, whatever happens to the lease).
-     * Binds: tenant, consumer_group, topic.
+     * Binds: {@link SelectBusyPartitions}.
      */
     static final String SELECT_BUSY_PARTITIONS = StateSql.render("""
             SELECT DISTINCT partition_key FROM queue_delivery_state
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND state = {INFLIGHT}
               AND visible_at > UTC_TIMESTAMP(6)""");
+
+    /** Binds of {@link #SELECT_BUSY_PARTITIONS}, in placeholder order. */
+    record SelectBusyPartitions(GroupScope scope) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_BUSY_PARTITIONS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope));
+        }
+    }
 
     /**
      * Partitions of the triple whose open delivery batch (migration V3) is within its visibility
@@ -238,6 +355,19 @@ public class LeaseStore {
               AND o.delivered_offset > o.committed_offset AND o.visible_at > UTC_TIMESTAMP(6)
               AND %s""".formatted(ConsumerSql.batchHoldsAMessage());
 
+    /** Binds of {@link #SELECT_BUSY_BATCHES}, in placeholder order (queue_offsets key order). */
+    record SelectBusyBatches(GroupScope scope) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_BUSY_BATCHES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.group(scope));
+        }
+    }
+
     /** Starting point of a new partition for the group: nothing committed. */
     static final String ENSURE_OFFSET_ROW = """
             INSERT INTO queue_offsets (tenant, topic, partition_key, consumer_group, committed_offset, updated_at)
@@ -245,23 +375,55 @@ public class LeaseStore {
             ON DUPLICATE KEY UPDATE committed_offset = committed_offset""";
 
     /** Binds of {@link #ENSURE_OFFSET_ROW}, in placeholder order (queue_offsets key order). */
-    record EnsureOffsetRow(GroupScope scope, String partitionKey) implements Db.Binds {
+    record EnsureOffsetRow(GroupScope scope, String partitionKey) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, scope.tenant(), scope.topic(), partitionKey, scope.consumerGroup());
+        public String sql() {
+            return ENSURE_OFFSET_ROW;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.group(scope));
         }
     }
 
-    /** Heartbeats older than ? microseconds belong to dead subscribers. Binds: tenant, consumer_group, topic, micros. */
+    /** Heartbeats older than ? microseconds belong to dead subscribers. Binds: {@link PurgeStaleHeartbeats}. */
     static final String PURGE_STALE_HEARTBEATS = """
             DELETE FROM queue_subscriber_heartbeats
             WHERE tenant = ? AND consumer_group = ? AND topic = ?
               AND last_seen_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
 
-    /** Binds: tenant, consumer_group, topic, subscriber_name. */
+    /** Binds of {@link #PURGE_STALE_HEARTBEATS}, in placeholder order. */
+    record PurgeStaleHeartbeats(GroupScope scope, long heartbeatTimeoutMicros) implements Statement {
+        @Override
+        public String sql() {
+            return PURGE_STALE_HEARTBEATS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("micros", heartbeatTimeoutMicros));
+        }
+    }
+
+    /** A subscriber's heartbeat. Binds: {@link DeleteHeartbeat}. */
     static final String DELETE_HEARTBEAT = """
             DELETE FROM queue_subscriber_heartbeats
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND subscriber_name = ?""";
+
+    /** Binds of {@link #DELETE_HEARTBEAT}, in placeholder order. */
+    record DeleteHeartbeat(GroupScope scope, String subscriber) implements Statement {
+        @Override
+        public String sql() {
+            return DELETE_HEARTBEAT;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("subscriber_name", subscriber));
+        }
+    }
 
     private final Db db;
 
@@ -283,11 +445,9 @@ public class LeaseStore {
      */
     public List<String> heartbeat(GroupScope t, String subscriber, long heartbeatTimeoutMicros) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            try (PreparedStatement ps = c.prepareStatement(UPSERT_HEARTBEAT)) {
-                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
-                ps.executeUpdate();
-            }
-            return Db.column(c, SELECT_LIVE_SUBSCRIBERS, t.tenant(), t.consumerGroup(), t.topic(), heartbeatTimeoutMicros);
+            Db.update(c, UPSERT_HEARTBEAT, new UpsertHeartbeat(t, subscriber)); // inserts or updates one row
+            return Db.list(c, SELECT_LIVE_SUBSCRIBERS, new SelectLiveSubscribers(t, heartbeatTimeoutMicros),
+                    rs -> rs.getString("subscriber_name"));
         });
     }
 
@@ -297,7 +457,7 @@ public class LeaseStore {
     }
 
     private static List<Lease> readLeases(Connection c, GroupScope t) throws SQLException {
-        return Db.list(c, SELECT_LEASES, ps -> Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic()), LEASE_ROW);
+        return Db.list(c, SELECT_LEASES, new SelectLeases(t), LEASE_ROW);
     }
 
     /**
@@ -387,20 +547,12 @@ public class LeaseStore {
         // ack lock them in.
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
-            try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE);
-                 PreparedStatement handBack = c.prepareStatement(ConsumerSql.HAND_BACK_LATER)) {
+            try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE)) {
                 for (Lease l : leases) {
                     new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch()).bindTo(ps);
-                    int n = ps.executeUpdate();
-                    if (n > 1) {
-                        throw new SQLException("lease release changed " + n + " rows");
-                    }
+                    int n = UpdateCount.AT_MOST_ONE.check(ps.executeUpdate(), "lease release");
                     if (n == 1) {
-                        // The batch's messages need rows to be handed back one by one.
-                        ConsumerStore.materializeBatches(c, t, java.util.Set.of(l.partitionKey()));
-                        // Offsets start at 1: every in-flight message of this lease.
-                        new ConsumerSql.HandBackLater(t, l.partitionKey(), 0L, l.epoch()).bindTo(handBack);
-                        handBack.executeUpdate(); // any number may be in flight
+                        DeliveryBatches.handBackLease(c, t, l.partitionKey(), l.epoch());
                     }
                     released += n;
                 }
@@ -425,16 +577,17 @@ public class LeaseStore {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
             for (Lease l : leases) {
-                ReleaseLease release = new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch());
-                if (Db.list(c, LOCK_OWN_LEASE, release, rs -> rs.getLong("epoch")).isEmpty()) {
+                LockOwnLease lock = new LockOwnLease(t, l.partitionKey(), subscriber, l.epoch());
+                if (Db.list(c, lock.sql(), lock, rs -> rs.getLong("epoch")).isEmpty()) {
                     continue; // not ours any more
                 }
                 // Something to deliver now, so possibly in flight: not idle any more.
-                if (!Db.list(c, SELECT_HAS_WORK, ps -> Db.bind(ps, t.tenant(), t.topic(), l.partitionKey(),
-                        t.consumerGroup()), rs -> rs.getString("partition_key")).isEmpty()) {
+                SelectHasWork work = new SelectHasWork(t, l.partitionKey());
+                if (!Db.list(c, work.sql(), work, rs -> rs.getString("partition_key")).isEmpty()) {
                     continue;
                 }
-                int n = Db.update(c, RELEASE_LEASE, release);
+                ReleaseLease release = new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch());
+                int n = Db.update(c, release.sql(), release);
                 if (n != 1) {
                     throw new SQLException("release of a locked lease changed " + n + " rows, expected 1");
                 }
@@ -466,9 +619,9 @@ public class LeaseStore {
     /** Partitions of the triple with a delivery in flight (their leases are released last). */
     public java.util.Set<String> busyPartitions(GroupScope t) {
         return db.read(c -> {
-            java.util.Set<String> busy = new java.util.HashSet<>(Db.column(c, SELECT_BUSY_PARTITIONS, t.tenant(),
-                    t.consumerGroup(), t.topic()));
-            busy.addAll(Db.column(c, SELECT_BUSY_BATCHES, t.tenant(), t.topic(), t.consumerGroup()));
+            java.util.Set<String> busy = new java.util.HashSet<>(Db.list(c, SELECT_BUSY_PARTITIONS,
+                    new SelectBusyPartitions(t), rs -> rs.getString("partition_key")));
+            busy.addAll(Db.list(c, SELECT_BUSY_BATCHES, new SelectBusyBatches(t), rs -> rs.getString("partition_key")));
             return busy;
         });
     }
@@ -476,10 +629,7 @@ public class LeaseStore {
     /** Purges heartbeats older than {@code heartbeatTimeoutMicros}. */
     public int purgeStaleHeartbeats(GroupScope t, long heartbeatTimeoutMicros) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            try (PreparedStatement ps = c.prepareStatement(PURGE_STALE_HEARTBEATS)) {
-                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), heartbeatTimeoutMicros);
-                return ps.executeUpdate();
-            }
+            return Db.update(c, PURGE_STALE_HEARTBEATS, new PurgeStaleHeartbeats(t, heartbeatTimeoutMicros));
         });
     }
 
@@ -491,14 +641,8 @@ public class LeaseStore {
         release(t, subscriber, leases(t).stream().filter(l -> subscriber.equals(l.leasedBy()) && !l.expired()).toList());
         // Catches a lease taken between the read and the release (this subscriber is leaving).
         db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            try (PreparedStatement ps = c.prepareStatement(RELEASE_ALL_LEASES)) {
-                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
-                ps.executeUpdate();
-            }
-            try (PreparedStatement ps = c.prepareStatement(DELETE_HEARTBEAT)) {
-                Db.bind(ps, t.tenant(), t.consumerGroup(), t.topic(), subscriber);
-                ps.executeUpdate();
-            }
+            Db.update(c, RELEASE_ALL_LEASES, new ReleaseAllLeases(t, subscriber)); // any number
+            Db.update(c, DELETE_HEARTBEAT, new DeleteHeartbeat(t, subscriber)); // at most one
             return null;
         });
     }

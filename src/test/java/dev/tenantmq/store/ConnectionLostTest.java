@@ -71,7 +71,7 @@ class ConnectionLostTest {
             kill(c);
             List<Db.Binds> rows = List.of(ps -> Db.bind(ps, tenant, group, topic, "s1"),
                     ps -> Db.bind(ps, tenant, group, topic, "s2"));
-            ConsumerStore.executeBatch(c, LeaseStore.UPSERT_HEARTBEAT, rows, "heartbeat");
+            Db.updateEach(c, LeaseStore.UPSERT_HEARTBEAT, rows);
             return null;
         }));
         assertEquals(List.of(), db.read(c -> Db.column(c, """

@@ -1,0 +1,89 @@
+package dev.tenantmq.store;
+
+import dev.tenantmq.model.CommitWalk;
+import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
+import dev.tenantmq.store.ConsumerSql.CountFinished;
+import dev.tenantmq.store.ConsumerSql.Cursor;
+import dev.tenantmq.store.ConsumerSql.PruneDeliveries;
+import dev.tenantmq.store.ConsumerSql.SelectPrefixStates;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The group's committed offset per partition (SPEC section 4: "The committed offset of a
+ * partition advances over the contiguous acknowledged prefix"): counts the finished rows above
+ * it, walks the prefix ({@link CommitWalk}), moves it, and prunes the acknowledged delivery rows
+ * it passed. Runs in the caller's transaction, which holds the partitions' lease row locks.
+ */
+final class CommittedOffsets {
+    private CommittedOffsets() {}
+
+    /** What {@link #advance} writes, and the walk's outcome per partition walked. */
+    record Plan(Map<String, CommitWalk.Advance> advances, List<AdvanceCommitted> moves, List<PruneDeliveries> prunes) {}
+
+    /**
+     * Moves each partition's committed offset to the end of its contiguous run of finished
+     * messages ({@link CommitWalk}), counting the given batch acks as finished, and prunes the
+     * acknowledged delivery rows at or below it (including those of requeued messages
+     * acknowledged below it, in partitions where a row was acked).
+     *
+     * @param keys the partitions to walk (those without a cursor are skipped)
+     * @param batchAcks per partition, the batch deliveries acknowledged now (no rows of their own)
+     * @param rowAcked partitions where a delivery row was acknowledged now
+     * @return the outcome per partition walked
+     */
+    static Map<String, CommitWalk.Advance> advance(Connection c, GroupScope s, Set<String> keys,
+                                                   Map<String, Cursor> cursors, Map<String, Set<Long>> batchAcks,
+                                                   Set<String> rowAcked) throws SQLException {
+        List<Cursor> walked = keys.stream().map(cursors::get).filter(Objects::nonNull).toList();
+        if (walked.isEmpty()) {
+            return new HashMap<>();
+        }
+        Map<String, Integer> finishedRows = ConsumerStatements.countFinished(c,
+                new CountFinished(s, walked.stream().map(Cursor::key).toList()));
+        // The finished run has at most (finished rows + batch acks) messages, so one more row
+        // always reaches its end.
+        Map<String, List<CommitWalk.Row>> rows = ConsumerStatements.prefixStates(c, walked.stream()
+                .map(cur -> new SelectPrefixStates(s, cur.key(), cur.committed(), finishedRows.getOrDefault(cur.key(), 0)
+                        + batchAcks.getOrDefault(cur.key(), Set.of()).size() + 1)).toList());
+        Plan plan = plan(s, walked, rows, finishedRows, batchAcks, rowAcked);
+        ConsumerStatements.advanceCommitted(c, plan.moves());
+        ConsumerStatements.pruneDeliveries(c, plan.prunes());
+        return plan.advances();
+    }
+
+    /** Decides, from the rows read, where each walked partition's committed offset moves and what is pruned. */
+    static Plan plan(GroupScope s, List<Cursor> walked, Map<String, List<CommitWalk.Row>> rows,
+                     Map<String, Integer> finishedRows, Map<String, Set<Long>> batchAcks, Set<String> rowAcked) {
+        Map<String, CommitWalk.Advance> advances = new HashMap<>();
+        List<AdvanceCommitted> moves = new ArrayList<>();
+        List<PruneDeliveries> prunes = new ArrayList<>();
+        for (Cursor cur : walked) {
+            CommitWalk.Advance a = CommitWalk.advance(cur.committed(), rows.getOrDefault(cur.key(), List.of()),
+                    batchAcks.getOrDefault(cur.key(), Set.of()));
+            advances.put(cur.key(), a);
+            if (a.committed() > cur.committed()) {
+                moves.add(new AdvanceCommitted(a.committed(), s, cur.key(), cur.committed()));
+            }
+            if (a.prunable() || rowAcked.contains(cur.key()) || finishedRows.containsKey(cur.key())) {
+                prunes.add(new PruneDeliveries(s, cur.key(), a.committed()));
+            }
+        }
+        return new Plan(advances, moves, prunes);
+    }
+
+    /** The committed offset of each of {@code cursors} after {@code advances}. */
+    static Map<String, Long> after(Map<String, Cursor> cursors, Map<String, CommitWalk.Advance> advances) {
+        Map<String, Long> committed = new HashMap<>();
+        cursors.forEach((k, cur) -> committed.put(k, advances.containsKey(k) ? advances.get(k).committed()
+                : cur.committed()));
+        return committed;
+    }
+}

@@ -1,0 +1,227 @@
+package dev.tenantmq.store;
+
+import dev.tenantmq.model.CommitWalk;
+import dev.tenantmq.model.DeliveryState;
+import dev.tenantmq.store.ConsumerSql.AckDelivery;
+import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
+import dev.tenantmq.store.ConsumerSql.CloseBatch;
+import dev.tenantmq.store.ConsumerSql.CountFinished;
+import dev.tenantmq.store.ConsumerSql.Cursor;
+import dev.tenantmq.store.ConsumerSql.DeliveryRow;
+import dev.tenantmq.store.ConsumerSql.ExtendDelivery;
+import dev.tenantmq.store.ConsumerSql.HandBackLater;
+import dev.tenantmq.store.ConsumerSql.InsertBatchDelivery;
+import dev.tenantmq.store.ConsumerSql.LockHeldLeases;
+import dev.tenantmq.store.ConsumerSql.LockLeases;
+import dev.tenantmq.store.ConsumerSql.LockedLease;
+import dev.tenantmq.store.ConsumerSql.MarkDead;
+import dev.tenantmq.store.ConsumerSql.MessageKey;
+import dev.tenantmq.store.ConsumerSql.MessageRow;
+import dev.tenantmq.store.ConsumerSql.NackDelivery;
+import dev.tenantmq.store.ConsumerSql.OpenBatch;
+import dev.tenantmq.store.ConsumerSql.PruneDeliveries;
+import dev.tenantmq.store.ConsumerSql.ScanPartition;
+import dev.tenantmq.store.ConsumerSql.ScanRequeued;
+import dev.tenantmq.store.ConsumerSql.Scanned;
+import dev.tenantmq.store.ConsumerSql.SelectBatchMessages;
+import dev.tenantmq.store.ConsumerSql.SelectBatchRows;
+import dev.tenantmq.store.ConsumerSql.SelectCursors;
+import dev.tenantmq.store.ConsumerSql.SelectExpiredLastAttempts;
+import dev.tenantmq.store.ConsumerSql.SelectMessage;
+import dev.tenantmq.store.ConsumerSql.SelectPrefixStates;
+import dev.tenantmq.store.ConsumerSql.SelectReadyPartitions;
+import dev.tenantmq.store.ConsumerSql.UpdateRedelivery;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The statements of consumption ({@link ConsumerSql}) as typed methods: one per statement, taking
+ * its binds record and returning its rows mapped, or, for a write, checking its update count
+ * against the contract each method states ({@link UpdateCount}). The transactions
+ * ({@link FetchTransaction}, {@link SettleTransaction}) and the two homes of state they write
+ * ({@link DeliveryBatches}, {@link CommittedOffsets}) run SQL only through these.
+ */
+final class ConsumerStatements {
+    private ConsumerStatements() {}
+
+    // ---- reads without locks -------------------------------------------------------------
+
+    /** {@link ConsumerSql#SELECT_READY_PARTITIONS}: partition keys, in key order. */
+    static List<String> readyPartitions(Connection c, SelectReadyPartitions q) throws SQLException {
+        return Db.list(c, q.sql(), q, rs -> rs.getString("partition_key"));
+    }
+
+    /** {@link ConsumerSql#SELECT_EXPIRED_LAST_ATTEMPTS}: partition keys, in key order. */
+    static List<String> expiredLastAttempts(Connection c, SelectExpiredLastAttempts q) throws SQLException {
+        return Db.list(c, q.sql(), q, rs -> rs.getString("partition_key"));
+    }
+
+    // ---- lease row locks -----------------------------------------------------------------
+
+    /** {@link ConsumerSql#LOCK_LEASES}: locks the rows in key order; the epoch of each, in key order. */
+    static Map<String, Long> lockLeases(Connection c, LockLeases q) throws SQLException {
+        return epochs(Db.list(c, q.sql(), q, LockedLease.ROW));
+    }
+
+    /** {@link ConsumerSql#LOCK_HELD_LEASES}: locks the rows still held, in key order; their epochs, in key order. */
+    static Map<String, Long> lockHeldLeases(Connection c, LockHeldLeases q) throws SQLException {
+        return epochs(Db.list(c, q.sql(), q, LockedLease.ROW));
+    }
+
+    private static Map<String, Long> epochs(List<LockedLease> locked) {
+        Map<String, Long> epochs = new LinkedHashMap<>();
+        locked.forEach(l -> epochs.put(l.partitionKey(), l.epoch()));
+        return epochs;
+    }
+
+    // ---- reads under the lease row locks -------------------------------------------------
+
+    /** {@link ConsumerSql#SELECT_CURSORS}: the group's position per partition that has an offsets row. */
+    static Map<String, Cursor> cursors(Connection c, SelectCursors q) throws SQLException {
+        Map<String, Cursor> cursors = new HashMap<>();
+        for (Cursor cur : Db.list(c, q.sql(), q, Cursor.ROW)) {
+            cursors.put(cur.key(), cur);
+        }
+        return cursors;
+    }
+
+    /** {@link ConsumerSql#SCAN_PARTITION}, one UNION ALL branch per partition: rows by partition, in offset order. */
+    static Map<String, List<Scanned>> scanPartitions(Connection c, List<ScanPartition> branches) throws SQLException {
+        return scan(c, branches);
+    }
+
+    /** {@link ConsumerSql#SCAN_REQUEUED}, one UNION ALL branch per partition: rows by partition, in offset order. */
+    static Map<String, List<Scanned>> scanRequeued(Connection c, List<ScanRequeued> branches) throws SQLException {
+        return scan(c, branches);
+    }
+
+    private static Map<String, List<Scanned>> scan(Connection c, List<? extends ConsumerSql.Branch> branches)
+            throws SQLException {
+        Map<String, List<Scanned>> rows = new HashMap<>();
+        if (branches.isEmpty()) {
+            return rows;
+        }
+        Statement union = ConsumerSql.union(branches);
+        for (Scanned m : Db.list(c, union.sql(), union, Scanned.ROW)) {
+            rows.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m);
+        }
+        rows.values().forEach(list -> list.sort(Comparator.comparingLong(Scanned::offset)));
+        return rows;
+    }
+
+    /** {@link ConsumerSql#SELECT_BATCH_MESSAGES}: offsets of the batch's messages without a row, in order. */
+    static List<Long> batchMessages(Connection c, SelectBatchMessages q) throws SQLException {
+        return Db.list(c, q.sql(), q, rs -> rs.getLong("offset"));
+    }
+
+    /** {@link ConsumerSql#SELECT_BATCH_ROWS}: per partition, the offsets inside its open batch that have a row. */
+    static Map<String, Set<Long>> batchRows(Connection c, SelectBatchRows q) throws SQLException {
+        Map<String, Set<Long>> rows = new HashMap<>();
+        Db.forEach(c, q.sql(), q, rs -> rows.computeIfAbsent(rs.getString("partition_key"),
+                k -> new HashSet<>()).add(rs.getLong("message_offset")));
+        return rows;
+    }
+
+    /** {@link ConsumerSql#SELECT_DELIVERY_STATE}: the message's delivery row, if it has one. */
+    static Optional<DeliveryRow> deliveryRow(Connection c, MessageKey q) throws SQLException {
+        return Db.list(c, q.sql(), q, DeliveryRow.ROW).stream().findFirst();
+    }
+
+    /** {@link ConsumerSql#SELECT_MESSAGE}: the message, if it is stored. */
+    static Optional<MessageRow> message(Connection c, SelectMessage q) throws SQLException {
+        return Db.list(c, q.sql(), q, MessageRow.ROW).stream().findFirst();
+    }
+
+    /** {@link ConsumerSql#COUNT_FINISHED}: per partition with any, its finished rows above the committed offset. */
+    static Map<String, Integer> countFinished(Connection c, CountFinished q) throws SQLException {
+        Map<String, Integer> finished = new HashMap<>();
+        Db.forEach(c, q.sql(), q, rs -> finished.put(rs.getString("partition_key"), rs.getInt("finished_rows")));
+        return finished;
+    }
+
+    /**
+     * {@link ConsumerSql#SELECT_PREFIX_STATES}, one UNION ALL branch per partition: the messages
+     * above the committed offset with their state, by partition, each in offset order.
+     */
+    static Map<String, List<CommitWalk.Row>> prefixStates(Connection c, List<SelectPrefixStates> branches)
+            throws SQLException {
+        Map<String, List<CommitWalk.Row>> rows = new HashMap<>();
+        if (branches.isEmpty()) {
+            return rows;
+        }
+        Statement union = ConsumerSql.union(branches);
+        Db.forEach(c, union.sql(), union, rs -> rows.computeIfAbsent(rs.getString("partition_key"),
+                k -> new ArrayList<>()).add(new CommitWalk.Row(rs.getLong("offset"), DeliveryState.of(rs.getString("state")))));
+        rows.values().forEach(list -> list.sort(Comparator.comparingLong(CommitWalk.Row::offset)));
+        return rows;
+    }
+
+    // ---- writes --------------------------------------------------------------------------
+
+    /** {@link ConsumerSql#OPEN_BATCH}, one JDBC batch: exactly one offsets row each (compare-and-set on the seq read). */
+    static void openBatches(Connection c, List<OpenBatch> rows) throws SQLException {
+        UpdateCount.EXACTLY_ONE.checkEach(Db.updateEach(c, ConsumerSql.OPEN_BATCH, rows), "open delivery batch");
+    }
+
+    /** {@link ConsumerSql#INSERT_BATCH_DELIVERY}, one JDBC batch: exactly one row each. */
+    static void insertBatchDeliveries(Connection c, List<InsertBatchDelivery> rows) throws SQLException {
+        UpdateCount.EXACTLY_ONE.checkEach(Db.updateEach(c, ConsumerSql.INSERT_BATCH_DELIVERY, rows),
+                "materialize batch delivery");
+    }
+
+    /** {@link ConsumerSql#CLOSE_BATCH}: exactly one offsets row (compare-and-set on the seq read). */
+    static void closeBatch(Connection c, CloseBatch q) throws SQLException {
+        // One-element JDBC batch, as the batch writes around it.
+        UpdateCount.EXACTLY_ONE.checkEach(Db.updateEach(c, q.sql(), List.of(q)), "close delivery batch");
+    }
+
+    /** {@link ConsumerSql#UPDATE_REDELIVERY}, one JDBC batch: exactly one delivery row each (fenced as read). */
+    static void redeliver(Connection c, List<UpdateRedelivery> rows) throws SQLException {
+        UpdateCount.EXACTLY_ONE.checkEach(Db.updateEach(c, ConsumerSql.UPDATE_REDELIVERY, rows), "redeliver");
+    }
+
+    /** {@link ConsumerSql#MARK_DEAD}: exactly one delivery row (fenced as read). */
+    static void markDead(Connection c, MarkDead q) throws SQLException {
+        UpdateCount.EXACTLY_ONE.check(Db.update(c, q.sql(), q), "mark dead");
+    }
+
+    /** {@link ConsumerSql#ACK_DELIVERY}: at most one row; true when the receipt's delivery was current. */
+    static boolean ackDelivery(Connection c, AckDelivery q) throws SQLException {
+        return UpdateCount.AT_MOST_ONE.check(Db.update(c, q.sql(), q), "fenced ack") == 1;
+    }
+
+    /** {@link ConsumerSql#EXTEND_DELIVERY}: at most one row; true when the receipt's delivery was current. */
+    static boolean extendDelivery(Connection c, ExtendDelivery q) throws SQLException {
+        return UpdateCount.AT_MOST_ONE.check(Db.update(c, q.sql(), q), "fenced extend") == 1;
+    }
+
+    /** {@link ConsumerSql#NACK_DELIVERY}: at most one row; true when the receipt's delivery was current. */
+    static boolean nackDelivery(Connection c, NackDelivery q) throws SQLException {
+        return UpdateCount.AT_MOST_ONE.check(Db.update(c, q.sql(), q), "fenced nack") == 1;
+    }
+
+    /** {@link ConsumerSql#HAND_BACK_LATER}: any number of in-flight rows; how many went back. */
+    static int handBackLater(Connection c, HandBackLater q) throws SQLException {
+        return UpdateCount.ANY.check(Db.update(c, q.sql(), q), "hand back");
+    }
+
+    /** {@link ConsumerSql#ADVANCE_COMMITTED}, one JDBC batch: exactly one offsets row each (compare-and-set). */
+    static void advanceCommitted(Connection c, List<AdvanceCommitted> rows) throws SQLException {
+        UpdateCount.EXACTLY_ONE.checkEach(Db.updateEach(c, ConsumerSql.ADVANCE_COMMITTED, rows),
+                "advance committed offset");
+    }
+
+    /** {@link ConsumerSql#PRUNE_DELIVERIES}, one JDBC batch: any number of acknowledged rows each. */
+    static void pruneDeliveries(Connection c, List<PruneDeliveries> rows) throws SQLException {
+        UpdateCount.ANY.checkEach(Db.updateEach(c, ConsumerSql.PRUNE_DELIVERIES, rows), "prune deliveries");
+    }
+}

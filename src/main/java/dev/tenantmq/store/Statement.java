@@ -1,0 +1,27 @@
+package dev.tenantmq.store;
+
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * A statement and its binds: the SQL it runs (IN lists formatted), and one named {@link Bind}
+ * per placeholder, in placeholder order. Each statement of the consume path has a record
+ * implementing this next to its SQL; {@code StatementBindsTest} checks every such record's binds
+ * against the placeholders of its SQL: the count, and the column each name stands for.
+ */
+interface Statement extends Db.Binds {
+    /** The SQL to run, with its IN lists formatted for these binds. */
+    String sql();
+
+    /** One bind per placeholder of {@link #sql()}, in placeholder order. */
+    List<Bind> binds();
+
+    @Override
+    default void bindTo(PreparedStatement ps) throws SQLException {
+        int i = 1;
+        for (Bind b : binds()) {
+            ps.setObject(i++, b.value());
+        }
+    }
+}
