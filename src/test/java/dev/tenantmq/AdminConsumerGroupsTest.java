@@ -8,6 +8,7 @@ import static dev.tenantmq.Api.publishOk;
 import static dev.tenantmq.Delivered.ids;
 import static dev.tenantmq.Delivered.receipts;
 import static dev.tenantmq.Fetch.upTo;
+import static dev.tenantmq.Waiting.letTimePass;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -206,15 +207,5 @@ class AdminConsumerGroupsTest {
         assertNotEquals(List.of(), served, "the test profile serves tenants");
         given().get("/admin/tenants").then().statusCode(401);
         given().header("Authorization", "Bearer wrong-" + AdminTest.TOKEN).get("/admin/tenants").then().statusCode(401);
-    }
-
-    /** Lets {@code time} pass for the reason given (the age difference the test measures). */
-    private static void letTimePass(Duration time, String why) {
-        try {
-            Thread.sleep(time.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while waiting for " + why, e);
-        }
     }
 }

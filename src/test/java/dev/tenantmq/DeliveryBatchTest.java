@@ -48,9 +48,9 @@ class DeliveryBatchTest {
         assertEquals(offsets.get(4), number("SELECT delivered_offset FROM queue_offsets"));
 
         assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 3)));
-        assertEquals(offsets.get(2), number("SELECT committed_offset FROM queue_offsets"));
+        assertEquals(offsets.get(2), committedOffset());
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(got).subList(3, 5)));
-        assertEquals(offsets.get(4), number("SELECT committed_offset FROM queue_offsets"));
+        assertEquals(offsets.get(4), committedOffset());
         assertEquals(0, deliveryRows());
         assertEquals(List.of("ALREADY_ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 1)));
     }
@@ -62,7 +62,7 @@ class DeliveryBatchTest {
         assertEquals(offsets, offsets(got));
         List<String> r = receipts(got);
         assertEquals(List.of("ACKED", "ALREADY_ACKED"), ack(tenant, topic, group, List.of(r.get(1), r.get(1))));
-        assertEquals(0L, number("SELECT committed_offset FROM queue_offsets"), "message 1 is still out");
+        assertEquals(0L, committedOffset(), "message 1 is still out");
 
         awaitBatchVisibilityPassed();
         List<Delivered> again = fetchOk(tenant, topic, group, upTo(10));
@@ -70,7 +70,7 @@ class DeliveryBatchTest {
         assertEquals(List.of(2, 2), attempts(again));
         assertEquals(List.of("STALE"), ack(tenant, topic, group, r.subList(0, 1)), "a receipt of the expired batch");
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(again)));
-        assertEquals(offsets.get(2), number("SELECT committed_offset FROM queue_offsets"));
+        assertEquals(offsets.get(2), committedOffset());
         assertEquals(0, deliveryRows(), "acknowledged rows at or below the committed offset are pruned");
     }
 
@@ -105,7 +105,7 @@ class DeliveryBatchTest {
         assertEquals(List.of(), fetchOk(tenant, topic, group, upTo(10).waitSeconds(1)),
                 "message 1 is still invisible, so nothing of its partition may go");
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, r));
-        assertEquals(offsets.get(1), number("SELECT committed_offset FROM queue_offsets"));
+        assertEquals(offsets.get(1), committedOffset());
     }
 
     private List<Long> publish(String... ids) {
@@ -126,6 +126,10 @@ class DeliveryBatchTest {
     private void awaitRowVisibilityPassed(long offset) {
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() ->
                 !DeliveryStates.of(dataSource, tenant, group, topic, "p", offset).orElseThrow().visibilityRunning());
+    }
+
+    private long committedOffset() {
+        return CommittedOffsets.of(dataSource, tenant, group, topic, "p");
     }
 
     private long deliveryRows() throws Exception {

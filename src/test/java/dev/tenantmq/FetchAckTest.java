@@ -71,9 +71,9 @@ class FetchAckTest {
         List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
         List<String> r = receipts(got);
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, List.of(r.get(1), r.get(2))));
-        assertEquals(0L, committedOffset("p"), "a hole at the first message keeps the offset");
+        assertEquals(0L, committedOffset(), "a hole at the first message keeps the offset");
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, List.of(r.get(0))));
-        assertEquals(offsets.get(2), committedOffset("p"));
+        assertEquals(offsets.get(2), committedOffset());
         assertEquals(0, deliveryRows("p"), "delivery state at or below the committed offset is pruned");
         assertEquals(List.of("ALREADY_ACKED", "ALREADY_ACKED", "ALREADY_ACKED"), ack(tenant, topic, group, r));
         assertEquals(0, fetchOk(tenant, topic, group, upTo(10).waitSeconds(0)).size());
@@ -195,19 +195,8 @@ class FetchAckTest {
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, other, receipts(b)));
     }
 
-    private long committedOffset(String partitionKey) throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
-                SELECT committed_offset FROM queue_offsets
-                WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ?""")) {
-            ps.setString(1, tenant);
-            ps.setString(2, topic);
-            ps.setString(3, partitionKey);
-            ps.setString(4, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next(), "offset row exists");
-                return rs.getLong(1);
-            }
-        }
+    private long committedOffset() {
+        return CommittedOffsets.of(dataSource, tenant, group, topic, "p");
     }
 
     private int deliveryRows(String partitionKey) throws Exception {

@@ -232,16 +232,8 @@ class IdleLeaseReleaseTest {
     }
 
     private int liveLeases() throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+        return (int) RowCount.of(dataSource, """
                 SELECT COUNT(*) FROM queue_partition_leases
-                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND expires_at > UTC_TIMESTAMP(6)""")) {
-            ps.setString(1, tenant);
-            ps.setString(2, group);
-            ps.setString(3, topic);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND expires_at > UTC_TIMESTAMP(6)""", tenant, group, topic);
     }
 }

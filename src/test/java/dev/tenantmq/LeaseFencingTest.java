@@ -156,16 +156,8 @@ class LeaseFencingTest {
                 st.visibilityRunning());
     }
 
-    private long committedOffset() throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
-                SELECT committed_offset FROM queue_offsets
-                WHERE tenant = ? AND topic = ? AND partition_key = 'p' AND consumer_group = ?""")) {
-            bind(ps, tenant, topic, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next(), "partition p has a committed-offset row");
-                return rs.getLong(1);
-            }
-        }
+    private long committedOffset() {
+        return CommittedOffsets.of(dataSource, tenant, group, topic, "p");
     }
 
     /** A live heartbeat of {@code subscriber} in the triple, as its scheduler tick writes it. */

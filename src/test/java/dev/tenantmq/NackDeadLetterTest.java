@@ -14,14 +14,10 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import io.restassured.http.ContentType;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -286,19 +282,7 @@ class NackDeadLetterTest {
     }
 
     private long committedOffset(String group) {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT committed_offset FROM queue_offsets"
-                     + " WHERE tenant = ? AND topic = ? AND partition_key = 'k' AND consumer_group = ?")) {
-            ps.setString(1, tenant);
-            ps.setString(2, topic);
-            ps.setString(3, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next(), "offsets row of " + group);
-                return rs.getLong(1);
-            }
-        } catch (java.sql.SQLException e) {
-            throw new AssertionError(e);
-        }
+        return CommittedOffsets.of(dataSource, tenant, group, topic, "k");
     }
 
     private static String receipt(List<Delivered> got, int i) {

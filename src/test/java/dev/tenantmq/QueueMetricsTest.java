@@ -8,6 +8,7 @@ import static dev.tenantmq.Api.publishOk;
 import static dev.tenantmq.Delivered.ids;
 import static dev.tenantmq.Delivered.receipts;
 import static dev.tenantmq.Fetch.upTo;
+import static dev.tenantmq.Waiting.letTimePass;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertAll;
@@ -217,15 +218,5 @@ class QueueMetricsTest {
         text.lines().map(p::matcher).filter(Matcher::matches)
                 .forEach(mm -> out.put(mm.group(1), Double.parseDouble(mm.group(2))));
         return out;
-    }
-
-    /** Lets {@code time} pass for the reason given (a configured interval the test waits out). */
-    private static void letTimePass(Duration time, String why) {
-        try {
-            Thread.sleep(time.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while waiting for " + why, e);
-        }
     }
 }

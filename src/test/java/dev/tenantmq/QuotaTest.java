@@ -7,6 +7,7 @@ import static dev.tenantmq.Api.publish;
 import static dev.tenantmq.Api.publishOk;
 import static dev.tenantmq.Delivered.receipts;
 import static dev.tenantmq.Fetch.upTo;
+import static dev.tenantmq.Waiting.letTimePass;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -213,12 +214,6 @@ class QuotaTest {
             return got.size() >= n;
         });
         return got;
-    }
-
-    /** Lets {@code d} pass, for the reason given (a refresh that must have had its chance to run). */
-    private static void letTimePass(Duration d, String why) {
-        long until = System.nanoTime() + d.toNanos();
-        await(why).atMost(d.plusSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> System.nanoTime() >= until);
     }
 
     private static List<Map<String, Object>> batch(String idPrefix, int n) {

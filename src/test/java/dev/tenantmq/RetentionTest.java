@@ -141,7 +141,8 @@ class RetentionTest {
         List<Delivered> next = fetchAll(tenant, topic, group, 1);
         assertEquals("next", next.get(0).id(), "dead-lettering released the partition");
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(next)));
-        assertEquals(offsets.get(1), committedOffset(tenant, topic, "k", group), "the group committed past the original");
+        assertEquals(offsets.get(1), CommittedOffsets.of(dataSource, tenant, group, topic, "k"),
+                "the group committed past the original");
 
         assertEquals(1, retention.purgeTopic(tenant, topic, config.retention().maxAge(), config.retention().batchSize()),
                 "only the acknowledged message goes");
@@ -187,7 +188,7 @@ class RetentionTest {
         List<Delivered> got = fetchAll(tenant, topic, group, 5);
         assertEquals(List.of("3", "4", "5", "6", "7"), ids(got));
         assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 3)));
-        assertEquals(offsets.get(4), committedOffset(tenant, topic, "p", group), "the commit passed the dead letter");
+        assertEquals(offsets.get(4), CommittedOffsets.of(dataSource, tenant, group, topic, "p"), "the commit passed the dead letter");
 
         // Batches of two: [1, 2] [3, 4] [5, 6 stop].
         assertEquals(4, retention.purgeTopic(tenant, topic, WEEK, 2));
@@ -308,15 +309,6 @@ class RetentionTest {
         given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
                 .queryParam("topic", deadLetterTopic).queryParam("partitionKey", partitionKey).queryParam("id", id)
                 .post("/admin/messages/requeue").then().statusCode(200);
-    }
-
-    private long committedOffset(String tenant, String topic, String partitionKey, String group) throws Exception {
-        List<Long> committed = longs("""
-                SELECT committed_offset FROM queue_offsets
-                WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ?""",
-                tenant, topic, partitionKey, group);
-        assertEquals(1, committed.size(), "one committed offset");
-        return committed.get(0);
     }
 
     private String otherTenant() {

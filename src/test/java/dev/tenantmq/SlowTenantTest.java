@@ -109,17 +109,9 @@ class SlowTenantTest {
 
     /** Heartbeat rows of the triple. */
     private int heartbeats(String tenant, String group, String topic) throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+        return (int) RowCount.of(dataSource, """
                 SELECT COUNT(*) FROM queue_subscriber_heartbeats
-                WHERE tenant = ? AND consumer_group = ? AND topic = ?""")) {
-            ps.setString(1, tenant);
-            ps.setString(2, group);
-            ps.setString(3, topic);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+                WHERE tenant = ? AND consumer_group = ? AND topic = ?""", tenant, group, topic);
     }
 
     /** Whether a transaction is waiting for a row lock in a heartbeat upsert (the hung tick). */
