@@ -288,8 +288,4 @@ class NackDeadLetterTest {
     private static String receipt(List<Delivered> got, int i) {
         return got.get(i).receipt();
     }
-
-    private static List<Integer> attempts(List<Delivered> got) {
-        return attempts(got);
-    }
 }
