@@ -5,7 +5,8 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,7 +45,7 @@ class AdminBrowseTest {
         for (int i = 0; i < 7; i++) {
             batch.add(msg("k" + (i % 3), "m" + i, Map.of("n", i)));
         }
-        List<Long> offsets = publishOk(tenant, topic, batch).getList("messages.offset", Long.class);
+        List<Long> offsets = publishOk(tenant, topic, batch).offsets();
 
         List<Map<String, Object>> seen = new ArrayList<>();
         List<Object> nexts = new ArrayList<>();
@@ -80,7 +81,7 @@ class AdminBrowseTest {
     void a_partition_key_keeps_only_that_partition_and_pages_within_it() {
         String key = "orders/2026 %41?q=1#frag \uD83D\uDE00";
         List<Long> offsets = publishOk(tenant, topic, List.of(msg(key, "a", 1), msg("other", "b", 2), msg(key, "c", 3),
-                msg("other", "d", 4), msg(key, "e", 5))).getList("messages.offset", Long.class);
+                msg("other", "d", 4), msg(key, "e", 5))).offsets();
 
         JsonPath first = browse(Map.of("partitionKey", key, "limit", "2"), null).then().statusCode(200).extract().jsonPath();
         assertEquals(List.of("a", "c"), first.getList("messages.id"));
@@ -98,10 +99,10 @@ class AdminBrowseTest {
     void a_dead_letter_topic_lists_its_dead_letters_with_the_metadata_inspect_shows() {
         String group = TestIds.group();
         List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "poison", "x"), msg("k", "fine", 1)))
-                .getList("messages.offset", Long.class);
+                .offsets();
         for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
-            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 5, 30);
-            assertEquals("poison", got.get(0).get("id"));
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(1));
+            assertEquals("poison", got.get(0).id());
             assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "cannot parse"));
         }
         String dlq = topic + ".dlq";
@@ -127,12 +128,12 @@ class AdminBrowseTest {
     void browsing_changes_no_offset_lease_delivery_or_heartbeat() {
         String group = TestIds.group();
         publishOk(tenant, topic, List.of(msg("k1", "1", 1), msg("k1", "2", 2), msg("k2", "3", 3)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 5, 30);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(1));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
-        List<Map<String, Object>> inFlight = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> inFlight = fetchOk(tenant, topic, group, upTo(10));
         assertTrue(!inFlight.isEmpty(), "the group holds messages in flight while the topic is browsed");
-        String inFlightId = (String) inFlight.get(0).get("id");
-        String inFlightKey = (String) inFlight.get(0).get("partitionKey");
+        String inFlightId = inFlight.get(0).id();
+        String inFlightKey = inFlight.get(0).partitionKey();
         String dlq = topic + ".dlq";
         publishOk(tenant, dlq, List.of(msg("k1", "dl", 1))); // a dead-letter topic that nobody consumes
 

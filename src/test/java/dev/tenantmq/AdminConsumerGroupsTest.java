@@ -5,7 +5,10 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
+import static dev.tenantmq.Waiting.letTimePass;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -86,29 +89,29 @@ class AdminConsumerGroupsTest {
         long afterPause = System.nanoTime();
         publishOk(tenant, topic, List.of(msg("a", "m2", 2), msg("a", "m3", 3), msg("p", "poison", "x")));
 
-        List<Map<String, Object>> got = new ArrayList<>();
+        List<Delivered> got = new ArrayList<>();
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-            got.addAll(fetchOk(tenant, topic, group, 10, 1, 120));
+            got.addAll(fetchOk(tenant, topic, group, upTo(10).waitSeconds(1).visibilitySeconds(120)));
             return got.size() >= 4;
         });
-        assertEquals(List.of("m1", "m2", "m3", "poison"), got.stream().map(m -> (String) m.get("id")).sorted().toList());
+        assertEquals(List.of("m1", "m2", "m3", "poison"), got.stream().map(m -> m.id()).sorted().toList());
         Map<String, Object> delivered = row();
         assertEquals(List.of(4L, 4L, 0L), figures(delivered), "lag, inFlight, deadLetters after delivery: " + delivered);
         assertTrue(age(delivered) >= PAUSE_SECONDS, "the oldest is m1, published before the pause: " + delivered);
 
-        List<Map<String, Object>> inA = got.stream().filter(m -> "a".equals(m.get("partitionKey"))).toList();
+        List<Delivered> inA = got.stream().filter(m -> "a".equals(m.partitionKey())).toList();
         assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(inA)));
         Map<String, Object> acked = row();
         assertEquals(List.of(1L, 1L, 0L), figures(acked), "only the poison message is left: " + acked);
         assertTrue(age(acked) <= secondsSince(afterPause), "the oldest is now one published after the pause: " + acked);
 
-        List<Map<String, Object>> poison = got.stream().filter(m -> "poison".equals(m.get("id"))).toList();
+        List<Delivered> poison = got.stream().filter(m -> "poison".equals(m.id())).toList();
         for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
             List<String> statuses = nack(tenant, topic, group, receipts(poison), 0, "cannot parse");
             assertEquals(List.of("NACKED"), statuses, "attempt " + attempt);
             if (attempt < MAX_DELIVERIES) {
-                poison = fetchOk(tenant, topic, group, 1, 5, 120);
-                assertEquals(List.of("poison"), poison.stream().map(m -> m.get("id")).toList());
+                poison = fetchOk(tenant, topic, group, upTo(1).visibilitySeconds(120));
+                assertEquals(List.of("poison"), ids(poison));
             }
         }
         Map<String, Object> dead = row();
@@ -140,10 +143,10 @@ class AdminConsumerGroupsTest {
         String otherTopic = TestIds.topic();
         for (String t : List.of(first, second)) {
             publishOk(t, topic, List.of(msg("k", "m-" + t, 1)));
-            await().atMost(Duration.ofSeconds(20)).until(() -> !fetchOk(t, topic, group, 1, 1, 120).isEmpty());
+            await().atMost(Duration.ofSeconds(20)).until(() -> !fetchOk(t, topic, group, upTo(1).waitSeconds(1).visibilitySeconds(120)).isEmpty());
         }
         publishOk(first, otherTopic, List.of(msg("k", "elsewhere", 1)));
-        await().atMost(Duration.ofSeconds(20)).until(() -> !fetchOk(first, otherTopic, group, 1, 1, 120).isEmpty());
+        await().atMost(Duration.ofSeconds(20)).until(() -> !fetchOk(first, otherTopic, group, upTo(1).waitSeconds(1).visibilitySeconds(120)).isEmpty());
 
         JsonPath all = groups(Map.of("allTenants", "true", "topic", topic)).then().statusCode(200).extract().jsonPath();
         assertEquals(List.of(first, second), all.getList("consumerGroups.tenant"), all.prettify());
@@ -204,15 +207,5 @@ class AdminConsumerGroupsTest {
         assertNotEquals(List.of(), served, "the test profile serves tenants");
         given().get("/admin/tenants").then().statusCode(401);
         given().header("Authorization", "Bearer wrong-" + AdminTest.TOKEN).get("/admin/tenants").then().statusCode(401);
-    }
-
-    /** Lets {@code time} pass for the reason given (the age difference the test measures). */
-    private static void letTimePass(Duration time, String why) {
-        try {
-            Thread.sleep(time.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while waiting for " + why, e);
-        }
     }
 }

@@ -5,7 +5,10 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.attempts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -66,8 +69,8 @@ class AdminTest {
         String group = TestIds.group();
         publishOk(tenant, topic, List.of(msg("k1", "1", 1), msg("k2", "2", 2)));
         publishOk(other, topic, List.of(msg("k1", "1", 1)));
-        fetchOk(tenant, topic, group, 10, 5, 30);
-        fetchOk(other, topic, group, 10, 5, 30);
+        fetchOk(tenant, topic, group, upTo(10));
+        fetchOk(other, topic, group, upTo(10));
 
         JsonPath topics = listing("/admin/topics", tenant);
         assertEquals(List.of(2), topics.getList("topics.findAll { it.topic == '" + topic + "' }.partitions"));
@@ -90,16 +93,16 @@ class AdminTest {
     @Test
     void offsets_leases_and_subscribers_show_the_group_at_work() {
         String group = TestIds.group();
-        JsonPath published = publishOk(tenant, topic, List.of(msg("k", "1", 1), msg("k", "2", 2), msg("k", "3", 3)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 5, 30);
+        Published published = publishOk(tenant, topic, List.of(msg("k", "1", 1), msg("k", "2", 2), msg("k", "3", 3)));
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(1));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
 
         JsonPath offsets = admin().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("consumerGroup", group)
                 .get("/admin/offsets").then().statusCode(200).extract().jsonPath();
         assertEquals(1, offsets.getList("offsets").size());
-        assertEquals(((Number) got.get(0).get("offset")).longValue(), offsets.getLong("offsets[0].committedOffset"));
+        assertEquals(got.get(0).offset(), offsets.getLong("offsets[0].committedOffset"));
         assertEquals(2, offsets.getInt("offsets[0].lag"));
-        assertEquals(published.getLong("messages[2].offset"), offsets.getLong("offsets[0].latestOffset"));
+        assertEquals(published.offset(2), offsets.getLong("offsets[0].latestOffset"));
 
         admin().queryParam("tenant", tenant).queryParam("state", "active").get("/admin/leases").then().statusCode(200)
                 .body("leases.findAll { it.topic == '" + topic + "' }.leasedBy", equalTo(List.of("test-subscriber")))
@@ -169,39 +172,39 @@ class AdminTest {
         String failing = TestIds.group();
         String acking = TestIds.group();
         List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "m", "poison"), msg("k", "n1", 1)))
-                .getList("messages.offset", Long.class);
+                .offsets();
         deadLetter(failing, "k", "m");
-        List<Map<String, Object>> next = fetchOk(tenant, topic, failing, 10, 5, 30);
-        assertEquals(List.of("n1"), next.stream().map(m -> m.get("id")).toList());
+        List<Delivered> next = fetchOk(tenant, topic, failing, upTo(10));
+        assertEquals(List.of("n1"), ids(next));
         assertEquals(List.of("ACKED"), ack(tenant, topic, failing, receipts(next)));
-        List<Map<String, Object>> inAcking = fetchOk(tenant, topic, acking, 10, 5, 30);
+        List<Delivered> inAcking = fetchOk(tenant, topic, acking, upTo(10));
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, acking, receipts(inAcking)));
 
         String dlq = topic + ".dlq";
         // A consumer of the dead-letter topic holds its lease and has the dead letter ready to
         // deliver again (nacked without delay), so an empty fetch below means the row is gone.
         String dlqGroup = TestIds.group();
-        List<Map<String, Object>> deadLetters = fetchOk(tenant, dlq, dlqGroup, 10, 5, 30);
-        assertEquals(List.of("m"), deadLetters.stream().map(m -> m.get("id")).toList());
+        List<Delivered> deadLetters = fetchOk(tenant, dlq, dlqGroup, upTo(10));
+        assertEquals(List.of("m"), ids(deadLetters));
         assertEquals(List.of("NACKED"), nack(tenant, dlq, dlqGroup, receipts(deadLetters), 0, "not yet"));
         requeue(dlq, "k", "m").then().statusCode(200)
                 .body("consumerGroups", equalTo(List.of(failing)))
                 .body("originalTopic", equalTo(topic))
                 .body("originalOffset", equalTo(offsets.get(0).intValue()));
-        assertEquals(0, fetchOk(tenant, dlq, dlqGroup, 10, 1, 30).size(), "the row left the dead-letter topic");
+        assertEquals(0, fetchOk(tenant, dlq, dlqGroup, upTo(10).waitSeconds(1)).size(), "the row left the dead-letter topic");
         inspect(dlq, "k", "m").then().statusCode(404);
 
         publishOk(tenant, topic, List.of(msg("k", "n2", 2)));
-        List<Map<String, Object>> again = fetchOk(tenant, topic, failing, 10, 5, 30);
-        assertEquals(List.of("m", "n2"), again.stream().map(m -> m.get("id")).toList(),
+        List<Delivered> again = fetchOk(tenant, topic, failing, upTo(10));
+        assertEquals(List.of("m", "n2"), ids(again),
                 "the requeued message comes before later ones although the committed offset is past it");
-        assertEquals(offsets.get(0).longValue(), ((Number) again.get(0).get("offset")).longValue());
-        assertEquals(List.of(1, 1), again.stream().map(m -> m.get("deliveryAttempt")).toList());
+        assertEquals(offsets.get(0).longValue(), again.get(0).offset());
+        assertEquals(List.of(1, 1), attempts(again));
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, failing, receipts(again)));
-        assertEquals(0, fetchOk(tenant, topic, failing, 10, 0, 30).size());
+        assertEquals(0, fetchOk(tenant, topic, failing, upTo(10).waitSeconds(0)).size());
 
-        List<Map<String, Object>> other = fetchOk(tenant, topic, acking, 10, 5, 30);
-        assertEquals(List.of("n2"), other.stream().map(m -> m.get("id")).toList(), "the acking group never gets m again");
+        List<Delivered> other = fetchOk(tenant, topic, acking, upTo(10));
+        assertEquals(List.of("n2"), ids(other), "the acking group never gets m again");
         requeue(dlq, "k", "m").then().statusCode(404);
     }
 
@@ -225,16 +228,16 @@ class AdminTest {
         inspect(topic, key, id).then().statusCode(200)
                 .body("consumerGroups.find { it.consumerGroup == '" + group + "' }.state", equalTo("PENDING"))
                 .body("consumerGroups.find { it.consumerGroup == '" + group + "' }.deliveryAttempt", equalTo(1));
-        List<Map<String, Object>> back = fetchOk(tenant, topic, group, 1, 5, 30);
-        assertEquals(key, back.get(0).get("partitionKey"));
-        assertEquals(id, back.get(0).get("id"));
+        List<Delivered> back = fetchOk(tenant, topic, group, upTo(1));
+        assertEquals(key, back.get(0).partitionKey());
+        assertEquals(id, back.get(0).id());
 
         admin().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("partitionKey", key)
                 .queryParam("id", id).delete("/admin/messages").then().statusCode(200)
                 .body("id", equalTo(id)).body("partitionKey", equalTo(key));
         inspect(topic, key, id).then().statusCode(404);
-        List<Map<String, Object>> later = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(List.of("after"), later.stream().map(m -> m.get("id")).toList(),
+        List<Delivered> later = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("after"), ids(later),
                 "deleting the in-flight message (with its delivery state) releases the partition at once");
     }
 
@@ -286,8 +289,8 @@ class AdminTest {
     /** Nacks message {@code id} (the head of partition {@code key}) in {@code group} until it is dead-lettered. */
     private void deadLetter(String group, String key, String id) {
         for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
-            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 5, 30);
-            assertEquals(id, got.get(0).get("id"));
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(1));
+            assertEquals(id, got.get(0).id());
             assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "test"));
         }
     }

@@ -5,14 +5,16 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.attempts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.quarkus.test.junit.QuarkusTest;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,11 +34,11 @@ class DeadLetterRequeueTest {
     void a_message_several_groups_dead_lettered_goes_back_to_each_of_them_and_to_no_other_group() {
         List<String> failing = List.of(TestIds.group(), TestIds.group());
         String acking = TestIds.group();
-        long offset = publishOk(tenant, topic, List.of(msg("k", "m", "poison"))).getLong("messages[0].offset");
+        long offset = publishOk(tenant, topic, List.of(msg("k", "m", "poison"))).offset(0);
         for (String g : failing) {
             deadLetter(g);
         }
-        List<Map<String, Object>> inAcking = fetchOk(tenant, topic, acking, 10, 5, 30);
+        List<Delivered> inAcking = fetchOk(tenant, topic, acking, upTo(10));
         assertEquals(List.of("m"), ids(inAcking));
         assertEquals(List.of("ACKED"), ack(tenant, topic, acking, receipts(inAcking)));
 
@@ -48,15 +50,15 @@ class DeadLetterRequeueTest {
 
         publishOk(tenant, topic, List.of(msg("k", "later", 2)));
         for (String g : failing) {
-            List<Map<String, Object>> again = fetchOk(tenant, topic, g, 10, 5, 30);
+            List<Delivered> again = fetchOk(tenant, topic, g, upTo(10));
             assertEquals(List.of("m", "later"), ids(again), g + " receives the requeued message first");
-            assertEquals(offset, ((Number) again.get(0).get("offset")).longValue(), g + ": same offset");
-            assertEquals(List.of(1, 1), again.stream().map(m -> m.get("deliveryAttempt")).toList(),
+            assertEquals(offset, again.get(0).offset(), g + ": same offset");
+            assertEquals(List.of(1, 1), attempts(again),
                     g + ": attempts start over");
             assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, g, receipts(again)));
         }
         // The acking group holds its lease and receives what is new for it, and only that.
-        List<Map<String, Object>> other = fetchOk(tenant, topic, acking, 10, 5, 30);
+        List<Delivered> other = fetchOk(tenant, topic, acking, upTo(10));
         assertEquals(List.of("later"), ids(other), "a group that did not dead-letter m does not receive it again");
         assertEquals(List.of("ACKED"), ack(tenant, topic, acking, receipts(other)));
     }
@@ -64,13 +66,9 @@ class DeadLetterRequeueTest {
     /** Fetches and nacks m, the head of partition k, in {@code group} until it is dead-lettered. */
     private void deadLetter(String group) {
         for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
-            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
             assertEquals(List.of("m"), ids(got), group + " attempt " + attempt);
             assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "test"));
         }
-    }
-
-    private static List<Object> ids(List<Map<String, Object>> got) {
-        return got.stream().map(m -> m.get("id")).toList();
     }
 }

@@ -4,7 +4,8 @@ import static dev.tenantmq.Api.ack;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,7 +17,6 @@ import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,7 +76,7 @@ class DedupWindowTest {
                 "retention deletes identities whose window passed");
         long fresh = publishOne(tenant, topic, "evt-1", false);
         assertTrue(fresh > first, "a new message gets a new offset: " + fresh + " after " + first);
-        assertEquals("evt-1", consumeAll(tenant, topic, group, 1).get(0).get("id"), "and is delivered");
+        assertEquals("evt-1", consumeAll(tenant, topic, group, 1).get(0).id(), "and is delivered");
     }
 
     @Test
@@ -100,11 +100,11 @@ class DedupWindowTest {
         retention.purgeTopic(tenant, topic, WEEK, 100);
         assumeWithinWindow(published);
 
-        JsonPath batch = publishOk(tenant, topic, List.of(msg("k", "evt-3", 3), msg("k", "evt-4", 4)));
-        assertEquals(List.of(true, false), batch.getList("messages.duplicate", Boolean.class));
-        assertEquals(first, batch.getLong("messages[0].offset"));
-        List<Map<String, Object>> got = consumeAll(tenant, topic, group, 1);
-        assertEquals("evt-4", got.get(0).get("id"), "only the new message is delivered");
+        Published batch = publishOk(tenant, topic, List.of(msg("k", "evt-3", 3), msg("k", "evt-4", 4)));
+        assertEquals(List.of(true, false), batch.duplicates());
+        assertEquals(first, batch.offset(0));
+        List<Delivered> got = consumeAll(tenant, topic, group, 1);
+        assertEquals("evt-4", got.get(0).id(), "only the new message is delivered");
     }
 
     /**
@@ -118,21 +118,21 @@ class DedupWindowTest {
     }
 
     /** When the one message consumed was stored: its window starts there (same machine clock as the database's). */
-    private static Instant createdAt(List<Map<String, Object>> consumed) {
-        return Instant.parse((String) consumed.get(0).get("createdAt"));
+    private static Instant createdAt(List<Delivered> consumed) {
+        return Instant.parse(consumed.get(0).createdAt());
     }
 
     private static long publishOne(String tenant, String topic, String id, boolean duplicate) {
-        JsonPath r = publishOk(tenant, topic, List.of(msg("k", id, Map.of("n", 1))));
-        assertEquals(duplicate, r.getBoolean("messages[0].duplicate"), id + " duplicate");
-        return r.getLong("messages[0].offset");
+        Published r = publishOk(tenant, topic, List.of(msg("k", id, Map.of("n", 1))));
+        assertEquals(duplicate, r.duplicate(0), id + " duplicate");
+        return r.offset(0);
     }
 
     /** Fetches and acks until {@code n} messages arrived (the first fetch registers the group). */
-    private static List<Map<String, Object>> consumeAll(String tenant, String topic, String group, int n) {
-        List<Map<String, Object>> got = new ArrayList<>();
+    private static List<Delivered> consumeAll(String tenant, String topic, String group, int n) {
+        List<Delivered> got = new ArrayList<>();
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-            List<Map<String, Object>> batch = fetchOk(tenant, topic, group, n - got.size(), 1, 30);
+            List<Delivered> batch = fetchOk(tenant, topic, group, upTo(n - got.size()).waitSeconds(1));
             if (!batch.isEmpty()) {
                 assertTrue(ack(tenant, topic, group, receipts(batch)).stream().allMatch("ACKED"::equals));
             }

@@ -4,7 +4,10 @@ import static dev.tenantmq.Api.ack;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.attempts;
+import static dev.tenantmq.Delivered.offsets;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,15 +42,15 @@ class DeliveryBatchTest {
     @Test
     void a_fetch_and_an_ack_in_order_write_no_row_per_message() throws Exception {
         List<Long> offsets = publish("1", "2", "3", "4", "5");
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(offsets, offsetsOf(got));
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(offsets, offsets(got));
         assertEquals(0, deliveryRows(), "in flight as one batch, not five rows");
         assertEquals(offsets.get(4), number("SELECT delivered_offset FROM queue_offsets"));
 
         assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 3)));
-        assertEquals(offsets.get(2), number("SELECT committed_offset FROM queue_offsets"));
+        assertEquals(offsets.get(2), committedOffset());
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(got).subList(3, 5)));
-        assertEquals(offsets.get(4), number("SELECT committed_offset FROM queue_offsets"));
+        assertEquals(offsets.get(4), committedOffset());
         assertEquals(0, deliveryRows());
         assertEquals(List.of("ALREADY_ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 1)));
     }
@@ -55,26 +58,26 @@ class DeliveryBatchTest {
     @Test
     void an_ack_out_of_order_is_kept_when_the_rest_of_the_batch_expires_and_is_redelivered() throws Exception {
         List<Long> offsets = publish("1", "2", "3");
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 1);
-        assertEquals(offsets, offsetsOf(got));
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(1));
+        assertEquals(offsets, offsets(got));
         List<String> r = receipts(got);
         assertEquals(List.of("ACKED", "ALREADY_ACKED"), ack(tenant, topic, group, List.of(r.get(1), r.get(1))));
-        assertEquals(0L, number("SELECT committed_offset FROM queue_offsets"), "message 1 is still out");
+        assertEquals(0L, committedOffset(), "message 1 is still out");
 
         awaitBatchVisibilityPassed();
-        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(List.of(offsets.get(0), offsets.get(2)), offsetsOf(again), "the acked one is not delivered again");
-        assertEquals(List.of(2, 2), again.stream().map(m -> m.get("deliveryAttempt")).toList());
+        List<Delivered> again = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of(offsets.get(0), offsets.get(2)), offsets(again), "the acked one is not delivered again");
+        assertEquals(List.of(2, 2), attempts(again));
         assertEquals(List.of("STALE"), ack(tenant, topic, group, r.subList(0, 1)), "a receipt of the expired batch");
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(again)));
-        assertEquals(offsets.get(2), number("SELECT committed_offset FROM queue_offsets"));
+        assertEquals(offsets.get(2), committedOffset());
         assertEquals(0, deliveryRows(), "acknowledged rows at or below the committed offset are pruned");
     }
 
     @Test
     void writing_a_batch_out_as_rows_keeps_each_visibility_deadline_to_the_microsecond() throws Exception {
         List<Long> offsets = publish("1", "2", "3");
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
         String batchDeadline = DeliveryStates.of(dataSource, tenant, group, topic, "p", offsets.get(0)).orElseThrow()
                 .visibleAt();
         // An ack out of order writes the batch out as one row per message.
@@ -90,7 +93,7 @@ class DeliveryBatchTest {
     @Test
     void an_extended_batch_delivery_holds_its_partition_past_the_batch_visibility() throws Exception {
         List<Long> offsets = publish("1", "2");
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 1);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(1));
         List<String> r = receipts(got);
         List<String> extended = given().contentType(ContentType.JSON)
                 .body(Map.of("receipts", r.subList(0, 1), "visibilitySeconds", 60))
@@ -99,10 +102,10 @@ class DeliveryBatchTest {
         assertEquals(List.of("EXTENDED"), extended);
 
         awaitRowVisibilityPassed(offsets.get(1));
-        assertEquals(List.of(), fetchOk(tenant, topic, group, 10, 1, 30),
+        assertEquals(List.of(), fetchOk(tenant, topic, group, upTo(10).waitSeconds(1)),
                 "message 1 is still invisible, so nothing of its partition may go");
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, r));
-        assertEquals(offsets.get(1), number("SELECT committed_offset FROM queue_offsets"));
+        assertEquals(offsets.get(1), committedOffset());
     }
 
     private List<Long> publish(String... ids) {
@@ -110,11 +113,7 @@ class DeliveryBatchTest {
         for (String id : ids) {
             batch.add(msg("p", id, id));
         }
-        return publishOk(tenant, topic, batch).getList("messages.offset", Long.class);
-    }
-
-    private static List<Long> offsetsOf(List<Map<String, Object>> messages) {
-        return messages.stream().map(m -> ((Number) m.get("offset")).longValue()).toList();
+        return publishOk(tenant, topic, batch).offsets();
     }
 
     /** Waits, by the database clock, for the group's open batch to pass its visibility deadline. */
@@ -127,6 +126,10 @@ class DeliveryBatchTest {
     private void awaitRowVisibilityPassed(long offset) {
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() ->
                 !DeliveryStates.of(dataSource, tenant, group, topic, "p", offset).orElseThrow().visibilityRunning());
+    }
+
+    private long committedOffset() {
+        return CommittedOffsets.of(dataSource, tenant, group, topic, "p");
     }
 
     private long deliveryRows() throws Exception {

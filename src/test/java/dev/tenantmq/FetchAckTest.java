@@ -4,7 +4,10 @@ import static dev.tenantmq.Api.ack;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.attempts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,56 +41,56 @@ class FetchAckTest {
             batch.add(msg("p" + (i % 3), "m" + i, i));
         }
         publishOk(tenant, topic, batch);
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 100, 5, 30);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(100));
         assertEquals(20, got.size());
         Map<String, Long> last = new java.util.HashMap<>();
-        for (Map<String, Object> m : got) {
-            long offset = ((Number) m.get("offset")).longValue();
-            Long prev = last.put((String) m.get("partitionKey"), offset);
-            assertTrue(prev == null || prev < offset, "offset order within " + m.get("partitionKey"));
-            assertEquals(1, m.get("deliveryAttempt"));
+        for (Delivered m : got) {
+            long offset = m.offset();
+            Long prev = last.put(m.partitionKey(), offset);
+            assertTrue(prev == null || prev < offset, "offset order within " + m.partitionKey());
+            assertEquals(1, m.deliveryAttempt());
         }
     }
 
     @Test
     void a_partition_with_unacked_messages_delivers_nothing_new() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(1, first.size());
         publishOk(tenant, topic, List.of(msg("p", "2", 2)));
-        assertEquals(0, fetchOk(tenant, topic, group, 10, 1, 30).size(), "m2 must wait for m1's ack");
+        assertEquals(0, fetchOk(tenant, topic, group, upTo(10).waitSeconds(1)).size(), "m2 must wait for m1's ack");
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(first)));
-        List<Map<String, Object>> second = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(List.of("2"), second.stream().map(m -> m.get("id")).toList());
+        List<Delivered> second = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("2"), ids(second));
     }
 
     @Test
     void ack_advances_the_committed_offset_over_the_contiguous_acked_prefix() throws Exception {
         List<Long> offsets = publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2), msg("p", "3", 3)))
-                .getList("messages.offset", Long.class);
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+                .offsets();
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
         List<String> r = receipts(got);
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, List.of(r.get(1), r.get(2))));
-        assertEquals(0L, committedOffset("p"), "a hole at the first message keeps the offset");
+        assertEquals(0L, committedOffset(), "a hole at the first message keeps the offset");
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, List.of(r.get(0))));
-        assertEquals(offsets.get(2), committedOffset("p"));
+        assertEquals(offsets.get(2), committedOffset());
         assertEquals(0, deliveryRows("p"), "delivery state at or below the committed offset is pruned");
         assertEquals(List.of("ALREADY_ACKED", "ALREADY_ACKED", "ALREADY_ACKED"), ack(tenant, topic, group, r));
-        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size());
+        assertEquals(0, fetchOk(tenant, topic, group, upTo(10).waitSeconds(0)).size());
     }
 
     @Test
     void an_expired_delivery_is_redelivered_in_order_with_the_next_attempt() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(1));
         assertEquals(2, first.size());
-        List<Map<String, Object>> again = new ArrayList<>();
+        List<Delivered> again = new ArrayList<>();
         await().atMost(Duration.ofSeconds(10)).until(() -> {
-            again.addAll(fetchOk(tenant, topic, group, 10, 1, 30));
+            again.addAll(fetchOk(tenant, topic, group, upTo(10).waitSeconds(1)));
             return !again.isEmpty();
         });
-        assertEquals(List.of("1", "2"), again.stream().map(m -> m.get("id")).toList());
-        assertEquals(List.of(2, 2), again.stream().map(m -> m.get("deliveryAttempt")).toList());
+        assertEquals(List.of("1", "2"), ids(again));
+        assertEquals(List.of(2, 2), attempts(again));
         assertEquals(List.of("STALE", "STALE"), ack(tenant, topic, group, receipts(first)),
                 "receipts of the expired delivery are stale");
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(again)));
@@ -96,42 +99,42 @@ class FetchAckTest {
     @Test
     void acked_messages_beyond_a_hole_are_not_redelivered() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2), msg("p", "3", 3)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(1));
         ack(tenant, topic, group, List.of(receipts(first).get(1)));
-        List<Map<String, Object>> again = new ArrayList<>();
+        List<Delivered> again = new ArrayList<>();
         await().atMost(Duration.ofSeconds(10)).until(() -> {
-            again.addAll(fetchOk(tenant, topic, group, 10, 1, 30));
+            again.addAll(fetchOk(tenant, topic, group, upTo(10).waitSeconds(1)));
             return !again.isEmpty();
         });
-        assertEquals(List.of("1", "3"), again.stream().map(m -> m.get("id")).toList());
+        assertEquals(List.of("1", "3"), ids(again));
     }
 
     @Test
     void extend_pushes_the_redelivery_back() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 3);
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(3));
         assertEquals(List.of("EXTENDED"), extend(receipts(first), 30));
         // Without the extend it would be redelivered after 3 s. (A visibility of 3 s, not 1 s: the
         // extend must come before the deadline, on a loaded machine too.)
         await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6))
-                .until(() -> fetchOk(tenant, topic, group, 10, 0, 30).isEmpty());
+                .until(() -> fetchOk(tenant, topic, group, upTo(10).waitSeconds(0)).isEmpty());
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(first)));
     }
 
     @Test
     void an_extend_after_the_visibility_deadline_is_stale_and_the_expiry_counts_as_a_failed_attempt() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(1));
         assertEquals(1, first.size());
         // Past the deadline (database clock) and not yet redelivered: the fetch below is the next.
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                .until(() -> deliveryExpired(((Number) first.get(0).get("offset")).longValue()));
+                .until(() -> deliveryExpired(first.get(0).offset()));
 
         assertEquals(List.of("STALE"), extend(receipts(first), 60), "a late extend cannot revive the delivery");
 
-        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(List.of("1"), again.stream().map(m -> m.get("id")).toList(), "redelivered at once");
-        assertEquals(2, again.get(0).get("deliveryAttempt"), "the expiry was a failed attempt");
+        List<Delivered> again = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("1"), ids(again), "redelivered at once");
+        assertEquals(List.of(2), attempts(again), "the expiry was a failed attempt");
         assertEquals(List.of("STALE"), ack(tenant, topic, group, receipts(first)));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
     }
@@ -162,10 +165,10 @@ class FetchAckTest {
     @Test
     void extend_of_a_stale_or_acked_receipt_changes_nothing() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
-        List<Map<String, Object>> again = new ArrayList<>();
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(1));
+        List<Delivered> again = new ArrayList<>();
         await().atMost(Duration.ofSeconds(10)).until(() -> {
-            again.addAll(fetchOk(tenant, topic, group, 10, 1, 1));
+            again.addAll(fetchOk(tenant, topic, group, upTo(10).waitSeconds(1).visibilitySeconds(1)));
             return !again.isEmpty();
         });
         assertEquals(List.of("STALE"), extend(receipts(first), 60), "an older delivery cannot hide the current one");
@@ -199,15 +202,15 @@ class FetchAckTest {
             batch.add(msg(k, "id-" + keys.indexOf(k), keys.indexOf(k)));
         }
         publishOk(tenant, topic, batch);
-        List<Map<String, Object>> got = fetchUntil(keys.size());
-        assertEquals(new java.util.TreeSet<>(keys), new java.util.TreeSet<>(got.stream().map(m -> (String) m.get("partitionKey")).toList()));
+        List<Delivered> got = fetchUntil(keys.size());
+        assertEquals(new java.util.TreeSet<>(keys), new java.util.TreeSet<>(got.stream().map(m -> m.partitionKey()).toList()));
     }
 
     /** Fetches until {@code n} messages arrived (the first fetch registers the group's interest). */
-    private List<Map<String, Object>> fetchUntil(int n) {
-        List<Map<String, Object>> got = new ArrayList<>();
+    private List<Delivered> fetchUntil(int n) {
+        List<Delivered> got = new ArrayList<>();
         await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {
-            got.addAll(fetchOk(tenant, topic, group, n - got.size(), 1, 30));
+            got.addAll(fetchOk(tenant, topic, group, upTo(n - got.size()).waitSeconds(1)));
             return got.size() >= n;
         });
         return got;
@@ -224,8 +227,8 @@ class FetchAckTest {
     void two_consumer_groups_each_receive_every_message() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2)));
         String other = TestIds.group();
-        List<Map<String, Object>> a = fetchOk(tenant, topic, group, 10, 5, 30);
-        List<Map<String, Object>> b = fetchOk(tenant, topic, other, 10, 5, 30);
+        List<Delivered> a = fetchOk(tenant, topic, group, upTo(10));
+        List<Delivered> b = fetchOk(tenant, topic, other, upTo(10));
         assertEquals(2, a.size());
         assertEquals(2, b.size());
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(a)));
@@ -234,19 +237,8 @@ class FetchAckTest {
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, other, receipts(b)));
     }
 
-    private long committedOffset(String partitionKey) throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
-                SELECT committed_offset FROM queue_offsets
-                WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ?""")) {
-            ps.setString(1, tenant);
-            ps.setString(2, topic);
-            ps.setString(3, partitionKey);
-            ps.setString(4, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next(), "offset row exists");
-                return rs.getLong(1);
-            }
-        }
+    private long committedOffset() {
+        return CommittedOffsets.of(dataSource, tenant, group, topic, "p");
     }
 
     private int deliveryRows(String partitionKey) throws Exception {
@@ -267,8 +259,8 @@ class FetchAckTest {
     @Test
     void a_forged_receipt_for_an_offset_without_a_message_is_invalid_for_ack_nack_and_extend() {
         publishOk(tenant, topic, List.of(msg("k", "real", 1)));
-        List<Map<String, Object>> got = fetchUntil(1);
-        String real = (String) got.get(0).get("receipt");
+        List<Delivered> got = fetchUntil(1);
+        String real = got.get(0).receipt();
         dev.tenantmq.domain.Receipt r = dev.tenantmq.domain.Receipt.decode(real).orElseThrow();
         String forged = new dev.tenantmq.domain.Receipt(r.tenant(), r.consumerGroup(), r.topic(), r.partitionKey(),
                 r.offset() + 1_000_000, r.leaseEpoch(), r.delivery()).encode();
@@ -286,7 +278,7 @@ class FetchAckTest {
     @Test
     void a_receipt_of_an_admin_deleted_message_is_invalid_until_the_group_commits_past_it() {
         publishOk(tenant, topic, List.of(msg("k", "deleted", 1), msg("k", "kept", 2)));
-        List<Map<String, Object>> got = fetchUntil(2);
+        List<Delivered> got = fetchUntil(2);
         io.restassured.RestAssured.given().header("Authorization", "Bearer " + AdminTest.TOKEN)
                 .queryParam("tenant", tenant).queryParam("topic", topic).queryParam("partitionKey", "k")
                 .queryParam("id", "deleted").delete("/admin/messages").then().statusCode(200);

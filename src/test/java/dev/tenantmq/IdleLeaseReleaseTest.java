@@ -5,7 +5,10 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.attempts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static org.awaitility.Awaitility.await;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -71,16 +74,16 @@ class IdleLeaseReleaseTest {
     @Test
     void an_idle_partition_is_released_and_leased_again_when_a_message_arrives() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
         assertEquals(1, liveLeases());
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            fetchOk(tenant, topic, group, 1, 0, 30); // keep the interest alive
+            fetchOk(tenant, topic, group, upTo(1).waitSeconds(0)); // keep the interest alive
             return liveLeases() == 0;
         });
         publishOk(tenant, topic, List.of(msg("p", "2", 2)));
-        List<Map<String, Object>> next = fetchOk(tenant, topic, group, 10, 10, 30);
-        assertEquals(List.of("2"), next.stream().map(m -> m.get("id")).toList());
+        List<Delivered> next = fetchOk(tenant, topic, group, upTo(10).waitSeconds(10));
+        assertEquals(List.of("2"), ids(next));
         assertEquals(1, liveLeases());
     }
 
@@ -88,49 +91,49 @@ class IdleLeaseReleaseTest {
     void a_dead_letter_requeued_into_an_idle_partition_is_delivered() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "poison", 1)));
         for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
-            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
             assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "test"));
         }
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            fetchOk(tenant, topic, group, 1, 0, 30); // keep the interest alive
+            fetchOk(tenant, topic, group, upTo(1).waitSeconds(0)); // keep the interest alive
             return liveLeases() == 0;
         });
         given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
                 .queryParam("topic", topic + ".dlq").queryParam("partitionKey", "p").queryParam("id", "poison")
                 .post("/admin/messages/requeue").then().statusCode(200);
-        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 10, 30);
-        assertEquals(List.of("poison"), again.stream().map(m -> m.get("id")).toList(),
+        List<Delivered> again = fetchOk(tenant, topic, group, upTo(10).waitSeconds(10));
+        assertEquals(List.of("poison"), ids(again),
                 "the requeued message is delivered without a new message arriving");
-        assertEquals(1, again.get(0).get("deliveryAttempt"));
+        assertEquals(1, again.get(0).deliveryAttempt());
     }
 
     @Test
     void a_long_poll_longer_than_the_interest_timeout_keeps_its_group_served() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
         // Nacked with a delay longer than this test: p keeps work pending, so it is not idle and
         // keeps its lease past mq.idle-lease-timeout, yet has nothing in flight (which alone keeps
         // a group served) and nothing the poll below could take.
         assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 60, "later"));
         // One poll of 10 s, over three times mq.interest-timeout, is the group's only interest.
-        java.util.concurrent.CompletableFuture<List<Map<String, Object>>> poll =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> fetchOk(tenant, topic, group, 10, 10, 30));
+        java.util.concurrent.CompletableFuture<List<Delivered>> poll =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> fetchOk(tenant, topic, group, upTo(10).waitSeconds(10)));
         await("the group stays served (its lease of p live) for longer than mq.interest-timeout while the poll waits")
                 .during(INTEREST_TIMEOUT.plusSeconds(1)).atMost(INTEREST_TIMEOUT.plusSeconds(3))
                 .pollInterval(Duration.ofMillis(200))
                 .until(() -> liveLeases() == 1 && !poll.isDone());
         publishOk(tenant, topic, List.of(msg("q", "2", 2)));
         assertEquals(List.of("2"), poll.get(10, java.util.concurrent.TimeUnit.SECONDS).stream()
-                .map(m -> m.get("id")).toList(), "the waiting poll still counts as the group's interest");
+                .map(Delivered::id).toList(), "the waiting poll still counts as the group's interest");
     }
 
     @Test
     void a_dropped_group_leaves_no_fetch_state_behind() {
         GroupScope scope = new GroupScope(tenant, group, topic);
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
-        fetchOk(tenant, topic, group, 10, 1, 30); // an empty look and a re-check too
+        fetchOk(tenant, topic, group, upTo(10).waitSeconds(1)); // an empty look and a re-check too
         assertTrue(consume.hasFetchState(scope), "a served group has fetch state");
         // No more fetches and nothing in flight: after mq.interest-timeout the scheduler drops the group.
         await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250))
@@ -140,7 +143,7 @@ class IdleLeaseReleaseTest {
     @Test
     void a_group_that_stops_fetching_is_dropped_with_its_leases_and_its_topic_gauges() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(2, got.size());
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(got)));
         assertTrue(gaugeSeries().contains("mq_leases_held"), "the topic's gauges exist while the group is served");
@@ -152,24 +155,24 @@ class IdleLeaseReleaseTest {
     @Test
     void a_delivery_whose_visibility_expired_before_a_release_still_counts_as_a_failed_attempt() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 1);
-        long offset = ((Number) first.get(0).get("offset")).longValue();
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(1));
+        long offset = first.get(0).offset();
         await("the 1 s visibility timeout of the first delivery runs out").atMost(Duration.ofSeconds(5))
                 .pollInterval(Duration.ofMillis(100)).until(() -> visibilityOfPExpired(offset));
         GroupScope scope = new GroupScope(tenant, group, topic);
         List<LeaseStore.Lease> mine = leaseStore.leases(scope);
         assertEquals(1, leaseStore.release(scope, mine.get(0).leasedBy(), mine));
 
-        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 10, 30);
-        assertEquals(List.of("1"), again.stream().map(m -> m.get("id")).toList());
-        assertEquals(2, again.get(0).get("deliveryAttempt"), "the expiry before the release was a failed attempt");
+        List<Delivered> again = fetchOk(tenant, topic, group, upTo(10).waitSeconds(10));
+        assertEquals(List.of("1"), ids(again));
+        assertEquals(2, again.get(0).deliveryAttempt(), "the expiry before the release was a failed attempt");
         assertEquals(List.of("STALE"), ack(tenant, topic, group, receipts(first)));
     }
 
     @Test
     void a_group_with_a_message_in_flight_stays_served_past_the_interest_timeout() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
         // The consumer works on it for twice mq.interest-timeout without fetching.
         await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(250))
                 .until(() -> liveLeases() == 1);
@@ -179,17 +182,17 @@ class IdleLeaseReleaseTest {
     @Test
     void a_released_lease_hands_its_in_flight_messages_back_in_order_without_a_failed_attempt() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(List.of("1", "2"), first.stream().map(m -> m.get("id")).toList());
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("1", "2"), ids(first));
         GroupScope scope = new GroupScope(tenant, group, topic);
         List<LeaseStore.Lease> mine = leaseStore.leases(scope);
         assertEquals(1, mine.size());
         // What the scheduler does with a surplus partition when another instance joins.
         assertEquals(1, leaseStore.release(scope, mine.get(0).leasedBy(), mine));
 
-        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 10, 30);
-        assertEquals(List.of("1", "2"), again.stream().map(m -> m.get("id")).toList());
-        assertEquals(List.of(1, 1), again.stream().map(m -> m.get("deliveryAttempt")).toList());
+        List<Delivered> again = fetchOk(tenant, topic, group, upTo(10).waitSeconds(10));
+        assertEquals(List.of("1", "2"), ids(again));
+        assertEquals(List.of(1, 1), attempts(again));
         assertEquals(List.of("STALE", "STALE"), ack(tenant, topic, group, receipts(first)));
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(again)));
     }
@@ -207,9 +210,9 @@ class IdleLeaseReleaseTest {
     @Test
     void a_released_lease_is_not_renewed_by_later_ticks() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchOk(tenant, topic, group, 10, 5, 30))));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchOk(tenant, topic, group, upTo(10)))));
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            fetchOk(tenant, topic, group, 1, 0, 30); // keep the interest alive
+            fetchOk(tenant, topic, group, upTo(1).waitSeconds(0)); // keep the interest alive
             return liveLeases() == 0;
         });
         java.sql.Timestamp released = renewedAt();
@@ -218,7 +221,7 @@ class IdleLeaseReleaseTest {
         // machine (with 3 s, one slow fetch there made "2 s of true" impossible to complete).
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
                 .until(() -> {
-                    fetchOk(tenant, topic, group, 1, 0, 30);
+                    fetchOk(tenant, topic, group, upTo(1).waitSeconds(0));
                     return liveLeases() == 0 && released.equals(renewedAt());
                 });
     }
@@ -245,16 +248,8 @@ class IdleLeaseReleaseTest {
     }
 
     private int liveLeases() throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+        return (int) RowCount.of(dataSource, """
                 SELECT COUNT(*) FROM queue_partition_leases
-                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND expires_at > UTC_TIMESTAMP(6)""")) {
-            ps.setString(1, tenant);
-            ps.setString(2, group);
-            ps.setString(3, topic);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND expires_at > UTC_TIMESTAMP(6)""", tenant, group, topic);
     }
 }

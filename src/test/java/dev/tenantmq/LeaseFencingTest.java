@@ -5,7 +5,11 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.attempts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.offsets;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,8 +56,8 @@ class LeaseFencingTest {
     @ParameterizedTest
     @EnumSource(Settle.class)
     void a_receipt_of_a_lease_another_subscriber_took_over_is_stale_and_changes_nothing(Settle call) throws Exception {
-        Map<String, Object> delivered = deliverOne();
-        long offset = ((Number) delivered.get("offset")).longValue();
+        Delivered delivered = deliverOne();
+        long offset = delivered.offset();
         long epoch = lease().epoch();
         // Another instance is alive (it heartbeats) and took the lease over after ours expired
         // unrenewed, as LeaseStore.TAKE_OVER_LEASE writes it: new holder, epoch + 1.
@@ -64,7 +68,7 @@ class LeaseFencingTest {
         DeliveryRow before = deliveryRow(offset);
         assertEquals(new DeliveryRow("INFLIGHT", 1, 1, epoch, before.visibleAt(), true), before,
                 "the delivery is in flight, first attempt, visibility still running: only the lease moved");
-        assertEquals(List.of("STALE"), settle(call, (String) delivered.get("receipt")));
+        assertEquals(List.of("STALE"), settle(call, delivered.receipt()));
         assertEquals(before.withVisibilityRunning(), deliveryRow(offset).withVisibilityRunning(),
                 call + " of a receipt of the old lease changed the delivery state");
         assertEquals(0L, committedOffset(), call + " of a receipt of the old lease moved the committed offset");
@@ -74,8 +78,8 @@ class LeaseFencingTest {
     @EnumSource(Settle.class)
     void a_receipt_of_a_lease_that_expired_and_was_acquired_again_is_stale_and_changes_nothing(Settle call)
             throws Exception {
-        Map<String, Object> delivered = deliverOne();
-        long offset = ((Number) delivered.get("offset")).longValue();
+        Delivered delivered = deliverOne();
+        long offset = delivered.offset();
         long epoch = lease().epoch();
         // The lease ran out unrenewed (a frozen or partitioned process); this process's scheduler
         // acquires it again on its next tick, with a new epoch.
@@ -86,23 +90,23 @@ class LeaseFencingTest {
         DeliveryRow before = deliveryRow(offset);
         assertEquals(new DeliveryRow("INFLIGHT", 1, 1, epoch, before.visibleAt(), true), before,
                 "the delivery is in flight, first attempt, visibility still running: only the lease epoch changed");
-        assertEquals(List.of("STALE"), settle(call, (String) delivered.get("receipt")));
+        assertEquals(List.of("STALE"), settle(call, delivered.receipt()));
         assertEquals(before.withVisibilityRunning(), deliveryRow(offset).withVisibilityRunning(),
                 call + " of a receipt of the old lease changed the delivery state");
         assertEquals(0L, committedOffset(), call + " of a receipt of the old lease moved the committed offset");
 
         // The new lease delivers it again: losing the lease was a failed attempt.
-        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(List.of(delivered.get("offset")), again.stream().map(m -> m.get("offset")).toList());
-        assertEquals(List.of(2), again.stream().map(m -> m.get("deliveryAttempt")).toList());
+        List<Delivered> again = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of(delivered.offset()), offsets(again));
+        assertEquals(List.of(2), attempts(again));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
     }
 
     /** Publishes one message to partition p and fetches it with a long visibility timeout. */
-    private Map<String, Object> deliverOne() {
+    private Delivered deliverOne() {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, VISIBILITY_SECONDS);
-        assertEquals(List.of("1"), got.stream().map(m -> m.get("id")).toList());
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(VISIBILITY_SECONDS));
+        assertEquals(List.of("1"), ids(got));
         return got.get(0);
     }
 
@@ -152,16 +156,8 @@ class LeaseFencingTest {
                 st.visibilityRunning());
     }
 
-    private long committedOffset() throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
-                SELECT committed_offset FROM queue_offsets
-                WHERE tenant = ? AND topic = ? AND partition_key = 'p' AND consumer_group = ?""")) {
-            bind(ps, tenant, topic, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next(), "partition p has a committed-offset row");
-                return rs.getLong(1);
-            }
-        }
+    private long committedOffset() {
+        return CommittedOffsets.of(dataSource, tenant, group, topic, "p");
     }
 
     /** A live heartbeat of {@code subscriber} in the triple, as its scheduler tick writes it. */

@@ -4,7 +4,9 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.attempts;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,7 +20,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -51,24 +52,24 @@ class NackBackoffTest {
 
     @Test
     void a_nack_without_delay_makes_the_message_visible_after_the_backoff_of_its_attempt() throws Exception {
-        long offset = publishOk(tenant, topic, List.of(msg("k", "m", 1))).getLong("messages[0].offset");
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        long offset = publishOk(tenant, topic, List.of(msg("k", "m", 1))).offset(0);
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(first), null, null));
         assertEquals(Duration.ofSeconds(1), writtenDelay(offset), "attempt 1: the base");
 
-        List<Map<String, Object>> second = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(List.of(2), second.stream().map(m -> m.get("deliveryAttempt")).toList());
+        List<Delivered> second = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of(2), attempts(second));
         assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(second), null, null));
         assertEquals(Duration.ofSeconds(2), writtenDelay(offset), "attempt 2: twice the base");
     }
 
     @Test
     void a_nack_with_delay_seconds_makes_the_message_visible_after_exactly_that_delay() throws Exception {
-        long offset = publishOk(tenant, topic, List.of(msg("k", "m", 1))).getLong("messages[0].offset");
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        long offset = publishOk(tenant, topic, List.of(msg("k", "m", 1))).offset(0);
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(first), 7, null));
         assertEquals(Duration.ofSeconds(7), writtenDelay(offset), "the explicit delay, not the 1 s backoff");
-        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size(), "the partition holds a lease and waits");
+        assertEquals(0, fetchOk(tenant, topic, group, upTo(10).waitSeconds(0)).size(), "the partition holds a lease and waits");
     }
 
     /** The redelivery delay the last nack wrote for the message, by the database clock. */

@@ -5,20 +5,19 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.attempts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import io.restassured.http.ContentType;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,19 +46,19 @@ class NackDeadLetterTest {
         String group = TestIds.group();
         publishOk(tenant, longTopic, List.of(msg("k", "m", 1)));
         for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
-            List<Map<String, Object>> got = fetchOk(tenant, longTopic, group, 10, 5, 30);
+            List<Delivered> got = fetchOk(tenant, longTopic, group, upTo(10));
             assertEquals(List.of("NACKED"), nack(tenant, longTopic, group, receipts(got), 0, "fails"));
         }
         // Its own dead-letter topic would need 259 characters, so it has none: nacks go on.
         String dlqGroup = TestIds.group();
-        List<Map<String, Object>> got = List.of();
+        List<Delivered> got = List.of();
         for (int attempt = 1; attempt <= MAX_DELIVERIES + 2; attempt++) {
-            got = fetchOk(tenant, longDlq, dlqGroup, 10, 5, 30);
+            got = fetchOk(tenant, longDlq, dlqGroup, upTo(10));
             assertEquals(List.of("m"), ids(got), "attempt " + attempt);
             assertEquals(List.of(attempt), attempts(got));
             assertEquals(List.of("NACKED"), nack(tenant, longDlq, dlqGroup, receipts(got), 0, "fails again"));
         }
-        got = fetchOk(tenant, longDlq, dlqGroup, 10, 5, 30);
+        got = fetchOk(tenant, longDlq, dlqGroup, upTo(10));
         assertEquals(List.of(MAX_DELIVERIES + 3), attempts(got));
         assertEquals(List.of("ACKED"), ack(tenant, longDlq, dlqGroup, receipts(got)));
     }
@@ -68,47 +67,46 @@ class NackDeadLetterTest {
     void poison_message_is_dead_lettered_after_max_deliveries_and_the_two_after_it_keep_attempt_one() {
         String group = TestIds.group();
         List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "poison", 0), msg("k", "a", 1), msg("k", "b", 2)))
-                .getList("messages.offset", Long.class);
-        List<Map<String, Object>> got = List.of();
+                .offsets();
+        List<Delivered> got = List.of();
         for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
-            got = fetchOk(tenant, topic, group, 10, 5, 30);
+            got = fetchOk(tenant, topic, group, upTo(10));
             assertEquals(List.of("poison", "a", "b"), ids(got), "attempt " + attempt);
             assertEquals(List.of(attempt, 1, 1), attempts(got),
                     "the poison message's failures never use up the attempts of the messages after it");
             assertEquals(List.of("NACKED"), nack(tenant, topic, group, List.of(receipt(got, 0)), 0, "cannot parse"));
         }
         // The fifth nack dead-lettered it and handed a and b back at once, still at attempt 1.
-        List<Map<String, Object>> after = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> after = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of("a", "b"), ids(after));
         assertEquals(List.of(1, 1), attempts(after));
         assertEquals(List.of("STALE", "STALE"), ack(tenant, topic, group, List.of(receipt(got, 1), receipt(got, 2))));
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(after)));
         assertEquals(offsets.get(2), committedOffset(group), "dead-lettered and acked: the offset passes all three");
-        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size(), "the poison message is not delivered again");
+        assertEquals(0, fetchOk(tenant, topic, group, upTo(10).waitSeconds(0)).size(), "the poison message is not delivered again");
 
-        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        List<Delivered> dead = fetchOk(tenant, dlq, TestIds.group(), upTo(10));
         assertEquals(List.of("poison"), ids(dead));
-        @SuppressWarnings("unchecked")
-        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        Map<String, String> metadata = dead.get(0).metadata();
         assertEquals(topic, metadata.get("original_topic"));
         assertEquals(String.valueOf(offsets.get(0)), metadata.get("original_offset"));
         assertEquals(group, metadata.get("consumer_group"));
         assertEquals("cannot parse", metadata.get("dead_letter_reason"));
         assertEquals(String.valueOf(MAX_DELIVERIES), metadata.get("delivery_attempts"));
         assertEquals(tenant, metadata.get("queue_name"));
-        assertEquals("k", dead.get(0).get("partitionKey"));
-        assertEquals(0, dead.get(0).get("payload"));
+        assertEquals("k", dead.get(0).partitionKey());
+        assertEquals(0, dead.get(0).payload());
     }
 
     @Test
     void messages_handed_back_after_a_nack_follow_the_nacked_one_and_their_old_receipts_are_stale() {
         String group = TestIds.group();
         publishOk(tenant, topic, List.of(msg("k", "1", 1), msg("k", "2", 2), msg("k", "3", 3)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of("NACKED"), nack(tenant, topic, group, List.of(receipt(first, 1)), 0, null));
         // 1 is still in flight; 2 was nacked and 3 handed back behind it.
         assertEquals(List.of("ACKED", "STALE"), ack(tenant, topic, group, List.of(receipt(first, 0), receipt(first, 2))));
-        List<Map<String, Object>> second = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> second = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of("2", "3"), ids(second));
         assertEquals(List.of(2, 1), attempts(second));
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(second)));
@@ -120,22 +118,21 @@ class NackDeadLetterTest {
         publishOk(tenant, topic, List.of(msg("k", "slow", 1), msg("k", "next", 2)));
         List<Integer> seen = new ArrayList<>();
         await().atMost(Duration.ofSeconds(60)).until(() -> {
-            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 2, 1);
-            if (!got.isEmpty() && "slow".equals(got.get(0).get("id"))) {
-                seen.add((Integer) got.get(0).get("deliveryAttempt"));
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(1).waitSeconds(2).visibilitySeconds(1));
+            if (!got.isEmpty() && "slow".equals(got.get(0).id())) {
+                seen.add(got.get(0).deliveryAttempt());
                 return false;
             }
             if (!got.isEmpty()) {
-                assertEquals("next", got.get(0).get("id"));
-                assertEquals(1, got.get(0).get("deliveryAttempt"));
+                assertEquals("next", got.get(0).id());
+                assertEquals(1, got.get(0).deliveryAttempt());
                 return true;
             }
             return false;
         });
         assertEquals(List.of(1, 2, 3, 4, 5), seen);
-        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
-        @SuppressWarnings("unchecked")
-        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        List<Delivered> dead = fetchOk(tenant, dlq, TestIds.group(), upTo(10));
+        Map<String, String> metadata = dead.get(0).metadata();
         assertEquals("visibility timeout expired", metadata.get("dead_letter_reason"));
     }
 
@@ -149,10 +146,10 @@ class NackDeadLetterTest {
         publishOk(tenant, topic, List.of(msg("k", "abandoned", 1), msg("k", "after", 2)));
         List<Integer> attempts = new ArrayList<>();
         await().atMost(Duration.ofSeconds(60)).until(() -> {
-            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 2, 1);
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(1).waitSeconds(2).visibilitySeconds(1));
             got.forEach(m -> {
-                assertEquals("abandoned", m.get("id"), "nothing after it while it is in flight or retried");
-                attempts.add((Integer) m.get("deliveryAttempt"));
+                assertEquals("abandoned", m.id(), "nothing after it while it is in flight or retried");
+                attempts.add(m.deliveryAttempt());
             });
             return attempts.size() == MAX_DELIVERIES;
         });
@@ -163,12 +160,11 @@ class NackDeadLetterTest {
                 .queryParam("topic", topic).queryParam("partitionKey", "k").queryParam("id", "abandoned")
                 .get("/admin/messages").then().statusCode(200)
                 .body("consumerGroups.find { it.consumerGroup == '" + group + "' }.state", equalTo("DEAD"));
-        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
-        @SuppressWarnings("unchecked")
-        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        List<Delivered> dead = fetchOk(tenant, dlq, TestIds.group(), upTo(10));
+        Map<String, String> metadata = dead.get(0).metadata();
         assertEquals("visibility timeout expired", metadata.get("dead_letter_reason"));
-        List<Map<String, Object>> next = fetchOk(tenant, topic, group, 1, 5, 30);
-        assertEquals("after", next.get(0).get("id"), "the partition moved on");
+        List<Delivered> next = fetchOk(tenant, topic, group, upTo(1));
+        assertEquals("after", next.get(0).id(), "the partition moved on");
     }
 
     /** Rows with this id in the dead-letter topic. */
@@ -182,18 +178,17 @@ class NackDeadLetterTest {
     void a_group_that_dead_letters_a_message_does_not_take_it_from_another_group() {
         String a = TestIds.group();
         String b = TestIds.group();
-        List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "m", "payload"))).getList("messages.offset", Long.class);
+        List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "m", "payload"))).offsets();
         poison(a, "m", 1);
-        List<Map<String, Object>> inB = fetchOk(tenant, topic, b, 10, 5, 30);
+        List<Delivered> inB = fetchOk(tenant, topic, b, upTo(10));
         assertEquals(List.of("m"), ids(inB));
         assertEquals(List.of(1), attempts(inB));
         assertEquals(List.of("NACKED"), nack(tenant, topic, b, receipts(inB), 0, "boom"));
         poison(b, "m", 2);
 
-        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        List<Delivered> dead = fetchOk(tenant, dlq, TestIds.group(), upTo(10));
         assertEquals(1, dead.size(), "the dead-letter topic holds the message once");
-        @SuppressWarnings("unchecked")
-        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        Map<String, String> metadata = dead.get(0).metadata();
         assertEquals(a + "," + b, metadata.get("consumer_group"));
         assertEquals(String.valueOf(offsets.get(0)), metadata.get("original_offset"));
     }
@@ -205,7 +200,7 @@ class NackDeadLetterTest {
         List<String> lastReceipts = new ArrayList<>();
         for (String g : groups) {
             poison(g, "m", 1, MAX_DELIVERIES - 1);
-            List<Map<String, Object>> got = fetchOk(tenant, topic, g, 10, 5, 30);
+            List<Delivered> got = fetchOk(tenant, topic, g, upTo(10));
             assertEquals(List.of(MAX_DELIVERIES), attempts(got));
             lastReceipts.add(receipt(got, 0));
         }
@@ -223,10 +218,9 @@ class NackDeadLetterTest {
         } finally {
             pool.shutdownNow();
         }
-        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        List<Delivered> dead = fetchOk(tenant, dlq, TestIds.group(), upTo(10));
         assertEquals(1, dead.size());
-        @SuppressWarnings("unchecked")
-        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        Map<String, String> metadata = dead.get(0).metadata();
         assertEquals(new java.util.TreeSet<>(groups),
                 new java.util.TreeSet<>(List.of(metadata.get("consumer_group").split(","))));
     }
@@ -235,13 +229,12 @@ class NackDeadLetterTest {
     void a_dead_letter_replaces_a_row_of_the_dead_letter_topic_that_only_shares_its_id() {
         String group = TestIds.group();
         publishOk(tenant, dlq, List.of(msg("k", "m", "published there directly")));
-        List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "m", "original"))).getList("messages.offset", Long.class);
+        List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "m", "original"))).offsets();
         poison(group, "m", 1);
-        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
+        List<Delivered> dead = fetchOk(tenant, dlq, TestIds.group(), upTo(10));
         assertEquals(1, dead.size());
-        assertEquals("original", dead.get(0).get("payload"));
-        @SuppressWarnings("unchecked")
-        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        assertEquals("original", dead.get(0).payload());
+        Map<String, String> metadata = dead.get(0).metadata();
         assertEquals(String.valueOf(offsets.get(0)), metadata.get("original_offset"));
         assertEquals(group, metadata.get("consumer_group"));
     }
@@ -250,10 +243,10 @@ class NackDeadLetterTest {
     void nack_without_delay_waits_for_the_backoff() {
         String group = TestIds.group();
         publishOk(tenant, topic, List.of(msg("k", "m", 1)));
-        List<Map<String, Object>> first = fetchOk(tenant, topic, group, 10, 5, 30);
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(first), null, null));
-        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size(), "backoff base is 1 s");
-        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 5, 30);
+        assertEquals(0, fetchOk(tenant, topic, group, upTo(10).waitSeconds(0)).size(), "backoff base is 1 s");
+        List<Delivered> again = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of(2), attempts(again));
         assertEquals(List.of("STALE"), nack(tenant, topic, group, receipts(first), 0, null), "old delivery");
     }
@@ -275,13 +268,13 @@ class NackDeadLetterTest {
     /** Fetches and nacks message {@code id} of partition k in {@code group} until it is dead-lettered. */
     private void poison(String group, String id, int fromAttempt) {
         poison(group, id, fromAttempt, MAX_DELIVERIES);
-        assertEquals(0, fetchOk(tenant, topic, group, 10, 0, 30).size());
+        assertEquals(0, fetchOk(tenant, topic, group, upTo(10).waitSeconds(0)).size());
     }
 
     /** Fetches and nacks message {@code id} of partition k in {@code group} for attempts {@code from..to}. */
     private void poison(String group, String id, int from, int to) {
         for (int attempt = from; attempt <= to; attempt++) {
-            List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 5, 30);
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
             assertEquals(List.of(id), ids(got));
             assertEquals(List.of(attempt), attempts(got));
             assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipts(got), 0, "boom"));
@@ -289,31 +282,10 @@ class NackDeadLetterTest {
     }
 
     private long committedOffset(String group) {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT committed_offset FROM queue_offsets"
-                     + " WHERE tenant = ? AND topic = ? AND partition_key = 'k' AND consumer_group = ?")) {
-            ps.setString(1, tenant);
-            ps.setString(2, topic);
-            ps.setString(3, group);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next(), "offsets row of " + group);
-                return rs.getLong(1);
-            }
-        } catch (java.sql.SQLException e) {
-            throw new AssertionError(e);
-        }
+        return CommittedOffsets.of(dataSource, tenant, group, topic, "k");
     }
 
-    private static String receipt(List<Map<String, Object>> got, int i) {
-        return (String) got.get(i).get("receipt");
-    }
-
-    private static List<Object> ids(List<Map<String, Object>> got) {
-        return got.stream().map(m -> m.get("id")).toList();
-    }
-
-    private static List<Object> attempts(List<Map<String, Object>> got) {
-        assertTrue(got.stream().allMatch(m -> m.get("deliveryAttempt") instanceof Integer));
-        return got.stream().map(m -> m.get("deliveryAttempt")).toList();
+    private static String receipt(List<Delivered> got, int i) {
+        return got.get(i).receipt();
     }
 }

@@ -3,6 +3,8 @@ package dev.tenantmq;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publish;
 import static dev.tenantmq.Api.publishOk;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
@@ -11,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
-import io.restassured.path.json.JsonPath;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,10 +26,10 @@ class PublishTest {
 
     @Test
     void publish_returns_offsets_in_request_order_increasing_per_partition() {
-        JsonPath r = publishOk(tenant, topic, List.of(msg("a", "1", 1), msg("b", "1", 2), msg("a", "2", 3)));
-        List<Long> offsets = r.getList("messages.offset", Long.class);
-        assertEquals(List.of("a", "b", "a"), r.getList("messages.partitionKey"));
-        assertEquals(List.of(false, false, false), r.getList("messages.duplicate"));
+        Published r = publishOk(tenant, topic, List.of(msg("a", "1", 1), msg("b", "1", 2), msg("a", "2", 3)));
+        List<Long> offsets = r.offsets();
+        assertEquals(List.of("a", "b", "a"), r.partitionKeys());
+        assertEquals(List.of(false, false, false), r.duplicates());
         assertTrue(offsets.get(0) < offsets.get(2), "offsets of one partition follow request order: " + offsets);
     }
 
@@ -41,17 +42,17 @@ class PublishTest {
         for (int i = 0; i < 20; i++) {
             batch.add(msg(i % 2 == 0 ? "a" : "b", "m" + i, String.valueOf((char) ('a' + i)).repeat(900_000)));
         }
-        JsonPath r = publishOk(tenant, topic, batch);
-        List<Long> offsets = r.getList("messages.offset", Long.class);
+        Published r = publishOk(tenant, topic, batch);
+        List<Long> offsets = r.offsets();
         for (int i = 1; i < offsets.size(); i++) {
             assertTrue(offsets.get(i - 1) < offsets.get(i), "offsets follow request order: " + offsets);
         }
         String group = TestIds.group();
         Map<String, Object> byId = new java.util.HashMap<>();
         for (int round = 0; round < 20 && byId.size() < 20; round++) {
-            List<Map<String, Object>> got = Api.fetchOk(tenant, topic, group, 5, 5, 30);
-            got.forEach(m -> byId.put((String) m.get("id"), m.get("payload")));
-            Api.ack(tenant, topic, group, got.stream().map(m -> (String) m.get("receipt")).toList());
+            List<Delivered> got = Api.fetchOk(tenant, topic, group, upTo(5));
+            got.forEach(m -> byId.put(m.id(), m.payload()));
+            Api.ack(tenant, topic, group, receipts(got));
         }
         for (int i = 0; i < 20; i++) {
             assertEquals(String.valueOf((char) ('a' + i)).repeat(900_000), byId.get("m" + i), "payload of m" + i);
@@ -60,27 +61,27 @@ class PublishTest {
 
     @Test
     void republishing_an_id_is_a_duplicate_with_the_stored_offset_and_changes_nothing() {
-        long first = publishOk(tenant, topic, List.of(msg("k", "evt-1", Map.of("v", 1)))).getLong("messages[0].offset");
-        JsonPath again = publishOk(tenant, topic, List.of(msg("k", "evt-1", Map.of("v", 2)), msg("k", "evt-2", 0)));
-        assertEquals(first, again.getLong("messages[0].offset"));
-        assertEquals(true, again.getBoolean("messages[0].duplicate"));
-        assertEquals(false, again.getBoolean("messages[1].duplicate"));
-        List<Map<String, Object>> got = Api.fetchOk(tenant, topic, TestIds.group(), 10, 5, 30);
+        long first = publishOk(tenant, topic, List.of(msg("k", "evt-1", Map.of("v", 1)))).offset(0);
+        Published again = publishOk(tenant, topic, List.of(msg("k", "evt-1", Map.of("v", 2)), msg("k", "evt-2", 0)));
+        assertEquals(first, again.offset(0));
+        assertEquals(true, again.duplicate(0));
+        assertEquals(false, again.duplicate(1));
+        List<Delivered> got = Api.fetchOk(tenant, topic, TestIds.group(), upTo(10));
         assertEquals(2, got.size());
-        assertEquals(Map.of("v", 1), got.get(0).get("payload"), "the stored payload is unchanged");
+        assertEquals(Map.of("v", 1), got.get(0).payload(), "the stored payload is unchanged");
     }
 
     @Test
     void the_same_id_twice_in_one_batch_is_stored_once() {
-        JsonPath r = publishOk(tenant, topic, List.of(msg("k", "x", 1), msg("k", "x", 2)));
-        assertEquals(r.getLong("messages[0].offset"), r.getLong("messages[1].offset"));
-        assertEquals(List.of(false, true), r.getList("messages.duplicate"));
+        Published r = publishOk(tenant, topic, List.of(msg("k", "x", 1), msg("k", "x", 2)));
+        assertEquals(r.offset(0), r.offset(1));
+        assertEquals(List.of(false, true), r.duplicates());
     }
 
     @Test
     void a_missing_id_is_generated() {
-        JsonPath r = publishOk(tenant, topic, List.of(Map.of("partitionKey", "k", "payload", "p")));
-        String id = r.getString("messages[0].id");
+        Published r = publishOk(tenant, topic, List.of(Map.of("partitionKey", "k", "payload", "p")));
+        String id = r.messages().get(0).id();
         assertTrue(id != null && !id.isEmpty());
     }
 
@@ -91,8 +92,8 @@ class PublishTest {
                 .contentType("application/problem+json")
                 .body("errors.field", hasItem("messages[1].partitionKey"));
         // ok-1 was not stored: publishing it now is not a duplicate.
-        JsonPath r = publishOk(tenant, topic, List.of(msg("k", "ok-1", 1)));
-        assertEquals(false, r.getBoolean("messages[0].duplicate"));
+        Published r = publishOk(tenant, topic, List.of(msg("k", "ok-1", 1)));
+        assertEquals(false, r.duplicate(0));
     }
 
     @Test
@@ -122,7 +123,7 @@ class PublishTest {
                 .body("{\"messages\":[{\"partitionKey\":\"k\",\"id\":\"s\",\"payload\":1,\"metadata\":{\"m\":\"\\udc00\"}}]}")
                 .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
                 .then().statusCode(400).body("errors[0].field", equalTo("messages[0].metadata.m"));
-        assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "s", 1))).getBoolean("messages[0].duplicate"));
+        assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "s", 1))).duplicate(0));
     }
 
     @Test
@@ -130,14 +131,14 @@ class PublishTest {
         publish(tenant, topic, Map.of("messages", List.of(Map.of("partitionKey", "k", "id", "big-meta", "payload", 1,
                 "metadata", Map.of("k", "v".repeat(70_000))))))
                 .then().statusCode(400).body("errors[0].field", equalTo("messages[0].metadata"));
-        assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "big-meta", 1))).getBoolean("messages[0].duplicate"));
+        assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "big-meta", 1))).duplicate(0));
     }
 
     @Test
     void queue_name_is_stamped_with_the_tenant() {
         publishOk(tenant, topic, List.of(Map.of("partitionKey", "k", "payload", 1, "metadata", Map.of("a", "b"))));
-        Map<String, Object> m = Api.fetchOk(tenant, topic, TestIds.group(), 1, 5, 30).get(0);
-        assertEquals(Map.of("a", "b", "queue_name", tenant), m.get("metadata"));
+        Delivered m = Api.fetchOk(tenant, topic, TestIds.group(), upTo(1)).get(0);
+        assertEquals(Map.of("a", "b", "queue_name", tenant), m.metadata());
     }
 
     @Test
@@ -153,7 +154,7 @@ class PublishTest {
         publish(tenant, topic, Map.of("messages", List.of(msg("k", "small", 1), msg("k", "big", big))))
                 .then().statusCode(413).contentType("application/problem+json")
                 .body("errors[0].field", equalTo("messages[1].payload"));
-        assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "small", 1))).getBoolean("messages[0].duplicate"));
+        assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "small", 1))).duplicate(0));
     }
 
     @Test
@@ -178,9 +179,9 @@ class PublishTest {
         String key = "dir/file %2F?#&=+ \uD83D\uDE00 \u00e9\u0301 end";
         String id = "\uD83D\uDC4D id with spaces";
         publishOk(tenant, topic, List.of(msg(key, id, 1)));
-        Map<String, Object> m = Api.fetchOk(tenant, topic, TestIds.group(), 1, 5, 30).get(0);
-        assertEquals(key, m.get("partitionKey"));
-        assertEquals(id, m.get("id"));
+        Delivered m = Api.fetchOk(tenant, topic, TestIds.group(), upTo(1)).get(0);
+        assertEquals(key, m.partitionKey());
+        assertEquals(id, m.id());
         // 255 code points of a 4-byte character is the longest key.
         String longest = "\uD83D\uDE00".repeat(255);
         publishOk(tenant, topic, List.of(msg(longest, longest, 1)));
@@ -190,7 +191,7 @@ class PublishTest {
 
     @Test
     void keys_differing_only_by_case_are_different_partitions() {
-        JsonPath r = publishOk(tenant, topic, List.of(msg("Key", "1", 1), msg("key", "1", 2)));
-        assertEquals(List.of(false, false), r.getList("messages.duplicate"));
+        Published r = publishOk(tenant, topic, List.of(msg("Key", "1", 1), msg("key", "1", 2)));
+        assertEquals(List.of(false, false), r.duplicates());
     }
 }

@@ -5,7 +5,10 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
+import static dev.tenantmq.Waiting.letTimePass;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertAll;
@@ -83,13 +86,13 @@ class QueueMetricsTest {
         String group = TestIds.group();
         publishOk(GAUGES, topic, List.of(msg("k", "m1", 1), msg("k", "m2", 2), msg("k", "m3", 3), msg("k", "m4", 4),
                 msg("k", "m5", 5)));
-        List<Map<String, Object>> got = fetchUntil(topic, group, 3, 3);
+        List<Delivered> got = fetchUntil(topic, group, 3, 3);
         assertEquals(List.of("m1", "m2", "m3"), ids(got));
         assertEquals(List.of("ACKED"), ack(GAUGES, topic, group, receipts(got.subList(0, 1))));
         // m2 and m3 stay in flight (60 s visibility), so partition k delivers nothing more.
         publishOk(GAUGES, topic, List.of(msg("poison", "x", 0)));
         for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
-            List<Map<String, Object>> poison = fetchUntil(topic, group, 10, 1);
+            List<Delivered> poison = fetchUntil(topic, group, 10, 1);
             assertEquals(List.of("x"), ids(poison), "attempt " + attempt);
             assertEquals(List.of("NACKED"), nack(GAUGES, topic, group, receipts(poison), 0, "cannot parse"));
         }
@@ -188,17 +191,13 @@ class QueueMetricsTest {
     }
 
     /** Fetches until the group receives messages (its partitions are leased on a tick). */
-    private static List<Map<String, Object>> fetchUntil(String topic, String group, int max, int expected) {
-        List<Map<String, Object>> got = new ArrayList<>();
+    private static List<Delivered> fetchUntil(String topic, String group, int max, int expected) {
+        List<Delivered> got = new ArrayList<>();
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-            got.addAll(fetchOk(GAUGES, topic, group, max - got.size(), 1, 60));
+            got.addAll(fetchOk(GAUGES, topic, group, upTo(max - got.size()).waitSeconds(1).visibilitySeconds(60)));
             return got.size() >= expected;
         });
         return got;
-    }
-
-    private static List<String> ids(List<Map<String, Object>> messages) {
-        return messages.stream().map(m -> (String) m.get("id")).toList();
     }
 
     private String scrape() {
@@ -219,15 +218,5 @@ class QueueMetricsTest {
         text.lines().map(p::matcher).filter(Matcher::matches)
                 .forEach(mm -> out.put(mm.group(1), Double.parseDouble(mm.group(2))));
         return out;
-    }
-
-    /** Lets {@code time} pass for the reason given (a configured interval the test waits out). */
-    private static void letTimePass(Duration time, String why) {
-        try {
-            Thread.sleep(time.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while waiting for " + why, e);
-        }
     }
 }

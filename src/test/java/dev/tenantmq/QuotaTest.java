@@ -5,7 +5,9 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publish;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
+import static dev.tenantmq.Waiting.letTimePass;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -138,7 +140,7 @@ class QuotaTest {
         String fast = TestIds.group();
         String slow = TestIds.group();
         publishOk("q-unacked", topic, batch("a", 10));
-        List<Map<String, Object>> held = fetchUntil("q-unacked", topic, slow, 10, false); // in flight, never acked
+        List<Delivered> held = fetchUntil("q-unacked", topic, slow, 10, false); // in flight, never acked
         assertEquals(10, held.size());
         fetchUntil("q-unacked", topic, fast, 10, true);
 
@@ -172,7 +174,7 @@ class QuotaTest {
                     }
                 }));
             }
-            Future<List<Map<String, Object>>> consumer =
+            Future<List<Delivered>> consumer =
                     pool.submit(() -> fetchUntil("q-calm", calmTopic, group, calmMessages, true));
             List<Integer> calmStatuses = new ArrayList<>();
             for (int i = 0; i < calmMessages; i++) {
@@ -181,13 +183,13 @@ class QuotaTest {
             }
             calmDone.set(true);
             assertEquals(Collections.nCopies(calmMessages, 201), calmStatuses, "the calm tenant never sees a 429");
-            List<Map<String, Object>> received = consumer.get(60, TimeUnit.SECONDS);
+            List<Delivered> received = consumer.get(60, TimeUnit.SECONDS);
             for (Future<?> f : flooders) {
                 f.get(60, TimeUnit.SECONDS);
             }
 
             assertEquals(IntStream.range(0, calmMessages).mapToObj(i -> String.format("c-%03d", i)).toList(),
-                    received.stream().map(m -> (String) m.get("id")).toList(), "everything, in order");
+                    Delivered.ids(received), "everything, in order");
             assertTrue(floodStatuses.stream().allMatch(s -> s == 201 || s == 429), "flood: " + floodStatuses);
             long admitted = floodStatuses.stream().filter(s -> s == 201).count();
             assertTrue(floodStatuses.contains(429), "the flooding tenant was refused: " + floodStatuses);
@@ -201,10 +203,10 @@ class QuotaTest {
      * Fetches until {@code n} messages arrived, acking each response when {@code ack}; returns
      * them in arrival order. The first fetch registers the group.
      */
-    private static List<Map<String, Object>> fetchUntil(String tenant, String topic, String group, int n, boolean ack) {
-        List<Map<String, Object>> got = new ArrayList<>();
+    private static List<Delivered> fetchUntil(String tenant, String topic, String group, int n, boolean ack) {
+        List<Delivered> got = new ArrayList<>();
         await().atMost(Duration.ofSeconds(60)).until(() -> {
-            List<Map<String, Object>> batch = fetchOk(tenant, topic, group, n - got.size(), 1, 60);
+            List<Delivered> batch = fetchOk(tenant, topic, group, upTo(n - got.size()).waitSeconds(1).visibilitySeconds(60));
             if (ack && !batch.isEmpty()) {
                 assertTrue(ack(tenant, topic, group, receipts(batch)).stream().allMatch("ACKED"::equals));
             }
@@ -212,12 +214,6 @@ class QuotaTest {
             return got.size() >= n;
         });
         return got;
-    }
-
-    /** Lets {@code d} pass, for the reason given (a refresh that must have had its chance to run). */
-    private static void letTimePass(Duration d, String why) {
-        long until = System.nanoTime() + d.toNanos();
-        await(why).atMost(d.plusSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> System.nanoTime() >= until);
     }
 
     private static List<Map<String, Object>> batch(String idPrefix, int n) {

@@ -5,7 +5,9 @@ import static dev.tenantmq.Api.ack;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -98,7 +100,7 @@ class RetentionTest {
     @Test
     void consumed_messages_are_deleted_and_unacknowledged_kept() throws Exception {
         List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3");
-        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 3);
+        List<Delivered> got = fetchAll(tenant, topic, group, 3);
         List<String> r = receipts(got);
         assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, r.subList(0, 2)));
         assertEquals(offsets, messageOffsets(tenant, topic, "p"));
@@ -114,8 +116,8 @@ class RetentionTest {
     void a_message_is_kept_until_every_group_has_committed_it() throws Exception {
         String other = TestIds.group();
         List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3");
-        List<Map<String, Object>> a = fetchAll(tenant, topic, group, 3);
-        List<Map<String, Object>> b = fetchAll(tenant, topic, other, 3);
+        List<Delivered> a = fetchAll(tenant, topic, group, 3);
+        List<Delivered> b = fetchAll(tenant, topic, other, 3);
         assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(a)));
         assertEquals(List.of("ACKED"), ack(tenant, topic, other, receipts(b).subList(0, 1)));
 
@@ -146,7 +148,7 @@ class RetentionTest {
     @Test
     void expired_messages_are_deleted_even_unacknowledged() throws Exception {
         List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3");
-        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 3);
+        List<Delivered> got = fetchAll(tenant, topic, group, 3);
         publish(tenant, topic, "q", "never-fetched");
 
         assertEquals(4, retention.purgeTopic(tenant, topic, Duration.ZERO, 500));
@@ -159,26 +161,27 @@ class RetentionTest {
         // The partition is not stuck behind the deleted in-flight deliveries.
         long next = publish(tenant, topic, "p", "4").get(0);
         assertTrue(next > offsets.get(2));
-        assertEquals(List.of("4"), fetchAll(tenant, topic, group, 1).stream().map(m -> m.get("id")).toList());
+        assertEquals(List.of("4"), ids(fetchAll(tenant, topic, group, 1)));
     }
 
     @Test
     void a_dead_lettered_original_is_kept_past_the_commit_until_requeued_and_acknowledged() throws Exception {
         List<Long> offsets = publish(tenant, topic, "k", "poison", "next");
         deadLetterThroughNacks(tenant, topic, group, "k", "poison");
-        List<Map<String, Object>> next = fetchAll(tenant, topic, group, 1);
-        assertEquals("next", next.get(0).get("id"), "dead-lettering released the partition");
+        List<Delivered> next = fetchAll(tenant, topic, group, 1);
+        assertEquals("next", next.get(0).id(), "dead-lettering released the partition");
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(next)));
-        assertEquals(offsets.get(1), committedOffset(tenant, topic, "k", group), "the group committed past the original");
+        assertEquals(offsets.get(1), CommittedOffsets.of(dataSource, tenant, group, topic, "k"),
+                "the group committed past the original");
 
         assertEquals(1, retention.purgeTopic(tenant, topic, config.retention().maxAge(), config.retention().batchSize()),
                 "only the acknowledged message goes");
         assertEquals(offsets.subList(0, 1), messageOffsets(tenant, topic, "k"), "the dead letter's original stays");
 
         requeue(tenant, topic + config.dlqSuffix(), "k", "poison");
-        List<Map<String, Object>> again = fetchAll(tenant, topic, group, 1);
-        assertEquals("poison", again.get(0).get("id"));
-        assertEquals(offsets.get(0), ((Number) again.get(0).get("offset")).longValue());
+        List<Delivered> again = fetchAll(tenant, topic, group, 1);
+        assertEquals("poison", again.get(0).id());
+        assertEquals(offsets.get(0), again.get(0).offset());
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
         assertEquals(1, retention.purgeTopic(tenant, topic, config.retention().maxAge(), config.retention().batchSize()));
         assertEquals(List.of(), messageOffsets(tenant, topic, "k"));
@@ -188,8 +191,8 @@ class RetentionTest {
     void a_requeued_dead_letter_is_kept_until_delivered_though_the_offset_is_past_it() throws Exception {
         List<Long> offsets = publish(tenant, topic, "k", "poison", "next");
         for (int attempt = 1; attempt <= 5; attempt++) {
-            List<Map<String, Object>> got = fetchAll(tenant, topic, group, 1);
-            assertEquals("poison", got.get(0).get("id"));
+            List<Delivered> got = fetchAll(tenant, topic, group, 1);
+            assertEquals("poison", got.get(0).id());
             assertEquals(List.of("NACKED"), Api.nack(tenant, topic, group, receipts(got), 0, null));
         }
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchAll(tenant, topic, group, 1))));
@@ -200,8 +203,8 @@ class RetentionTest {
         // Committed past both, but "poison" waits for redelivery: only "next" may go.
         assertEquals(1, retention.purgeTopic(tenant, topic, WEEK, 500));
         assertEquals(List.of(offsets.get(0)), messageOffsets(tenant, topic, "k"));
-        List<Map<String, Object>> again = fetchAll(tenant, topic, group, 1);
-        assertEquals("poison", again.get(0).get("id"));
+        List<Delivered> again = fetchAll(tenant, topic, group, 1);
+        assertEquals("poison", again.get(0).id());
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
         assertEquals(1, retention.purgeTopic(tenant, topic, WEEK, 500));
         assertEquals(List.of(), messageOffsets(tenant, topic, "k"));
@@ -212,10 +215,10 @@ class RetentionTest {
         List<Long> offsets = publish(tenant, topic, "p", "1", "2", "3", "4", "5", "6", "7");
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchAll(tenant, topic, group, 1))));
         deadLetterThroughNacks(tenant, topic, group, "p", "2");
-        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 5);
-        assertEquals(List.of("3", "4", "5", "6", "7"), got.stream().map(m -> m.get("id")).toList());
+        List<Delivered> got = fetchAll(tenant, topic, group, 5);
+        assertEquals(List.of("3", "4", "5", "6", "7"), ids(got));
         assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 3)));
-        assertEquals(offsets.get(4), committedOffset(tenant, topic, "p", group), "the commit passed the dead letter");
+        assertEquals(offsets.get(4), CommittedOffsets.of(dataSource, tenant, group, topic, "p"), "the commit passed the dead letter");
 
         // Batches of two: [1, 2] [3, 4] [5, 6 stop].
         assertEquals(4, retention.purgeTopic(tenant, topic, WEEK, 2));
@@ -232,7 +235,7 @@ class RetentionTest {
         List<Long> theirs = publish(other, topic, "p", "1", "2");
         deadLetterThroughNacks(other, topic, group, "p", "1");
         List<Long> theirDeadLetter = messageOffsets(other, topic + config.dlqSuffix(), "p");
-        assertEquals("2", fetchAll(other, topic, group, 1).get(0).get("id"), "left in flight");
+        assertEquals("2", fetchAll(other, topic, group, 1).get(0).id(), "left in flight");
 
         assertTrue(retention.purgeTenant(tenant, Duration.ZERO) >= 2);
 
@@ -252,12 +255,12 @@ class RetentionTest {
             }
         }
         publishOk(tenant, topic, batch);
-        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 90);
+        List<Delivered> got = fetchAll(tenant, topic, group, 90);
         // Ack the first two of each partition, leave the third.
         List<String> firstTwo = new ArrayList<>();
-        for (Map<String, Object> m : got) {
-            if (!"m2".equals(m.get("id"))) {
-                firstTwo.add((String) m.get("receipt"));
+        for (Delivered m : got) {
+            if (!"m2".equals(m.id())) {
+                firstTwo.add(m.receipt());
             }
         }
         assertEquals(60, ack(tenant, topic, group, firstTwo).stream().filter("ACKED"::equals).count());
@@ -272,7 +275,7 @@ class RetentionTest {
     @Test
     void a_run_over_all_served_tenants_deletes_committed_messages() throws Exception {
         List<Long> offsets = publish(tenant, topic, "p", "1", "2");
-        List<Map<String, Object>> got = fetchAll(tenant, topic, group, 2);
+        List<Delivered> got = fetchAll(tenant, topic, group, 2);
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got).subList(0, 1)));
 
         RetentionJob.RetentionResult result = retention.runOnce();
@@ -295,17 +298,17 @@ class RetentionTest {
         for (String id : ids) {
             batch.add(msg(partitionKey, id, id));
         }
-        return publishOk(tenant, topic, batch).getList("messages.offset", Long.class);
+        return publishOk(tenant, topic, batch).offsets();
     }
 
     /**
      * Fetches until {@code n} messages arrived: the first fetch registers the group's interest,
      * and messages come once the scheduler has leased the partition.
      */
-    private static List<Map<String, Object>> fetchAll(String tenant, String topic, String group, int n) {
-        List<Map<String, Object>> got = new ArrayList<>();
+    private static List<Delivered> fetchAll(String tenant, String topic, String group, int n) {
+        List<Delivered> got = new ArrayList<>();
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-            got.addAll(fetchOk(tenant, topic, group, n - got.size(), 1, 30));
+            got.addAll(fetchOk(tenant, topic, group, upTo(n - got.size()).waitSeconds(1)));
             return got.size() >= n;
         });
         return got;
@@ -319,13 +322,13 @@ class RetentionTest {
     private void deadLetterThroughNacks(String tenant, String topic, String group, String partitionKey, String id)
             throws Exception {
         for (int attempt = 1; attempt <= config.maxDeliveries(); attempt++) {
-            List<Map<String, Object>> delivered = new ArrayList<>();
+            List<Delivered> delivered = new ArrayList<>();
             await().atMost(Duration.ofSeconds(20)).until(() -> {
-                fetchOk(tenant, topic, group, 10, 1, 30).stream().filter(m -> id.equals(m.get("id")))
+                fetchOk(tenant, topic, group, upTo(10).waitSeconds(1)).stream().filter(m -> id.equals(m.id()))
                         .forEach(delivered::add);
                 return !delivered.isEmpty();
             });
-            assertEquals(attempt, ((Number) delivered.get(0).get("deliveryAttempt")).intValue());
+            assertEquals(attempt, delivered.get(0).deliveryAttempt());
             assertEquals(List.of("NACKED"), Api.nack(tenant, topic, group, receipts(delivered), 0, null));
         }
         assertEquals(1, messageOffsets(tenant, topic + config.dlqSuffix(), partitionKey).size(),
@@ -336,15 +339,6 @@ class RetentionTest {
         given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
                 .queryParam("topic", deadLetterTopic).queryParam("partitionKey", partitionKey).queryParam("id", id)
                 .post("/admin/messages/requeue").then().statusCode(200);
-    }
-
-    private long committedOffset(String tenant, String topic, String partitionKey, String group) throws Exception {
-        List<Long> committed = longs("""
-                SELECT committed_offset FROM queue_offsets
-                WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ?""",
-                tenant, topic, partitionKey, group);
-        assertEquals(1, committed.size(), "one committed offset");
-        return committed.get(0);
     }
 
     private String otherTenant() {

@@ -3,6 +3,8 @@ package dev.tenantmq;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publishOk;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Fetch.upTo;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -14,7 +16,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,13 +39,13 @@ class SlowTenantTest {
         String slowTopic = TestIds.topic();
         String slowGroup = TestIds.group();
         publishOk(slow, slowTopic, List.of(msg("p", "1", 1)));
-        assertEquals(1, fetchOk(slow, slowTopic, slowGroup, 10, 5, 30).size());
+        assertEquals(1, fetchOk(slow, slowTopic, slowGroup, upTo(10)).size());
         // The other tenant's group is registered before the slow tenant hangs. Its topic is empty
         // then, so the immediate tick of its registration leases nothing: the lease it needs
         // later can only come from a periodic tick, which is what this test is about.
         String topic = TestIds.topic();
         String group = TestIds.group();
-        assertEquals(0, fetchOk(other, topic, group, 10, 0, 30).size());
+        assertEquals(0, fetchOk(other, topic, group, upTo(10).waitSeconds(0)).size());
         await("the registration tick of the other tenant's group ran (its heartbeat)").atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(100)).until(() -> heartbeats(other, group, topic) == 1);
 
@@ -55,8 +56,8 @@ class SlowTenantTest {
                     .pollInterval(Duration.ofMillis(100)).until(this::aHeartbeatWaitsForItsLock);
 
             publishOk(other, topic, List.of(msg("k", "a", 1)));
-            List<Map<String, Object>> got = fetchOk(other, topic, group, 10, 10, 30);
-            assertEquals(List.of("a"), got.stream().map(m -> m.get("id")).toList(),
+            List<Delivered> got = fetchOk(other, topic, group, upTo(10).waitSeconds(10));
+            assertEquals(List.of("a"), ids(got),
                     "the other tenant is leased by a periodic tick and served while the slow one hangs");
             blocker.rollback();
         }
@@ -74,7 +75,7 @@ class SlowTenantTest {
         String busyTopic = TestIds.topic();
         String busyGroup = TestIds.group();
         publishOk(tenant, busyTopic, List.of(msg("p", "1", 1)));
-        assertEquals(1, fetchOk(tenant, busyTopic, busyGroup, 10, 5, 30).size());
+        assertEquals(1, fetchOk(tenant, busyTopic, busyGroup, upTo(10)).size());
 
         try (Connection blocker = dataSource.getConnection()) {
             blocker.setAutoCommit(false);
@@ -86,8 +87,8 @@ class SlowTenantTest {
 
             String topic = TestIds.topic();
             publishOk(tenant, topic, List.of(msg("k", "a", 1)));
-            List<Map<String, Object>> got = fetchOk(tenant, topic, TestIds.group(), 10, 3, 30);
-            assertEquals(List.of("a"), got.stream().map(m -> m.get("id")).toList(),
+            List<Delivered> got = fetchOk(tenant, topic, TestIds.group(), upTo(10).waitSeconds(3));
+            assertEquals(List.of("a"), ids(got),
                     "the first long poll of the new group got the waiting message");
             blocker.rollback();
         }
@@ -108,17 +109,9 @@ class SlowTenantTest {
 
     /** Heartbeat rows of the triple. */
     private int heartbeats(String tenant, String group, String topic) throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+        return (int) RowCount.of(dataSource, """
                 SELECT COUNT(*) FROM queue_subscriber_heartbeats
-                WHERE tenant = ? AND consumer_group = ? AND topic = ?""")) {
-            ps.setString(1, tenant);
-            ps.setString(2, group);
-            ps.setString(3, topic);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+                WHERE tenant = ? AND consumer_group = ? AND topic = ?""", tenant, group, topic);
     }
 
     /** Whether a transaction is waiting for a row lock in a heartbeat upsert (the hung tick). */

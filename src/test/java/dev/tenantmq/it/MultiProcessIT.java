@@ -3,7 +3,7 @@ package dev.tenantmq.it;
 import static dev.tenantmq.it.ServiceProcess.HEARTBEAT_TIMEOUT;
 import static dev.tenantmq.it.ServiceProcess.LEASE;
 import static dev.tenantmq.it.ServiceProcess.TICK;
-import static dev.tenantmq.it.Waiting.letTimePass;
+import static dev.tenantmq.Waiting.letTimePass;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -5,13 +5,17 @@ import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.nack;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tenantmq.Delivered;
+import dev.tenantmq.Published;
 import dev.tenantmq.TestIds;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
@@ -58,10 +62,10 @@ class PackagedJarTrainingIT {
         Map<String, Long> offsetById = new HashMap<>();
         for (int i = 0; i < SINGLE_PUBLISHES; i++) {
             String id = "s" + i;
-            JsonPath published = publishOk(tenant, topic, List.of(msg("k" + (i % PARTITIONS), id, Map.of("n", i))));
-            assertEquals(List.of(false), published.getList("messages.duplicate"));
+            Published published = publishOk(tenant, topic, List.of(msg("k" + (i % PARTITIONS), id, Map.of("n", i))));
+            assertEquals(List.of(false), published.duplicates());
             payloadById.put(id, i);
-            offsetById.put(id, published.getLong("messages[0].offset"));
+            offsetById.put(id, published.offset(0));
         }
         for (int b = 0; b < BATCHES; b++) {
             List<Map<String, Object>> batch = new ArrayList<>();
@@ -70,32 +74,32 @@ class PackagedJarTrainingIT {
                 batch.add(msg("k" + (n % PARTITIONS), "b" + n, Map.of("n", n)));
                 payloadById.put("b" + n, n);
             }
-            JsonPath published = publishOk(tenant, topic, batch);
-            List<String> ids = published.getList("messages.id");
-            List<Long> offsets = published.getList("messages.offset", Long.class);
+            Published published = publishOk(tenant, topic, batch);
+            List<String> ids = published.ids();
+            List<Long> offsets = published.offsets();
             assertEquals(BATCH_SIZE, ids.size());
-            assertFalse(published.getList("messages.duplicate", Boolean.class).contains(true));
+            assertFalse(published.duplicates().contains(true));
             for (int j = 0; j < ids.size(); j++) {
                 offsetById.put(ids.get(j), offsets.get(j));
             }
         }
         assertEquals(MESSAGES, new HashSet<>(offsetById.values()).size(), "every message has an offset of its own");
-        JsonPath again = publishOk(tenant, topic, List.of(msg("k0", "s0", Map.of("n", 0))));
-        assertEquals(List.of(true), again.getList("messages.duplicate"), "a retried publish is a duplicate");
-        assertEquals(offsetById.get("s0"), again.getLong("messages[0].offset"));
+        Published again = publishOk(tenant, topic, List.of(msg("k0", "s0", Map.of("n", 0))));
+        assertEquals(List.of(true), again.duplicates(), "a retried publish is a duplicate");
+        assertEquals(offsetById.get("s0"), again.offset(0));
 
         Set<String> acked = new HashSet<>();
         Map<String, Long> lastOffsetByKey = new HashMap<>();
         List<String> firstReceipt = new ArrayList<>();
         await().atMost(CONSUME_LIMIT).pollInterval(Duration.ZERO).until(() -> {
-            List<Map<String, Object>> got = fetchOk(tenant, topic, group, BATCH_SIZE, 5, 30);
-            for (Map<String, Object> m : got) {
-                String id = (String) m.get("id");
-                String key = (String) m.get("partitionKey");
-                long offset = ((Number) m.get("offset")).longValue();
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(BATCH_SIZE));
+            for (Delivered m : got) {
+                String id = m.id();
+                String key = m.partitionKey();
+                long offset = m.offset();
                 assertEquals(offsetById.get(id), offset, id);
-                assertEquals(Map.of("n", payloadById.get(id)), m.get("payload"), id);
-                assertEquals(1, m.get("deliveryAttempt"), id + " is delivered once, never again after its ack");
+                assertEquals(Map.of("n", payloadById.get(id)), m.payload(), id);
+                assertEquals(1, m.deliveryAttempt(), id + " is delivered once, never again after its ack");
                 Long previous = lastOffsetByKey.put(key, offset);
                 assertTrue(previous == null || previous < offset, key + ": " + offset + " after " + previous);
             }
@@ -103,7 +107,7 @@ class PackagedJarTrainingIT {
                 List<String> receipts = receipts(got);
                 assertEquals(statuses("EXTENDED", got.size()), extend(topic, group, receipts, 60));
                 assertEquals(statuses("ACKED", got.size()), ack(tenant, topic, group, receipts));
-                got.forEach(m -> assertTrue(acked.add((String) m.get("id")), m.get("id") + " acked twice"));
+                got.forEach(m -> assertTrue(acked.add(m.id()), m.id() + " acked twice"));
                 if (firstReceipt.isEmpty()) {
                     firstReceipt.add(receipts.get(0));
                 }
@@ -112,7 +116,7 @@ class PackagedJarTrainingIT {
         });
         assertEquals(payloadById.keySet(), acked);
         assertEquals(List.of("ALREADY_ACKED"), ack(tenant, topic, group, firstReceipt));
-        assertEquals(List.of(), fetchOk(tenant, topic, group, BATCH_SIZE, 0, 30));
+        assertEquals(List.of(), fetchOk(tenant, topic, group, upTo(BATCH_SIZE).waitSeconds(0)));
 
         List<Map<String, Object>> topics = admin().queryParam("tenant", tenant).get("/admin/topics")
                 .then().statusCode(200).extract().jsonPath().getList("topics.findAll { it.topic == '" + topic + "' }");
@@ -140,16 +144,16 @@ class PackagedJarTrainingIT {
         String dlq = topic + ".dlq";
         String group = TestIds.group();
         long poisonOffset = publishOk(tenant, topic, List.of(msg("p", "poison", Map.of("amount", "twelve")), msg("q", "fine", 1)))
-                .getLong("messages[0].offset");
+                .offset(0);
 
         Set<String> ackedFine = new HashSet<>();
         for (int attempt = 1; attempt <= PackagedJarResource.MAX_DELIVERIES; attempt++) {
             int expectedAttempt = attempt;
-            List<Map<String, Object>> poison = new ArrayList<>();
+            List<Delivered> poison = new ArrayList<>();
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ZERO).until(() -> {
-                for (Map<String, Object> m : fetchOk(tenant, topic, group, 10, 5, 30)) {
-                    if ("fine".equals(m.get("id"))) {
-                        assertEquals(List.of("ACKED"), ack(tenant, topic, group, List.of((String) m.get("receipt"))));
+                for (Delivered m : fetchOk(tenant, topic, group, upTo(10))) {
+                    if ("fine".equals(m.id())) {
+                        assertEquals(List.of("ACKED"), ack(tenant, topic, group, List.of(m.receipt())));
                         ackedFine.add("fine");
                     } else {
                         poison.add(m);
@@ -158,7 +162,7 @@ class PackagedJarTrainingIT {
                 return !poison.isEmpty();
             });
             assertEquals(1, poison.size());
-            assertEquals(expectedAttempt, poison.get(0).get("deliveryAttempt"));
+            assertEquals(expectedAttempt, poison.get(0).deliveryAttempt());
             List<String> receipt = receipts(poison);
             assertEquals(List.of("EXTENDED"), extend(topic, group, receipt, 60));
             assertEquals(List.of("NACKED"), nack(tenant, topic, group, receipt, 0, "amount does not parse"));
@@ -169,10 +173,9 @@ class PackagedJarTrainingIT {
                 .queryParam("id", "poison").get("/admin/messages").then().statusCode(200).extract().jsonPath();
         assertEquals(List.of("DEAD"), inspected.getList("consumerGroups.findAll { it.consumerGroup == '" + group + "' }.state"));
 
-        List<Map<String, Object>> dead = fetchOk(tenant, dlq, TestIds.group(), 10, 5, 30);
-        assertEquals(List.of("poison"), dead.stream().map(m -> m.get("id")).toList());
-        @SuppressWarnings("unchecked")
-        Map<String, String> metadata = (Map<String, String>) dead.get(0).get("metadata");
+        List<Delivered> dead = fetchOk(tenant, dlq, TestIds.group(), upTo(10));
+        assertEquals(List.of("poison"), ids(dead));
+        Map<String, String> metadata = dead.get(0).metadata();
         assertEquals(topic, metadata.get("original_topic"));
         assertEquals(group, metadata.get("consumer_group"));
         assertEquals("amount does not parse", metadata.get("dead_letter_reason"));
@@ -182,9 +185,9 @@ class PackagedJarTrainingIT {
                 .queryParam("id", "poison").post("/admin/messages/requeue").then().statusCode(200).extract().jsonPath();
         assertEquals(List.of(group), requeued.getList("consumerGroups"));
         assertEquals(poisonOffset, requeued.getLong("originalOffset"));
-        List<Map<String, Object>> again = fetchOk(tenant, topic, group, 10, 5, 30);
-        assertEquals(List.of("poison"), again.stream().map(m -> m.get("id")).toList());
-        assertEquals(1, again.get(0).get("deliveryAttempt"), "a requeued message starts its attempts again");
+        List<Delivered> again = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("poison"), ids(again));
+        assertEquals(1, again.get(0).deliveryAttempt(), "a requeued message starts its attempts again");
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(again)));
     }
 

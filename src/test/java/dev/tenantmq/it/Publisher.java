@@ -2,6 +2,7 @@ package dev.tenantmq.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenantmq.HttpJson;
+import dev.tenantmq.Waiting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,9 +2,6 @@ package dev.tenantmq.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.sun.net.httpserver.HttpServer;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,7 +20,7 @@ class DeadLettersPagingTest {
             "none", "{\"messages\":[" + row("a", 3) + "," + row("b", 7) + "],\"nextAfterOffset\":7}",
             "7", "{\"messages\":[" + row("c", 9) + "," + row("d", 12) + "],\"nextAfterOffset\":12}",
             "12", "{\"messages\":[" + row("e", 20) + "],\"nextAfterOffset\":null}");
-    private HttpServer server;
+    private JsonStub stub;
     private final List<String> queries = new CopyOnWriteArrayList<>();
     private String url;
 
@@ -35,8 +32,7 @@ class DeadLettersPagingTest {
 
     @BeforeEach
     void startStub() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/admin/messages/browse", exchange -> {
+        stub = JsonStub.start("/admin/messages/browse", exchange -> {
             String query = exchange.getRequestURI().getRawQuery();
             queries.add(query);
             String after = "none";
@@ -45,19 +41,14 @@ class DeadLettersPagingTest {
                     after = p.substring("afterOffset=".length());
                 }
             }
-            byte[] body = PAGES.getOrDefault(after, "{\"messages\":[],\"nextAfterOffset\":null}").getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
+            return PAGES.getOrDefault(after, "{\"messages\":[],\"nextAfterOffset\":null}");
         });
-        server.start();
-        url = "http://127.0.0.1:" + server.getAddress().getPort();
+        url = stub.url();
     }
 
     @AfterEach
     void stopStub() {
-        server.stop(0);
+        stub.close();
     }
 
     @Test

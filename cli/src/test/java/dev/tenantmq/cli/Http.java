@@ -2,12 +2,14 @@ package dev.tenantmq.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * Plain HTTP to the service for what the CLI has no command for: fetch and nack a message
@@ -52,16 +54,7 @@ final class Http {
 
     /** Fetches what {@code group} gets of {@code topic} and acks it. */
     int fetchAndAck(String tenant, String topic, String group) throws Exception {
-        String base = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group;
-        JsonNode messages = post(base + "/fetch", "{\"maxMessages\":100,\"waitSeconds\":1}").path("messages");
-        if (messages.isEmpty()) {
-            return 0;
-        }
-        var body = MAPPER.createObjectNode();
-        var receipts = body.putArray("receipts");
-        messages.forEach(m -> receipts.add(m.path("receipt").asText()));
-        post(base + "/ack", MAPPER.writeValueAsString(body));
-        return messages.size();
+        return fetchAndSettle(tenant, topic, group, "ack", body -> { });
     }
 
     /**
@@ -69,16 +62,22 @@ final class Http {
      * no delay. With MQ_MAX_DELIVERIES 2, two rounds over a message dead-letter it.
      */
     int fetchAndNack(String tenant, String topic, String group, String reason) throws Exception {
+        return fetchAndSettle(tenant, topic, group, "nack", body -> body.put("delaySeconds", 0).put("reason", reason));
+    }
+
+    /** Fetches up to 100 messages (waiting 1 s) and settles them all with one {@code verb} call; answers how many. */
+    private int fetchAndSettle(String tenant, String topic, String group, String verb, Consumer<ObjectNode> options)
+            throws Exception {
         String base = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group;
         JsonNode messages = post(base + "/fetch", "{\"maxMessages\":100,\"waitSeconds\":1}").path("messages");
         if (messages.isEmpty()) {
             return 0;
         }
-        var body = MAPPER.createObjectNode();
+        ObjectNode body = MAPPER.createObjectNode();
         var receipts = body.putArray("receipts");
         messages.forEach(m -> receipts.add(m.path("receipt").asText()));
-        body.put("delaySeconds", 0).put("reason", reason);
-        post(base + "/nack", MAPPER.writeValueAsString(body));
+        options.accept(body);
+        post(base + "/" + verb, MAPPER.writeValueAsString(body));
         return messages.size();
     }
 }

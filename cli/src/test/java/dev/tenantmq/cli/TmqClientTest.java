@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,32 +19,25 @@ import picocli.CommandLine;
  * values and path segments, and the bearer token on admin and data-plane calls alike.
  */
 class TmqClientTest {
-    private HttpServer server;
+    private JsonStub stub;
     private final List<String> rawUris = new CopyOnWriteArrayList<>();
     private final List<String> authorizations = new CopyOnWriteArrayList<>();
     private String url;
 
     @BeforeEach
     void startStub() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
+        stub = JsonStub.start("/", exchange -> {
             rawUris.add(exchange.getRequestURI().getRawPath()
                     + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery()));
             authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
-            exchange.getRequestBody().readAllBytes();
-            byte[] body = "{\"messages\":[{\"id\":\"i\",\"partitionKey\":\"k\",\"offset\":1,\"duplicate\":false}]}".getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
+            return "{\"messages\":[{\"id\":\"i\",\"partitionKey\":\"k\",\"offset\":1,\"duplicate\":false}]}";
         });
-        server.start();
-        url = "http://127.0.0.1:" + server.getAddress().getPort();
+        url = stub.url();
     }
 
     @AfterEach
     void stopStub() {
-        server.stop(0);
+        stub.close();
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenantmq.testsupport.ServiceUnderTest;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
@@ -47,7 +48,9 @@ class TmqIT {
 
     @BeforeAll
     static void startService() throws Exception {
-        service = ServiceUnderTest.start();
+        // Retention every second: a command that let it delete what it must keep (dead letters
+        // a browse acked) is caught within the test.
+        service = ServiceUnderTest.start("cli-it", Map.of("MQ_RETENTION_INTERVAL", "1s"));
         tenant = service.tenant;
         tmq = new Cli(Map.of("TMQ_URL", service.baseUrl(), "TMQ_ADMIN_TOKEN", ServiceUnderTest.ADMIN_TOKEN));
         http = new Http(service.baseUrl());
@@ -280,11 +283,11 @@ class TmqIT {
 
         List<Map<String, String>> leases = TableOut.parse(ok(tmq.run("leases", "--tenant", tenant, "--state", "active")).out());
         assertTrue(leases.stream().anyMatch(r -> r.get("GROUP").equals(group) && r.get("TOPIC").equals(topic)
-                && r.get("HOLDER").equals(ServiceUnderTest.SUBSCRIBER) && r.get("ACTIVE").equals("true")), leases::toString);
+                && r.get("HOLDER").equals(service.subscriber) && r.get("ACTIVE").equals("true")), leases::toString);
         JsonNode leasesJson = json(tmq.run("leases", "--all-tenants", "--json", "--limit", "10000"));
         assertTrue(leasesJson.path("leases").findValuesAsText("consumerGroup").contains(group), leasesJson::toString);
         List<Map<String, String>> subscribers = TableOut.parse(ok(tmq.run("subscribers", "--tenant", tenant)).out());
-        assertTrue(subscribers.stream().anyMatch(r -> r.get("GROUP").equals(group) && r.get("SUBSCRIBER").equals(ServiceUnderTest.SUBSCRIBER)
+        assertTrue(subscribers.stream().anyMatch(r -> r.get("GROUP").equals(group) && r.get("SUBSCRIBER").equals(service.subscriber)
                 && r.get("LIVE").equals("true")), subscribers::toString);
         JsonNode subscribersJson = json(tmq.run("subscribers", "--tenant", tenant, "--json"));
         assertTrue(subscribersJson.path("subscribers").findValuesAsText("consumerGroup").contains(group), subscribersJson::toString);

