@@ -1,5 +1,6 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.BatchState;
 import dev.tenantmq.model.CommitWalk;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
@@ -70,6 +71,7 @@ final class CommittedOffsets {
                     batchAcks.getOrDefault(cur.key(), Set.of()));
             advances.put(cur.key(), a);
             if (a.committed() > cur.committed()) {
+                BatchState.Change.commit(cur.batch()).require(cur.batch(), cur.committedAt(a.committed()).batch());
                 moves.add(new AdvanceCommitted(a.committed(), s, cur.key(), cur.committed()));
             }
             if (a.prunable() || rowAcked.contains(cur.key()) || finishedRows.containsKey(cur.key())) {

@@ -2,6 +2,7 @@ package dev.tenantmq.store;
 
 import dev.tenantmq.model.AckTarget;
 import dev.tenantmq.model.DeliveryState;
+import dev.tenantmq.model.BatchState;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
 import java.time.Instant;
@@ -279,8 +280,13 @@ final class ConsumerSql {
                 rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
                 rs.getBoolean("requeued"));
 
+        /** The batch's state: open while {@code delivered_offset} is above {@code committed_offset}. */
+        BatchState batch() {
+            return BatchState.of(committed, delivered);
+        }
+
         boolean batchOpen() {
-            return delivered > committed;
+            return batch() == BatchState.OPEN;
         }
 
         Cursor closed() {

@@ -1,6 +1,7 @@
 package dev.tenantmq.store;
 
 import dev.tenantmq.model.AckPlan;
+import dev.tenantmq.model.BatchState;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.store.ConsumerSql.CloseBatch;
 import dev.tenantmq.store.ConsumerSql.Cursor;
@@ -94,9 +95,11 @@ final class DeliveryBatches {
             rows.add(new InsertBatchDelivery(s, cur.key(), offset, cur.seq(), cur.batchEpoch(),
                     cur.batchVisibleAt())); // as the batch handed it out
         }
+        Cursor closed = cur.closed();
+        BatchState.Change.MATERIALIZE.require(cur.batch(), closed.batch());
         ConsumerStatements.insertBatchDeliveries(c, rows);
         ConsumerStatements.closeBatch(c, new CloseBatch(s, cur.key(), cur.seq()));
-        return cur.closed();
+        return closed;
     }
 
     /**

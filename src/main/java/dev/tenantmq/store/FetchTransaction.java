@@ -1,5 +1,6 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.BatchState;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.Delivery;
 import dev.tenantmq.model.GroupScope;
@@ -174,7 +175,9 @@ public class FetchTransaction {
                     }
                 }
                 if (walk.delivered() > 0) {
-                    batches.add(new OpenBatch(walk.lastFirstDelivery(cur.committed()), epoch, seq, visibilityMicros,
+                    long deliveredOffset = walk.lastFirstDelivery(cur.committed());
+                    BatchState.Change.OPEN_BATCH.require(cur.batch(), BatchState.of(cur.committed(), deliveredOffset));
+                    batches.add(new OpenBatch(deliveredOffset, epoch, seq, visibilityMicros,
                             s, cur.key(), cur.seq()));
                 }
             }
