@@ -544,11 +544,12 @@ public class LeaseStore {
             return 0;
         }
         // The lease row is updated (so locked) before its delivery state, the order fetch and
-        // ack lock them in.
+        // ack lock them in; and the lease rows in partition-key order, the index order in which
+        // fetch and ack lock several at once, so that two such transactions cannot deadlock.
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
             try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE)) {
-                for (Lease l : leases) {
+                for (Lease l : inLockOrder(leases)) {
                     new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch()).bindTo(ps);
                     int n = UpdateCount.AT_MOST_ONE.check(ps.executeUpdate(), "lease release");
                     if (n == 1) {
@@ -576,7 +577,7 @@ public class LeaseStore {
         }
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
-            for (Lease l : leases) {
+            for (Lease l : inLockOrder(leases)) { // as in release: the index order of the lease rows
                 LockOwnLease lock = new LockOwnLease(t, l.partitionKey(), subscriber, l.epoch());
                 if (Db.list(c, lock.sql(), lock, rs -> rs.getLong("epoch")).isEmpty()) {
                     continue; // not ours any more
@@ -595,6 +596,21 @@ public class LeaseStore {
             }
             return released;
         });
+    }
+
+    /**
+     * {@code leases} in the order their rows are locked by statements that lock several at once
+     * (fetch, ack: the primary key's, which within one triple is the partition key's, compared
+     * as the column's binary collation compares it). A transaction that locks lease rows one by
+     * one must take them in this order too, or it can deadlock with those.
+     */
+    static List<Lease> inLockOrder(Collection<Lease> leases) {
+        return leases.stream().sorted(java.util.Comparator.comparing(Lease::partitionKey, LeaseStore::byBytes)).toList();
+    }
+
+    private static int byBytes(String a, String b) {
+        return java.util.Arrays.compareUnsigned(a.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                b.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /**
