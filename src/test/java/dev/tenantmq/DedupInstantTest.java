@@ -23,7 +23,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The dedup window counts from the exact instant of the first publish (README "Publish": a
+ * The dedup window counts from the exact instant of the first publish (docs/api.md, "Duplicate detection": a
  * duplicate "since its first publish"): the identity a delete leaves in {@code queue_dedup_ids}
  * keeps the message's {@code created_at} to the microsecond, whether an operator or retention
  * deleted it. A truncated copy would end the window up to a second early.

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A message deleted while in flight (README "Admin": an operator's delete lets the partition move
+ * A message deleted while in flight (docs/operations.md, "Retention": an operator's delete lets the partition move
  * on; retention's maximum age) holds nothing back: the next message of its partition is delivered
  * at once, to a fetch or to a long poll already waiting, not at the deleted delivery's visibility
  * deadline. The deliveries use a visibility far longer than every wait here, so only the delete

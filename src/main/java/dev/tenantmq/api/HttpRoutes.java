@@ -156,7 +156,7 @@ public class HttpRoutes {
 
     /**
      * {@code /q/health} or {@code /q/metrics} asked on the API port: 404 problem+json that names
-     * the management port, where they are served (README, "Operations").
+     * the management port, where they are served (docs/operations.md, "Health, metrics and the management port").
      */
     private void onManagementPort(RoutingContext ctx) {
         String there = managementBase(ctx) + ctx.request().path();

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A connection that goes away under a transaction is unavailability (503, retry), never an
- * internal error (500), whatever the driver reports (README "Errors"; {@link Db#isUnavailable}).
+ * internal error (500), whatever the driver reports (docs/api.md, "Errors"; {@link Db#isUnavailable}).
  * The exceptions here are real: the embedded database kills the connection ({@code KILL
  * CONNECTION}) between the statements of a transaction, as a reset link or a database stop does.
  */
