@@ -39,7 +39,8 @@ import org.junit.jupiter.api.Test;
  */
 class StatementBindsTest {
     /** Store classes whose every statement constant is run through a statement record. */
-    private static final Set<String> FULLY_BOUND = Set.of("ConsumerSql", "LeaseStore");
+    private static final Set<String> FULLY_BOUND = Set.of("ConsumerSql", "LeaseStore", "QuotaStore",
+            "QueueStatsStore");
 
     private static final Pattern COMPARED = Pattern.compile(
             "(?:\\w+\\.)?`?(\\w+)`?\\s*(?:=|<>|!=|<=|>=|<|>)\\s*$");
