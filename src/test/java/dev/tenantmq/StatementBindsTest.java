@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class StatementBindsTest {
     /** Store classes whose every statement constant is run through a statement record. */
     private static final Set<String> FULLY_BOUND = Set.of("ConsumerSql", "LeaseStore", "QuotaStore",
-            "QueueStatsStore");
+            "QueueStatsStore", "DedupSql");
 
     private static final Pattern COMPARED = Pattern.compile(
             "(?:\\w+\\.)?`?(\\w+)`?\\s*(?:=|<>|!=|<=|>=|<|>)\\s*$");
@@ -149,7 +149,7 @@ class StatementBindsTest {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < columns.length; i++) {
             if (values.get(i).trim().equals("?")) {
-                out.add(columns[i].trim());
+                out.add(columns[i].trim().replace("`", ""));
             } else if (values.get(i).contains("?")) {
                 out.add(null); // an expression around the placeholder
             }
