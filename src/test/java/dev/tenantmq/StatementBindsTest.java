@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class StatementBindsTest {
     /** Store classes whose every statement constant is run through a statement record. */
     private static final Set<String> FULLY_BOUND = Set.of("ConsumerSql", "LeaseStore", "QuotaStore",
-            "QueueStatsStore", "DedupSql");
+            "QueueStatsStore", "DedupSql", "RetentionStore");
 
     private static final Pattern COMPARED = Pattern.compile(
             "(?:\\w+\\.)?`?(\\w+)`?\\s*(?:=|<>|!=|<=|>=|<|>)\\s*$");
@@ -186,20 +186,34 @@ class StatementBindsTest {
         for (Class<?> store : StoreStatements.STORES) {
             for (Class<?> nested : store.getDeclaredClasses()) {
                 if (nested.isRecord() && statement.isAssignableFrom(nested)) {
-                    out.put(store.getSimpleName() + "." + nested.getSimpleName(), sample(nested));
+                    out.put(store.getSimpleName() + "." + nested.getSimpleName(), sample(nested, false));
+                    if (hasList(nested)) {
+                        out.put(store.getSimpleName() + "." + nested.getSimpleName() + "(empty lists)", sample(nested, true));
+                    }
                 }
             }
         }
         return out;
     }
 
-    private static Object sample(Class<?> record) throws Exception {
+    private static boolean hasList(Class<?> record) {
+        for (RecordComponent c : record.getRecordComponents()) {
+            if (c.getType() == List.class || c.getType() == Collection.class) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A sample of {@code record}; with {@code emptyLists}, its lists are empty (a statement may take another form then). */
+    private static Object sample(Class<?> record, boolean emptyLists) throws Exception {
         RecordComponent[] components = record.getRecordComponents();
         Class<?>[] types = new Class<?>[components.length];
         Object[] args = new Object[components.length];
         for (int i = 0; i < components.length; i++) {
             types[i] = components[i].getType();
-            args[i] = sampleValue(types[i], record.getSimpleName() + "." + components[i].getName());
+            args[i] = emptyLists && (types[i] == List.class || types[i] == Collection.class) ? List.of()
+                    : sampleValue(types[i], record.getSimpleName() + "." + components[i].getName());
         }
         Constructor<?> constructor = record.getDeclaredConstructor(types);
         constructor.setAccessible(true);
