@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -337,7 +336,7 @@ public class MessageStore {
     private static void insertRows(Connection c, String tenant, String topic, List<NewMessage> rows, long[] offsets, int at)
             throws SQLException {
         String sql = INSERT_MESSAGE + (",\n" + MESSAGE_ROW).repeat(rows.size() - 1);
-        try (PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+        try (PreparedStatement ps = c.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS)) {
             int i = 1;
             for (NewMessage m : rows) { // MESSAGE_ROW's binds
                 ps.setString(i++, tenant);
@@ -366,17 +365,46 @@ public class MessageStore {
     /**
      * The message of a partition with a given id, locked: a dead letter already written by
      * another consumer group is merged into, not written twice (SPEC "Dead letters").
-     * Binds: tenant, topic (the dead-letter topic), partition_key, id.
+     * Binds: {@link LockMessageById}.
      */
     static final String LOCK_MESSAGE_BY_ID = """
             SELECT `offset`, metadata FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?
             FOR UPDATE""";
 
-    /** Binds: tenant, topic, partition_key, offset. */
+    /** Binds of {@link #LOCK_MESSAGE_BY_ID}: one message by its complete identity ({@code topic} may be a dead-letter topic). */
+    record LockMessageById(String tenant, String topic, String partitionKey, String id) implements Statement {
+        @Override
+        public String sql() {
+            return LOCK_MESSAGE_BY_ID;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("id", id));
+        }
+    }
+
+    /** Binds: {@link DeleteMessageAt}. */
     static final String DELETE_MESSAGE_AT = """
             DELETE FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
+
+    /** Binds of {@link #DELETE_MESSAGE_AT}: one message by its offset. */
+    record DeleteMessageAt(String tenant, String topic, String partitionKey, long offset)
+            implements Statement {
+        @Override
+        public String sql() {
+            return DELETE_MESSAGE_AT;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", offset));
+        }
+    }
 
     /** Binds: metadata (the new JSON text), tenant, topic, partition_key, offset. */
     static final String UPDATE_METADATA = """
