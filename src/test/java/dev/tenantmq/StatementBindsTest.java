@@ -41,7 +41,7 @@ class StatementBindsTest {
     /** Store classes whose every statement constant is run through a statement record. */
     private static final Set<String> FULLY_BOUND = Set.of("ConsumerSql", "LeaseStore", "QuotaStore",
             "QueueStatsStore", "DedupSql", "RetentionStore",
-            "AdminStore");
+            "AdminStore", "MessageStore");
 
     private static final Pattern COMPARED = Pattern.compile(
             "(?:\\w+\\.)?`?(\\w+)`?\\s*(?:=|<>|!=|<=|>=|<|>)\\s*$");
@@ -235,13 +235,26 @@ class StatementBindsTest {
         Object[] args = new Object[components.length];
         for (int i = 0; i < components.length; i++) {
             types[i] = components[i].getType();
+            String what = record.getSimpleName() + "." + components[i].getName();
             args[i] = empty && (types[i] == List.class || types[i] == Collection.class) ? List.of()
                     : empty && types[i] == Optional.class ? Optional.empty()
-                    : sampleValue(types[i], record.getSimpleName() + "." + components[i].getName());
+                    : recordList(components[i]) != null ? List.of(sample(recordList(components[i]), false),
+                            sample(recordList(components[i]), false))
+                    : sampleValue(types[i], what);
         }
         Constructor<?> constructor = record.getDeclaredConstructor(types);
         constructor.setAccessible(true);
         return constructor.newInstance(args);
+    }
+
+    /** The element type of a list component whose elements are records (publish's messages), else null. */
+    private static Class<?> recordList(RecordComponent component) {
+        if (component.getType() == List.class
+                && component.getGenericType() instanceof java.lang.reflect.ParameterizedType p
+                && p.getActualTypeArguments()[0] instanceof Class<?> element && element.isRecord()) {
+            return element;
+        }
+        return null;
     }
 
     private static Object sampleValue(Class<?> type, String what) {

@@ -17,6 +17,24 @@ interface Statement extends Db.Binds {
     /** One bind per placeholder of {@link #sql()}, in placeholder order. */
     List<Bind> binds();
 
+    /**
+     * A statement built from several records (the UNION ALL of n branches, an INSERT of n VALUES
+     * rows): {@code sql} as formatted for them, and their binds one after the other.
+     */
+    static Statement of(String sql, List<Bind> binds) {
+        return new Statement() {
+            @Override
+            public String sql() {
+                return sql;
+            }
+
+            @Override
+            public List<Bind> binds() {
+                return binds;
+            }
+        };
+    }
+
     @Override
     default void bindTo(PreparedStatement ps) throws SQLException {
         int i = 1;
