@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * A statement and its binds: the SQL it runs (IN lists formatted), and one named {@link Bind}
- * per placeholder, in placeholder order. Each statement of the consume path has a record
+ * per placeholder, in placeholder order. Each statement of the store has a record
  * implementing this next to its SQL; {@code StatementBindsTest} checks every such record's binds
  * against the placeholders of its SQL: the count, and the column each name stands for.
  */
