@@ -109,17 +109,7 @@ final class DedupSql {
         String sql = INSERT_IDENTITIES + (",\n" + IDENTITY_ROW_SQL).repeat(rows.size() - 1);
         List<Bind> binds = new ArrayList<>();
         rows.forEach(r -> binds.addAll(r.binds()));
-        return new Statement() {
-            @Override
-            public String sql() {
-                return sql;
-            }
-
-            @Override
-            public List<Bind> binds() {
-                return binds;
-            }
-        };
+        return Statement.of(sql, binds);
     }
 
     /**
