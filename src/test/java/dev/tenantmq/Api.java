@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -54,19 +53,6 @@ public final class Api {
                 FetchAnswer.class).messages();
     }
 
-    /**
-     * Fetches and returns the messages as maps; asserts 200.
-     *
-     * @deprecated the numbers are easy to swap and the maps need casts: use
-     *     {@link #fetchOk(String, String, String, Fetch)}; kept for tests not yet migrated
-     */
-    @Deprecated
-    public static List<Map<String, Object>> fetchOk(String tenant, String topic, String group, int max, int waitSeconds,
-                                                    int visibilitySeconds) {
-        return fetch(tenant, topic, group, Map.of("maxMessages", max, "waitSeconds", waitSeconds,
-                "visibilitySeconds", visibilitySeconds)).then().statusCode(200).extract().jsonPath().getList("messages");
-    }
-
     /** Acks receipts and returns the statuses in order; asserts 200. */
     public static List<String> ack(String tenant, String topic, String group, List<String> receipts) {
         return given().contentType(ContentType.JSON).body(Map.of("receipts", receipts))
@@ -88,18 +74,6 @@ public final class Api {
         return given().contentType(ContentType.JSON).body(body)
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/nack", tenant, topic, group)
                 .then().statusCode(200).extract().jsonPath().getList("results.status");
-    }
-
-    /**
-     * Receipts of fetched messages as maps.
-     *
-     * @deprecated use {@link Delivered#receipts(List)} with {@link #fetchOk(String, String, String, Fetch)}
-     */
-    @Deprecated
-    public static List<String> receipts(List<Map<String, Object>> messages) {
-        List<String> out = new ArrayList<>();
-        messages.forEach(m -> out.add((String) m.get("receipt")));
-        return out;
     }
 
     /** A fetch answer (openapi.yaml {@code FetchResponse}). */

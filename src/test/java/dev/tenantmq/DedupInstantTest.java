@@ -4,7 +4,8 @@ import static dev.tenantmq.Api.ack;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -19,7 +20,6 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,7 +62,7 @@ class DedupInstantTest {
     void retention_remembers_the_publish_instant_to_the_microsecond() throws Exception {
         String group = TestIds.group();
         publishOk(tenant, topic, List.of(msg("k", "evt", 1)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 1, 5, 30);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(1).waitSeconds(5).visibilitySeconds(30));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(got)));
         LocalDateTime published = stampWithMicros("evt");
 

@@ -4,7 +4,8 @@ import static dev.tenantmq.Api.ack;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tenantmq.model.GroupScope;
@@ -12,7 +13,6 @@ import dev.tenantmq.store.LeaseStore;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,7 +35,7 @@ class IdleReleaseRaceTest {
     void an_idle_release_judged_before_a_delivery_keeps_the_lease_and_the_delivery() {
         GroupScope scope = new GroupScope(tenant, group, topic);
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
-        List<Map<String, Object>> got = fetchOk(tenant, topic, group, 10, 10, 60);
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10).waitSeconds(10).visibilitySeconds(60));
         assertEquals(1, got.size());
         List<LeaseStore.Lease> held = leaseStore.leases(scope);
         assertEquals(1, held.size());

@@ -4,7 +4,9 @@ import static dev.tenantmq.Api.ack;
 import static dev.tenantmq.Api.fetchOk;
 import static dev.tenantmq.Api.msg;
 import static dev.tenantmq.Api.publishOk;
-import static dev.tenantmq.Api.receipts;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,7 +20,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -51,10 +52,10 @@ class InFlightDeleteTest {
     @Test
     void an_admin_delete_of_the_only_in_flight_message_wakes_a_waiting_long_poll_with_the_next_one() throws Exception {
         publishOk(tenant, topic, List.of(msg("k", "m1", 1)));
-        assertEquals(List.of("m1"), ids(fetchOk(tenant, topic, group, 10, 2, VISIBILITY)));
+        assertEquals(List.of("m1"), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(2).visibilitySeconds(VISIBILITY))));
         publishOk(tenant, topic, List.of(msg("k", "m2", 2)));
 
-        CompletableFuture<List<Map<String, Object>>> poll = waitingPoll();
+        CompletableFuture<List<Delivered>> poll = waitingPoll();
         adminDelete("k", "m1");
 
         assertEquals(List.of("m2"), ids(poll.get(60, TimeUnit.SECONDS)),
@@ -64,42 +65,42 @@ class InFlightDeleteTest {
     @Test
     void after_an_admin_delete_of_the_last_message_of_a_batch_the_ack_of_the_rest_releases_the_partition() {
         publishOk(tenant, topic, List.of(msg("k", "m1", 1), msg("k", "m2", 2)));
-        List<Map<String, Object>> batch = fetchOk(tenant, topic, group, 10, 2, VISIBILITY);
+        List<Delivered> batch = fetchOk(tenant, topic, group, upTo(10).waitSeconds(2).visibilitySeconds(VISIBILITY));
         assertEquals(List.of("m1", "m2"), ids(batch));
         publishOk(tenant, topic, List.of(msg("k", "m3", 3)));
 
         adminDelete("k", "m2");
-        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, 10, 0, VISIBILITY)), "m1 is still in flight");
+        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(0).visibilitySeconds(VISIBILITY))), "m1 is still in flight");
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(batch).subList(0, 1)));
 
-        assertEquals(List.of("m3"), ids(fetchOk(tenant, topic, group, 10, 10, VISIBILITY)));
+        assertEquals(List.of("m3"), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(10).visibilitySeconds(VISIBILITY))));
     }
 
     @Test
     void after_an_admin_delete_of_the_first_message_of_a_batch_the_rest_stays_in_flight_and_ackable() {
         publishOk(tenant, topic, List.of(msg("k", "m1", 1), msg("k", "m2", 2)));
-        List<Map<String, Object>> batch = fetchOk(tenant, topic, group, 10, 2, VISIBILITY);
+        List<Delivered> batch = fetchOk(tenant, topic, group, upTo(10).waitSeconds(2).visibilitySeconds(VISIBILITY));
         assertEquals(List.of("m1", "m2"), ids(batch));
         publishOk(tenant, topic, List.of(msg("k", "m3", 3)));
 
         adminDelete("k", "m1");
-        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, 10, 0, VISIBILITY)), "m2 is still in flight");
+        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(0).visibilitySeconds(VISIBILITY))), "m2 is still in flight");
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(batch).subList(1, 2)));
 
-        assertEquals(List.of("m3"), ids(fetchOk(tenant, topic, group, 10, 10, VISIBILITY)));
+        assertEquals(List.of("m3"), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(10).visibilitySeconds(VISIBILITY))));
     }
 
     @Test
     void retention_of_an_expired_in_flight_message_wakes_a_waiting_long_poll_with_the_next_one() throws Exception {
         publishOk(tenant, topic, List.of(msg("k", "m1", 1)));
-        assertEquals(List.of("m1"), ids(fetchOk(tenant, topic, group, 10, 2, VISIBILITY)));
+        assertEquals(List.of("m1"), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(2).visibilitySeconds(VISIBILITY))));
         publishOk(tenant, topic, List.of(msg("k", "m2", 2), msg("k", "m3", 3)));
         // m1 was published a day ago; m2 and m3 are fresh. Retention's walk deletes only m1.
         assertEquals(1, execute("""
                 UPDATE queue_messages SET created_at = created_at - INTERVAL 1 DAY
                 WHERE tenant = ? AND topic = ? AND partition_key = 'k' AND id = 'm1'""", tenant, topic));
 
-        CompletableFuture<List<Map<String, Object>>> poll = waitingPoll();
+        CompletableFuture<List<Delivered>> poll = waitingPoll();
         assertEquals(1, retention.purgeTopic(tenant, topic, Duration.ofHours(1), 500));
 
         assertEquals(List.of("m2", "m3"), ids(poll.get(60, TimeUnit.SECONDS)),
@@ -107,9 +108,9 @@ class InFlightDeleteTest {
     }
 
     /** A long poll of the group, started and waiting (registered for a signal) when this returns. */
-    private CompletableFuture<List<Map<String, Object>>> waitingPoll() {
-        CompletableFuture<List<Map<String, Object>>> poll = CompletableFuture.supplyAsync(
-                () -> fetchOk(tenant, topic, group, 10, 20, VISIBILITY));
+    private CompletableFuture<List<Delivered>> waitingPoll() {
+        CompletableFuture<List<Delivered>> poll = CompletableFuture.supplyAsync(
+                () -> fetchOk(tenant, topic, group, upTo(10).waitSeconds(20).visibilitySeconds(VISIBILITY)));
         await("the long poll waits").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(5))
                 .until(() -> poll.isDone() || signals.waiting(tenant, topic) > 0);
         assertEquals(false, poll.isDone(), "the long poll found nothing before the delete");
@@ -120,10 +121,6 @@ class InFlightDeleteTest {
         given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
                 .queryParam("topic", topic).queryParam("partitionKey", partitionKey).queryParam("id", id)
                 .delete("/admin/messages").then().statusCode(200);
-    }
-
-    private static List<Object> ids(List<Map<String, Object>> messages) {
-        return messages.stream().map(m -> m.get("id")).toList();
     }
 
     private int execute(String sql, Object... params) throws Exception {

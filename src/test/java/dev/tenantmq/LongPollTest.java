@@ -149,9 +149,9 @@ class LongPollTest {
         Api.publishOk(tenant, topic, keys.stream().map(k -> Api.msg(k, "seed-" + k, 0)).toList());
         List<String> seeded = new ArrayList<>();
         await().atMost(Duration.ofSeconds(60)).until(() -> {
-            List<Map<String, Object>> got = Api.fetchOk(tenant, topic, group, 10, 1, 30);
-            Api.receipts(got).forEach(r -> assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, List.of(r))));
-            got.forEach(m -> seeded.add((String) m.get("id")));
+            List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(10).waitSeconds(1).visibilitySeconds(30));
+            Delivered.receipts(got).forEach(r -> assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, List.of(r))));
+            seeded.addAll(Delivered.ids(got));
             return seeded.size() == keys.size();
         });
         HttpJson http = new HttpJson(base.toString());

@@ -34,13 +34,11 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The records are found among the nested classes of the store classes that hold SQL
  * ({@link StoreStatements#STORES}) and built with sample values (two-element IN lists, as
- * {@link StoreStatements#expandTemplate} fills templates). The classes in {@link #FULLY_BOUND}
- * have a record for each of their statements, which is checked too.
+ * {@link StoreStatements#expandTemplate} fills templates; a second sample with empty lists and
+ * optionals where a record has them). Every statement constant of those classes has a record,
+ * which is checked too: a statement added without one fails here.
  */
 class StatementBindsTest {
-    /** Store classes whose every statement constant is run through a statement record. */
-    private static final Set<String> FULLY_BOUND = Set.of("ConsumerSql", "LeaseStore");
-
     private static final Pattern COMPARED = Pattern.compile(
             "(?:\\w+\\.)?`?(\\w+)`?\\s*(?:=|<>|!=|<=|>=|<|>)\\s*$");
     private static final Pattern LISTED = Pattern.compile(
@@ -60,19 +58,37 @@ class StatementBindsTest {
     }
 
     @Test
-    void every_statement_of_the_consume_path_has_a_statement_record() throws Exception {
+    void every_statement_of_the_store_has_a_statement_record() throws Exception {
         Set<String> bound = new TreeSet<>();
         for (Object record : statementRecords().values()) {
             bound.add(sql(record));
         }
         List<String> unbound = new ArrayList<>();
-        StoreStatements.all().forEach((name, sql) -> {
-            if (FULLY_BOUND.contains(name.substring(0, name.indexOf('.')))
-                    && !bound.contains(StoreStatements.expandTemplate(sql))) {
+        Map<String, String> all = StoreStatements.all();
+        all.forEach((name, sql) -> {
+            if (!bound.contains(StoreStatements.expandTemplate(sql)) && !isFormattedInto(name, sql, all)) {
                 unbound.add(name);
             }
         });
         assertEquals(List.of(), unbound, "statements without a record of their binds");
+    }
+
+    /**
+     * Whether {@code template} is only formatted into other statement constants of its class (the
+     * admin listings' one-tenant and all-tenants forms): those are checked instead.
+     */
+    private static boolean isFormattedInto(String name, String template, Map<String, String> all) {
+        if (!template.contains("%s")) {
+            return false;
+        }
+        String owner = name.substring(0, name.indexOf('.') + 1);
+        StringBuilder regex = new StringBuilder();
+        for (String part : template.split("%s", -1)) {
+            regex.append(regex.length() == 0 ? "" : ".+?").append(Pattern.quote(part));
+        }
+        Pattern instance = Pattern.compile(regex.toString(), Pattern.DOTALL);
+        return all.entrySet().stream().anyMatch(e -> !e.getKey().equals(name) && e.getKey().startsWith(owner)
+                && !e.getValue().contains("%s") && instance.matcher(e.getValue()).matches());
     }
 
     @Test
@@ -148,7 +164,7 @@ class StatementBindsTest {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < columns.length; i++) {
             if (values.get(i).trim().equals("?")) {
-                out.add(columns[i].trim());
+                out.add(columns[i].trim().replace("`", ""));
             } else if (values.get(i).contains("?")) {
                 out.add(null); // an expression around the placeholder
             }
@@ -185,24 +201,55 @@ class StatementBindsTest {
         for (Class<?> store : StoreStatements.STORES) {
             for (Class<?> nested : store.getDeclaredClasses()) {
                 if (nested.isRecord() && statement.isAssignableFrom(nested)) {
-                    out.put(store.getSimpleName() + "." + nested.getSimpleName(), sample(nested));
+                    out.put(store.getSimpleName() + "." + nested.getSimpleName(), sample(nested, false));
+                    if (hasEmptiable(nested)) {
+                        out.put(store.getSimpleName() + "." + nested.getSimpleName() + "(empty)", sample(nested, true));
+                    }
                 }
             }
         }
         return out;
     }
 
-    private static Object sample(Class<?> record) throws Exception {
+    private static boolean hasEmptiable(Class<?> record) {
+        for (RecordComponent c : record.getRecordComponents()) {
+            if (c.getType() == List.class || c.getType() == Collection.class || c.getType() == Optional.class) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A sample of {@code record}; with {@code empty}, its lists and optionals are empty (a
+     * statement may take another form then: retention's without groups, the admin listings of all tenants).
+     */
+    private static Object sample(Class<?> record, boolean empty) throws Exception {
         RecordComponent[] components = record.getRecordComponents();
         Class<?>[] types = new Class<?>[components.length];
         Object[] args = new Object[components.length];
         for (int i = 0; i < components.length; i++) {
             types[i] = components[i].getType();
-            args[i] = sampleValue(types[i], record.getSimpleName() + "." + components[i].getName());
+            String what = record.getSimpleName() + "." + components[i].getName();
+            args[i] = empty && (types[i] == List.class || types[i] == Collection.class) ? List.of()
+                    : empty && types[i] == Optional.class ? Optional.empty()
+                    : recordList(components[i]) != null ? List.of(sample(recordList(components[i]), false),
+                            sample(recordList(components[i]), false))
+                    : sampleValue(types[i], what);
         }
         Constructor<?> constructor = record.getDeclaredConstructor(types);
         constructor.setAccessible(true);
         return constructor.newInstance(args);
+    }
+
+    /** The element type of a list component whose elements are records (publish's messages), else null. */
+    private static Class<?> recordList(RecordComponent component) {
+        if (component.getType() == List.class
+                && component.getGenericType() instanceof java.lang.reflect.ParameterizedType p
+                && p.getActualTypeArguments()[0] instanceof Class<?> element && element.isRecord()) {
+            return element;
+        }
+        return null;
     }
 
     private static Object sampleValue(Class<?> type, String what) {

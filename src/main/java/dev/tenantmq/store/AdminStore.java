@@ -37,14 +37,15 @@ public class AdminStore {
     static final String LIST_TOPICS_ALL_TENANTS = TOPICS.formatted(ALL_TENANTS);
 
     /** Binds of {@link #LIST_TOPICS} (with a tenant) or {@link #LIST_TOPICS_ALL_TENANTS}, in placeholder order. */
-    record ListTopics(Optional<String> tenant, int limit) implements Db.Binds {
-        String sql() {
+    record ListTopics(Optional<String> tenant, int limit) implements Statement {
+        @Override
+        public String sql() {
             return tenant.isPresent() ? LIST_TOPICS : LIST_TOPICS_ALL_TENANTS;
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bindAll(ps, 1, withTenant(tenant, limit));
+        public List<Bind> binds() {
+            return Bind.list(tenantBinds(tenant), Bind.of("limit", limit));
         }
     }
 
@@ -81,17 +82,18 @@ public class AdminStore {
     static final String LIST_OFFSETS_ALL_TENANTS = OFFSETS.formatted(ALL_TENANTS);
 
     /** Binds of {@link #LIST_OFFSETS} (with a tenant) or {@link #LIST_OFFSETS_ALL_TENANTS}, in placeholder order. */
-    record ListOffsets(Optional<String> tenant, String topic, String consumerGroup, int limit) implements Db.Binds {
-        String sql() {
+    record ListOffsets(Optional<String> tenant, String topic, String consumerGroup, int limit) implements Statement {
+        @Override
+        public String sql() {
             return tenant.isPresent() ? LIST_OFFSETS : LIST_OFFSETS_ALL_TENANTS;
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            int i = Db.bindAll(ps, 1, tenant.stream().toList());
-            Db.bindAll(ps, i, java.util.Arrays.asList(topic, topic, // (? IS NULL OR o.topic = ?)
-                    consumerGroup, consumerGroup, // (? IS NULL OR o.consumer_group = ?)
-                    limit));
+        public List<Bind> binds() {
+            return Bind.list(tenantBinds(tenant),
+                    Bind.of("topic", topic), Bind.of("topic", topic), // (? IS NULL OR o.topic = ?)
+                    Bind.of("consumer_group", consumerGroup), Bind.of("consumer_group", consumerGroup), // (? IS NULL OR ...)
+                    Bind.of("limit", limit));
         }
     }
 
@@ -127,17 +129,18 @@ public class AdminStore {
     static final String LIST_LEASES_ALL_TENANTS = LEASES.formatted(ALL_TENANTS);
 
     /** Binds of {@link #LIST_LEASES} (with a tenant) or {@link #LIST_LEASES_ALL_TENANTS}, in placeholder order. */
-    record ListLeases(long heartbeatTimeoutMicros, Optional<String> tenant, Boolean active, int limit) implements Db.Binds {
-        String sql() {
+    record ListLeases(long heartbeatTimeoutMicros, Optional<String> tenant, Boolean active, int limit) implements Statement {
+        @Override
+        public String sql() {
             return tenant.isPresent() ? LIST_LEASES : LIST_LEASES_ALL_TENANTS;
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            ps.setLong(1, heartbeatTimeoutMicros); // join h: live heartbeat
-            int i = Db.bindAll(ps, 2, tenant.stream().toList());
-            Db.bindAll(ps, i, java.util.Arrays.asList(active, active, // HAVING (? IS NULL OR active = ?)
-                    limit));
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("micros", heartbeatTimeoutMicros), // join h: live heartbeat
+                    tenantBinds(tenant),
+                    Bind.of("active", active), Bind.of("active", active), // HAVING (? IS NULL OR active = ?)
+                    Bind.of("limit", limit));
         }
     }
 
@@ -159,15 +162,16 @@ public class AdminStore {
     static final String LIST_SUBSCRIBERS_ALL_TENANTS = SUBSCRIBERS.formatted(ALL_TENANTS);
 
     /** Binds of {@link #LIST_SUBSCRIBERS} (with a tenant) or {@link #LIST_SUBSCRIBERS_ALL_TENANTS}, in placeholder order. */
-    record ListSubscribers(long heartbeatTimeoutMicros, Optional<String> tenant, int limit) implements Db.Binds {
-        String sql() {
+    record ListSubscribers(long heartbeatTimeoutMicros, Optional<String> tenant, int limit) implements Statement {
+        @Override
+        public String sql() {
             return tenant.isPresent() ? LIST_SUBSCRIBERS : LIST_SUBSCRIBERS_ALL_TENANTS;
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            ps.setLong(1, heartbeatTimeoutMicros); // live
-            Db.bindAll(ps, 2, withTenant(tenant, limit));
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("micros", heartbeatTimeoutMicros), // live
+                    tenantBinds(tenant), Bind.of("limit", limit));
         }
     }
 
@@ -180,7 +184,7 @@ public class AdminStore {
      * The tenants with consumer groups (a {@code queue_offsets} row), optionally only those with a
      * group on one topic, in tenant order: the fleet-wide scope of
      * {@code GET /admin/consumer-groups?allTenants=true}, whose figures then come from one
-     * tenant-scoped {@link QueueStatsStore#stats} statement per tenant. Binds: topic, topic, limit.
+     * tenant-scoped {@link QueueStatsStore#stats} statement per tenant. Binds: {@link ListGroupTenants}.
      */
     static final String LIST_GROUP_TENANTS_ALL_TENANTS = """
             SELECT DISTINCT tenant FROM queue_offsets
@@ -188,10 +192,38 @@ public class AdminStore {
             ORDER BY tenant
             LIMIT ?""";
 
-    /** Binds: tenant, topic, partition_key, id. Columns: those {@link #MESSAGE_ROW} reads. */
+    /** Binds of {@link #LIST_GROUP_TENANTS_ALL_TENANTS}, in placeholder order; {@code topic} null means any. */
+    record ListGroupTenants(String topic, int limit) implements Statement {
+        @Override
+        public String sql() {
+            return LIST_GROUP_TENANTS_ALL_TENANTS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("topic", topic), Bind.of("topic", topic), // (? IS NULL OR topic = ?)
+                    Bind.of("limit", limit));
+        }
+    }
+
+    /** Binds: {@link SelectMessageById}. Columns: those {@link #MESSAGE_ROW} reads. */
     static final String SELECT_MESSAGE_BY_ID = """
             SELECT partition_key, id, `offset`, payload, metadata, created_at FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?""";
+
+    /** Binds of {@link #SELECT_MESSAGE_BY_ID}: one message by its complete identity. */
+    record SelectMessageById(String tenant, String topic, String partitionKey, String id) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_MESSAGE_BY_ID;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("id", id));
+        }
+    }
 
     /**
      * A page of a topic's stored messages in offset order (keyset pagination: the rows above
@@ -212,12 +244,17 @@ public class AdminStore {
 
     /** Binds of {@link #BROWSE_MESSAGES}, in placeholder order; {@code partitionKey} null means every partition. */
     record BrowseMessages(String tenant, String topic, String partitionKey, long afterOffset, int limit)
-            implements Db.Binds {
+            implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bindAll(ps, 1, java.util.Arrays.asList(tenant, topic,
-                    partitionKey, partitionKey, // (? IS NULL OR partition_key = ?)
-                    afterOffset, limit));
+        public String sql() {
+            return BROWSE_MESSAGES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic),
+                    Bind.of("partition_key", partitionKey), Bind.of("partition_key", partitionKey), // (? IS NULL OR ...)
+                    Bind.of("offset", afterOffset), Bind.of("limit", limit));
         }
     }
 
@@ -229,7 +266,7 @@ public class AdminStore {
     /**
      * Each group that has consumed the partition, with its delivery row of one message, the
      * group's open delivery batch (migration V3), and the message's offset (the first ?) again so
-     * that the caller can tell whether the batch holds it. Binds: offset, tenant, topic, partition_key.
+     * that the caller can tell whether the batch holds it. Binds: {@link SelectGroupStates}.
      */
     static final String SELECT_GROUP_STATES = """
             SELECT o.consumer_group, o.committed_offset, d.state, d.delivery_attempt, d.visible_at AS row_visible_at,
@@ -242,19 +279,37 @@ public class AdminStore {
             ORDER BY o.consumer_group""";
 
     /** Binds of {@link #SELECT_GROUP_STATES}, in placeholder order. */
-    record SelectGroupStates(long offset, String tenant, String topic, String partitionKey) implements Db.Binds {
+    record SelectGroupStates(long offset, String tenant, String topic, String partitionKey) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, offset, // join d: the message's delivery row
-                    tenant, topic, partitionKey); // the partition's groups
+        public String sql() {
+            return SELECT_GROUP_STATES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("message_offset", offset), // join d: the message's delivery row
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey)); // groups
         }
     }
 
-    /** Binds: tenant, topic, partition_key. */
+    /** Binds: {@link SelectPartitionGroups}. */
     static final String SELECT_PARTITION_GROUPS = """
             SELECT consumer_group FROM queue_offsets
             WHERE tenant = ? AND topic = ? AND partition_key = ?
             ORDER BY consumer_group""";
+
+    /** Binds of {@link #SELECT_PARTITION_GROUPS}, in placeholder order. */
+    record SelectPartitionGroups(String tenant, String topic, String partitionKey) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_PARTITION_GROUPS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey));
+        }
+    }
 
     /**
      * Locks the lease rows of one partition for the given groups (%s is the IN list), so no
@@ -268,28 +323,59 @@ public class AdminStore {
             FOR UPDATE""";
 
     /** Binds of {@link #LOCK_PARTITION_LEASES}, in placeholder order ({@code groups} fills the IN list). */
-    record LockPartitionLeases(String tenant, List<String> groups, String topic, String partitionKey) implements Db.Binds {
-        String sql() {
+    record LockPartitionLeases(String tenant, List<String> groups, String topic, String partitionKey)
+            implements Statement {
+        @Override
+        public String sql() {
             return LOCK_PARTITION_LEASES.formatted(Db.placeholders(groups.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            ps.setString(1, tenant);
-            Db.bindAll(ps, Db.bindAll(ps, 2, groups), List.of(topic, partitionKey));
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.each("consumer_group", groups), Bind.of("topic", topic),
+                    Bind.of("partition_key", partitionKey));
         }
     }
 
     /**
      * Requeue of one group's dead letter: the message is handed back (PENDING, attempt 1,
      * visible now). It may lie at or below the committed offset; fetch delivers such messages
-     * before anything above it. Binds: tenant, consumer_group, topic, partition_key, message_offset.
+     * before anything above it. Binds: {@link RequeueDelivery}.
      */
     static final String REQUEUE_DELIVERY = StateSql.render("""
             UPDATE queue_delivery_state
             SET state = {PENDING}, delivery_attempt = 1, visible_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ? AND message_offset = ?
               AND state = {DEAD}""");
+
+    /** Binds of {@link #REQUEUE_DELIVERY}: one group's delivery row of the original message. */
+    record RequeueDelivery(String tenant, String consumerGroup, String topic, String partitionKey, long offset)
+            implements Statement {
+        @Override
+        public String sql() {
+            return REQUEUE_DELIVERY;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("consumer_group", consumerGroup), Bind.of("topic", topic),
+                    Bind.of("partition_key", partitionKey), Bind.of("message_offset", offset));
+        }
+    }
+
+    /** Binds of {@code ConsumerSql.SELECT_MESSAGE} without a group: the original message of a dead letter. */
+    record SelectOriginal(String tenant, String topic, String partitionKey, long offset) implements Statement {
+        @Override
+        public String sql() {
+            return ConsumerSql.SELECT_MESSAGE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", offset));
+        }
+    }
 
     private final Db db;
 
@@ -366,7 +452,7 @@ public class AdminStore {
      */
     public List<MessageRow> browse(String tenant, String topic, String partitionKey, long afterOffset, int limit) {
         BrowseMessages page = new BrowseMessages(tenant, topic, partitionKey, afterOffset, limit);
-        return db.read(c -> Db.list(c, BROWSE_MESSAGES, page, MESSAGE_ROW));
+        return db.read(c -> Db.list(c, page.sql(), page, MESSAGE_ROW));
     }
 
     /**
@@ -376,8 +462,8 @@ public class AdminStore {
      * @param topic only tenants with a group on this topic, or null
      */
     public List<String> groupTenants(String topic, int limit) {
-        return db.read(c -> Db.list(c, LIST_GROUP_TENANTS_ALL_TENANTS,
-                ps -> Db.bindAll(ps, 1, java.util.Arrays.asList(topic, topic, limit)), rs -> rs.getString("tenant")));
+        ListGroupTenants list = new ListGroupTenants(topic, limit);
+        return db.read(c -> Db.list(c, list.sql(), list, rs -> rs.getString("tenant")));
     }
 
     /** One consumer group's view of a message. {@code state} null: not delivered to the group since its offset. */
@@ -391,15 +477,15 @@ public class AdminStore {
     /** Reads one message by its complete identity; empty when there is none. */
     public Optional<StoredMessage> message(String tenant, String topic, String partitionKey, String id) {
         return db.read(c -> {
-            Optional<MessageRow> row = Db.list(c, SELECT_MESSAGE_BY_ID, ps -> Db.bind(ps, tenant, topic, partitionKey, id),
-                    MESSAGE_ROW).stream().findFirst();
+            SelectMessageById select = new SelectMessageById(tenant, topic, partitionKey, id);
+            Optional<MessageRow> row = Db.list(c, select.sql(), select, MESSAGE_ROW).stream().findFirst();
             if (row.isEmpty()) {
                 return Optional.empty();
             }
             long offset = row.get().offset();
             long messageOffset = offset;
-            List<GroupState> groups = Db.list(c, SELECT_GROUP_STATES,
-                    new SelectGroupStates(offset, tenant, topic, partitionKey), rs -> {
+            SelectGroupStates selectStates = new SelectGroupStates(offset, tenant, topic, partitionKey);
+            List<GroupState> groups = Db.list(c, selectStates.sql(), selectStates, rs -> {
                         long committed = rs.getLong("committed_offset");
                         boolean hasRow = rs.getObject("message_offset") != null;
                         if (!hasRow && messageOffset > committed && messageOffset <= rs.getLong("delivered_offset")) {
@@ -425,7 +511,7 @@ public class AdminStore {
      */
     public Optional<Long> delete(String tenant, String topic, String partitionKey, String id, long dedupWindowMicros) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            List<String> groups = Db.column(c, SELECT_PARTITION_GROUPS, tenant, topic, partitionKey);
+            List<String> groups = partitionGroups(c, tenant, topic, partitionKey);
             lockLeases(c, tenant, topic, partitionKey, groups);
             Optional<LockedMessage> found = lockMessage(c, tenant, topic, partitionKey, id);
             if (found.isEmpty()) {
@@ -483,7 +569,8 @@ public class AdminStore {
                 return new Requeue.Refused("metadata " + DeadLetterMetadata.ORIGINAL_OFFSET + " is not an offset");
             }
             // The message at that offset, first column its id.
-            List<String> originalId = Db.column(c, ConsumerSql.SELECT_MESSAGE, tenant, originalTopic, partitionKey, originalOffset);
+            SelectOriginal original = new SelectOriginal(tenant, originalTopic, partitionKey, originalOffset);
+            List<String> originalId = Db.list(c, original.sql(), original, rs -> rs.getString(1));
             if (originalId.isEmpty() || !originalId.get(0).equals(id)) {
                 return new Requeue.Refused("the original message (offset " + originalOffset + " of topic '" + originalTopic
                         + "') no longer exists");
@@ -494,7 +581,7 @@ public class AdminStore {
             List<String> requeued = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(REQUEUE_DELIVERY)) {
                 for (String g : groups) {
-                    Db.bind(ps, tenant, g, originalTopic, partitionKey, originalOffset);
+                    new RequeueDelivery(tenant, g, originalTopic, partitionKey, originalOffset).bindTo(ps);
                     int n = ps.executeUpdate();
                     if (n > 1) {
                         throw new SQLException("requeue changed " + n + " delivery rows");
@@ -508,7 +595,7 @@ public class AdminStore {
                 return new Requeue.Refused("no consumer group named in its metadata (" + groups
                         + ") holds the original message as dead-lettered");
             }
-            List<String> dlqGroups = Db.column(c, SELECT_PARTITION_GROUPS, tenant, dlqTopic, partitionKey);
+            List<String> dlqGroups = partitionGroups(c, tenant, dlqTopic, partitionKey);
             deleteMessage(c, tenant, dlqTopic, partitionKey, found.get().offset(), dlqGroups);
             return new Requeue.Done(originalTopic, originalOffset, requeued);
         });
@@ -520,8 +607,8 @@ public class AdminStore {
     private static Optional<LockedMessage> lockMessage(Connection c, String tenant, String topic, String partitionKey,
                                                        String id) throws SQLException {
         // Locks the message: concurrent admin calls (and dead-lettering into it) on it queue.
-        return Db.list(c, MessageStore.LOCK_MESSAGE_BY_ID, ps -> Db.bind(ps, tenant, topic, partitionKey, id),
-                rs -> new LockedMessage(rs.getLong("offset"), rs.getString("metadata"))).stream().findFirst();
+        MessageStore.LockMessageById lock = new MessageStore.LockMessageById(tenant, topic, partitionKey, id);
+        return Db.list(c, lock.sql(), lock, rs -> new LockedMessage(rs.getLong("offset"), rs.getString("metadata"))).stream().findFirst();
     }
 
     private static void lockLeases(Connection c, String tenant, String topic, String partitionKey, List<String> groups)
@@ -540,19 +627,21 @@ public class AdminStore {
                     partitionKey, List.of(offset));
             Db.update(c, delete.sql(), delete); // zero or one row per group
         }
-        try (PreparedStatement ps = c.prepareStatement(MessageStore.DELETE_MESSAGE_AT)) {
-            Db.bind(ps, tenant, topic, partitionKey, offset);
-            int n = ps.executeUpdate();
-            if (n != 1) {
-                throw new SQLException("delete of a locked message changed " + n + " rows, expected 1");
-            }
+        MessageStore.DeleteMessageAt delete = new MessageStore.DeleteMessageAt(tenant, topic, partitionKey, offset);
+        int n = Db.update(c, delete.sql(), delete);
+        if (n != 1) {
+            throw new SQLException("delete of a locked message changed " + n + " rows, expected 1");
         }
     }
 
-    /** The tenant, when one is given, then {@code limit}: the binds of a listing without other filters. */
-    private static List<Object> withTenant(Optional<String> tenant, int limit) {
-        List<Object> binds = new ArrayList<>(tenant.stream().toList());
-        binds.add(limit);
-        return binds;
+    private static List<String> partitionGroups(Connection c, String tenant, String topic, String partitionKey)
+            throws SQLException {
+        SelectPartitionGroups select = new SelectPartitionGroups(tenant, topic, partitionKey);
+        return Db.list(c, select.sql(), select, rs -> rs.getString(1));
+    }
+
+    /** The tenant bind of a listing's tenant scope: none for all tenants ({@link #ALL_TENANTS} has no placeholder). */
+    private static List<Bind> tenantBinds(Optional<String> tenant) {
+        return Bind.each("tenant", tenant.stream().toList());
     }
 }

@@ -199,8 +199,8 @@ public class Db {
     }
 
     /**
-     * The parameters of one statement, bound in its placeholder order. Each statement with more
-     * than a couple of binds has a record implementing this next to its SQL, so the order is
+     * The parameters of one statement, bound in its placeholder order. Every statement of the
+     * store has a {@link Statement} record implementing this next to its SQL, so the order is
      * written once, by name, where the placeholders are.
      */
     @FunctionalInterface
@@ -272,15 +272,6 @@ public class Db {
             }
             return ps.executeBatch();
         }
-    }
-
-    /** Binds {@code values} in order, starting at parameter {@code first}; returns the next index. */
-    static int bindAll(PreparedStatement ps, int first, List<?> values) throws SQLException {
-        int i = first;
-        for (Object v : values) {
-            ps.setObject(i++, v);
-        }
-        return i;
     }
 
     /** Reads a DATETIME(6) column (database UTC) as an instant; null stays null. */

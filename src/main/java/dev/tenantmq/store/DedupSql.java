@@ -1,7 +1,6 @@
 package dev.tenantmq.store;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,15 +28,17 @@ final class DedupSql {
 
     /** Binds of {@link #SELECT_RECENT_IDENTITIES}, in placeholder order ({@code offsets} fills the IN list). */
     record SelectRecentIdentities(String tenant, String topic, String partitionKey, List<Long> offsets,
-                                  long windowMicros) implements Db.Binds {
-        String sql() {
+                                  long windowMicros) implements Statement {
+        @Override
+        public String sql() {
             return SELECT_RECENT_IDENTITIES.formatted(Db.placeholders(offsets.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            int i = Db.bindAll(ps, Db.bindAll(ps, 1, List.of(tenant, topic, partitionKey)), offsets);
-            ps.setLong(i, windowMicros); // the window
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.each("offset", offsets),
+                    Bind.of("micros", windowMicros)); // the window
         }
     }
 
@@ -63,6 +64,20 @@ final class DedupSql {
             DELETE FROM queue_dedup_ids
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id IN (%s)""";
 
+    /** Binds of {@link #DELETE_IDENTITIES}, in placeholder order ({@code ids} fills the IN list). */
+    record DeleteIdentities(String tenant, String topic, String partitionKey, List<String> ids) implements Statement {
+        @Override
+        public String sql() {
+            return DELETE_IDENTITIES.formatted(Db.placeholders(ids.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.each("id", ids));
+        }
+    }
+
     /** One row of {@link #INSERT_IDENTITIES}. Binds: tenant, topic, partition_key, id, offset, created_at. */
     private static final String IDENTITY_ROW_SQL = "(?, ?, ?, ?, ?, ?)";
 
@@ -70,6 +85,32 @@ final class DedupSql {
     static final String INSERT_IDENTITIES = """
             INSERT INTO queue_dedup_ids (tenant, topic, partition_key, id, `offset`, created_at)
             VALUES """ + IDENTITY_ROW_SQL;
+
+    /**
+     * Binds of one {@link #IDENTITY_ROW_SQL} row; alone, the binds of {@link #INSERT_IDENTITIES}.
+     * {@link #insertIdentities} joins several rows into one statement.
+     */
+    record InsertIdentity(String tenant, String topic, String partitionKey, String id, long offset, String createdAt)
+            implements Statement {
+        @Override
+        public String sql() {
+            return INSERT_IDENTITIES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("id", id), Bind.of("offset", offset), Bind.of("created_at", createdAt));
+        }
+    }
+
+    /** {@link #INSERT_IDENTITIES} with one VALUES row per element of {@code rows}, binding them in order. */
+    static Statement insertIdentities(List<InsertIdentity> rows) {
+        String sql = INSERT_IDENTITIES + (",\n" + IDENTITY_ROW_SQL).repeat(rows.size() - 1);
+        List<Bind> binds = new ArrayList<>();
+        rows.forEach(r -> binds.addAll(r.binds()));
+        return Statement.of(sql, binds);
+    }
 
     /**
      * Drops up to {@code ?} identities of a tenant whose window has passed. Uses
@@ -81,10 +122,15 @@ final class DedupSql {
             LIMIT ?""";
 
     /** Binds of {@link #DELETE_EXPIRED}. */
-    record DeleteExpired(String tenant, long windowMicros, int limit) implements Db.Binds {
+    record DeleteExpired(String tenant, long windowMicros, int limit) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, tenant, windowMicros, limit);
+        public String sql() {
+            return DELETE_EXPIRED;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("micros", windowMicros), Bind.of("limit", limit));
         }
     }
 
@@ -107,21 +153,17 @@ final class DedupSql {
         }
         List<String> ids = new ArrayList<>(recent.size());
         recent.forEach(r -> ids.add(r.id()));
-        try (PreparedStatement ps = c.prepareStatement(DELETE_IDENTITIES.formatted(Db.placeholders(ids.size())))) {
-            Db.bindAll(ps, Db.bindAll(ps, 1, List.of(tenant, topic, partitionKey)), ids);
-            ps.executeUpdate(); // usually 0 rows: see DELETE_IDENTITIES
+        DeleteIdentities delete = new DeleteIdentities(tenant, topic, partitionKey, ids);
+        Db.update(c, delete.sql(), delete); // usually 0 rows: see DELETE_IDENTITIES
+        List<InsertIdentity> rows = new ArrayList<>(recent.size());
+        for (Identity r : recent) {
+            rows.add(new InsertIdentity(tenant, topic, r.partitionKey(), r.id(), r.offset(), r.createdAt()));
         }
-        String sql = INSERT_IDENTITIES + (",\n" + IDENTITY_ROW_SQL).repeat(recent.size() - 1);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = 1;
-            for (Identity r : recent) { // IDENTITY_ROW_SQL's binds
-                i = Db.bindAll(ps, i, List.of(tenant, topic, r.partitionKey(), r.id(), r.offset(), r.createdAt()));
-            }
-            int n = ps.executeUpdate();
-            if (n != recent.size()) {
-                throw new SQLException("remembered " + n + " identities of " + recent.size());
-            }
-            return n;
+        Statement insert = insertIdentities(rows);
+        int n = Db.update(c, insert.sql(), insert);
+        if (n != recent.size()) {
+            throw new SQLException("remembered " + n + " identities of " + recent.size());
         }
+        return n;
     }
 }

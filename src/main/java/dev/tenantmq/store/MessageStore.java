@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -43,7 +42,7 @@ public class MessageStore {
      * the batch's partitions, in sorted key order, into one UNION ALL statement, so a publish
      * takes its locks in two round trips (the second confirms the heads did not move while it
      * waited) however many partitions it touches, and in an order two batches share (they
-     * cannot deadlock on each other's heads). Binds: tenant, topic, partition_key.
+     * cannot deadlock on each other's heads). Binds: {@link LockPartitionHead}.
      */
     static final String LOCK_PARTITION_HEAD = """
             SELECT partition_key, `offset` FROM queue_messages
@@ -51,6 +50,19 @@ public class MessageStore {
             ORDER BY `offset` DESC
             LIMIT 1
             FOR UPDATE""";
+
+    /** Binds of one {@link #LOCK_PARTITION_HEAD} branch, in placeholder order. */
+    record LockPartitionHead(String tenant, String topic, String partitionKey) implements Statement {
+        @Override
+        public String sql() {
+            return LOCK_PARTITION_HEAD;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey));
+        }
+    }
 
     /**
      * Stored identities among (partition_key, id) pairs, with their offsets: messages still in
@@ -71,24 +83,23 @@ public class MessageStore {
 
     /** Binds of {@link #SELECT_EXISTING_IDS}, in placeholder order ({@code pairs} fills each IN list). */
     record SelectExistingIds(String tenant, String topic, List<NewMessage> pairs, long dedupWindowMicros)
-            implements Db.Binds {
-        String sql() {
+            implements Statement {
+        @Override
+        public String sql() {
             String pairList = String.join(", ", java.util.Collections.nCopies(pairs.size(), "(?, ?)"));
             return SELECT_EXISTING_IDS.formatted(pairList, pairList);
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            int i = 1;
-            for (int branch = 0; branch < 2; branch++) { // queue_messages, then queue_dedup_ids
-                ps.setString(i++, tenant);
-                ps.setString(i++, topic);
-                for (NewMessage m : pairs) { // the (partition_key, id) pairs of the IN list
-                    ps.setString(i++, m.partitionKey());
-                    ps.setString(i++, m.id());
-                }
+        public List<Bind> binds() {
+            List<Bind> pairBinds = new ArrayList<>(2 * pairs.size());
+            for (NewMessage m : pairs) { // the (partition_key, id) pairs of the IN list
+                pairBinds.add(Bind.of("partition_key", m.partitionKey()));
+                pairBinds.add(Bind.of("id", m.id()));
             }
-            ps.setLong(i, dedupWindowMicros); // the window of deleted identities
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), pairBinds, // queue_messages
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), pairBinds, // queue_dedup_ids
+                    Bind.of("micros", dedupWindowMicros)); // the window of deleted identities
         }
     }
 
@@ -104,6 +115,24 @@ public class MessageStore {
             VALUES """ + MESSAGE_ROW;
 
     /**
+     * Binds of one {@link #MESSAGE_ROW}; alone, the binds of {@link #INSERT_MESSAGE}.
+     * {@link #insertRows} joins one per message into a multi-row statement.
+     */
+    record InsertMessage(String tenant, String topic, String partitionKey, String id, String payloadJson,
+                         String metadataJson) implements Statement {
+        @Override
+        public String sql() {
+            return INSERT_MESSAGE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("id", id), Bind.of("payload", payloadJson), Bind.of("metadata", metadataJson));
+        }
+    }
+
+    /**
      * Tenant-scoped discovery (RFC "Subscriber discovery"): never an unscoped
      * {@code WHERE topic = ?}; %s is the tenant IN list. Selecting the bound {@code topic}
      * too lets MySQL and MariaDB skip through the primary key (a loose index scan: cost follows
@@ -113,6 +142,19 @@ public class MessageStore {
             SELECT DISTINCT tenant, topic, partition_key FROM queue_messages
             WHERE tenant IN (%s) AND topic = ?
             ORDER BY tenant, topic, partition_key""";
+
+    /** Binds of {@link #DISCOVER_PARTITIONS}, in placeholder order ({@code tenants} fills the IN list). */
+    record DiscoverPartitions(List<String> tenants, String topic) implements Statement {
+        @Override
+        public String sql() {
+            return DISCOVER_PARTITIONS.formatted(Db.placeholders(tenants.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.each("tenant", tenants), Bind.of("topic", topic));
+        }
+    }
 
     /** A hung shard fails discovery after this long instead of stalling the scheduler. */
     static final int DISCOVERY_TIMEOUT_SECONDS = 5;
@@ -237,29 +279,21 @@ public class MessageStore {
         Map<String, Long> heads = new HashMap<>();
         if (Db.isVtgate(c)) {
             for (String key : partitionKeys) {
-                lockHeads(c, LOCK_PARTITION_HEAD, tenant, topic, List.of(key), heads);
+                lockHeads(c, new LockPartitionHead(tenant, topic, key), heads);
             }
         } else {
-            lockHeads(c, Db.unionAll(LOCK_PARTITION_HEAD, partitionKeys.size()), tenant, topic, partitionKeys, heads);
+            List<Bind> binds = new ArrayList<>(3 * partitionKeys.size());
+            for (String key : partitionKeys) { // sorted: the lock order every publisher shares
+                binds.addAll(new LockPartitionHead(tenant, topic, key).binds());
+            }
+            lockHeads(c, Statement.of(Db.unionAll(LOCK_PARTITION_HEAD, partitionKeys.size()), binds), heads);
         }
         return heads;
     }
 
-    private static void lockHeads(Connection c, String sql, String tenant, String topic, Iterable<String> partitionKeys,
-                                  Map<String, Long> heads) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = 1;
-            for (String key : partitionKeys) { // sorted: the lock order every publisher shares
-                ps.setString(i++, tenant);
-                ps.setString(i++, topic);
-                ps.setString(i++, key);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    heads.put(rs.getString("partition_key"), rs.getLong("offset")); // one row per non-empty partition
-                }
-            }
-        }
+    private static void lockHeads(Connection c, Statement lock, Map<String, Long> heads) throws SQLException {
+        // one row per non-empty partition
+        Db.forEach(c, lock.sql(), lock, rs -> heads.put(rs.getString("partition_key"), rs.getLong("offset")));
     }
 
     /**
@@ -337,15 +371,13 @@ public class MessageStore {
     private static void insertRows(Connection c, String tenant, String topic, List<NewMessage> rows, long[] offsets, int at)
             throws SQLException {
         String sql = INSERT_MESSAGE + (",\n" + MESSAGE_ROW).repeat(rows.size() - 1);
-        try (PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+        try (PreparedStatement ps = c.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS)) {
             int i = 1;
-            for (NewMessage m : rows) { // MESSAGE_ROW's binds
-                ps.setString(i++, tenant);
-                ps.setString(i++, topic);
-                ps.setString(i++, m.partitionKey());
-                ps.setString(i++, m.id());
-                ps.setString(i++, m.payloadJson());
-                ps.setString(i++, m.metadataJson());
+            for (NewMessage m : rows) { // one InsertMessage per MESSAGE_ROW
+                for (Bind b : new InsertMessage(tenant, topic, m.partitionKey(), m.id(), m.payloadJson(),
+                        m.metadataJson()).binds()) {
+                    ps.setObject(i++, b.value());
+                }
             }
             int inserted = ps.executeUpdate();
             if (inserted != rows.size()) {
@@ -366,22 +398,67 @@ public class MessageStore {
     /**
      * The message of a partition with a given id, locked: a dead letter already written by
      * another consumer group is merged into, not written twice (SPEC "Dead letters").
-     * Binds: tenant, topic (the dead-letter topic), partition_key, id.
+     * Binds: {@link LockMessageById}.
      */
     static final String LOCK_MESSAGE_BY_ID = """
             SELECT `offset`, metadata FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?
             FOR UPDATE""";
 
-    /** Binds: tenant, topic, partition_key, offset. */
+    /** Binds of {@link #LOCK_MESSAGE_BY_ID}: one message by its complete identity ({@code topic} may be a dead-letter topic). */
+    record LockMessageById(String tenant, String topic, String partitionKey, String id) implements Statement {
+        @Override
+        public String sql() {
+            return LOCK_MESSAGE_BY_ID;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("id", id));
+        }
+    }
+
+    /** Binds: {@link DeleteMessageAt}. */
     static final String DELETE_MESSAGE_AT = """
             DELETE FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
 
-    /** Binds: metadata (the new JSON text), tenant, topic, partition_key, offset. */
+    /** Binds of {@link #DELETE_MESSAGE_AT}: one message by its offset. */
+    record DeleteMessageAt(String tenant, String topic, String partitionKey, long offset)
+            implements Statement {
+        @Override
+        public String sql() {
+            return DELETE_MESSAGE_AT;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", offset));
+        }
+    }
+
+    /** Binds: {@link UpdateMetadata}. */
     static final String UPDATE_METADATA = """
             UPDATE queue_messages SET metadata = ?
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
+
+    /** Binds of {@link #UPDATE_METADATA}: the new JSON text, then the message. */
+    record UpdateMetadata(String metadataJson, String tenant, String topic, String partitionKey, long offset)
+            implements Statement {
+        @Override
+        public String sql() {
+            return UPDATE_METADATA;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("metadata", metadataJson), // SET
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", offset));
+        }
+    }
 
     /**
      * One dead letter (SPEC "Dead letters"): the original message, where it came from, and why.
@@ -408,8 +485,9 @@ public class MessageStore {
     public static long appendDeadLetter(Connection c, DeadLetter d, boolean gapLocks) throws SQLException {
         Long existing = null;
         String existingMetadata = null;
-        try (PreparedStatement ps = c.prepareStatement(LOCK_MESSAGE_BY_ID)) {
-            Db.bind(ps, d.tenant(), d.dlqTopic(), d.partitionKey(), d.id());
+        LockMessageById lock = new LockMessageById(d.tenant(), d.dlqTopic(), d.partitionKey(), d.id());
+        try (PreparedStatement ps = c.prepareStatement(lock.sql())) {
+            lock.bindTo(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
                     existing = rs.getLong("offset");
@@ -419,13 +497,11 @@ public class MessageStore {
         }
         if (existing != null && DeadLetterMetadata.isDeadLetterOf(existingMetadata, d.originalTopic(), d.originalOffset())) {
             // Another group dead-lettered this very message: name this group too.
-            try (PreparedStatement up = c.prepareStatement(UPDATE_METADATA)) {
-                Db.bind(up, DeadLetterMetadata.addGroup(existingMetadata, d.consumerGroup()), d.tenant(), d.dlqTopic(),
-                        d.partitionKey(), existing);
-                int n = up.executeUpdate();
-                if (n != 1) {
-                    throw new SQLException("dead-letter metadata update changed " + n + " rows, expected 1");
-                }
+            UpdateMetadata update = new UpdateMetadata(DeadLetterMetadata.addGroup(existingMetadata, d.consumerGroup()),
+                    d.tenant(), d.dlqTopic(), d.partitionKey(), existing);
+            int n = Db.update(c, update.sql(), update);
+            if (n != 1) {
+                throw new SQLException("dead-letter metadata update changed " + n + " rows, expected 1");
             }
             return existing;
         }
@@ -434,11 +510,9 @@ public class MessageStore {
             // directly, or the dead letter of an earlier message with this id that was deleted. The
             // new dead letter supersedes it, at a new offset so that consumers of the dead-letter
             // topic see it; the old row goes, as an admin delete would remove it.
-            try (PreparedStatement del = c.prepareStatement(DELETE_MESSAGE_AT)) {
-                Db.bind(del, d.tenant(), d.dlqTopic(), d.partitionKey(), existing);
-                if (del.executeUpdate() != 1) {
-                    throw new SQLException("delete of a locked dead-letter row changed no row");
-                }
+            DeleteMessageAt delete = new DeleteMessageAt(d.tenant(), d.dlqTopic(), d.partitionKey(), existing);
+            if (Db.update(c, delete.sql(), delete) != 1) {
+                throw new SQLException("delete of a locked dead-letter row changed no row");
             }
         }
         lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())), gapLocks, "dead letter");
@@ -470,13 +544,10 @@ public class MessageStore {
 
     private static List<DiscoveredPartition> discover(Connection c, List<String> tenants, String topic) throws SQLException {
         List<DiscoveredPartition> result = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(DISCOVER_PARTITIONS.formatted(Db.placeholders(tenants.size())))) {
+        DiscoverPartitions discover = new DiscoverPartitions(tenants, topic);
+        try (PreparedStatement ps = c.prepareStatement(discover.sql())) {
             ps.setQueryTimeout(DISCOVERY_TIMEOUT_SECONDS);
-            int i = 1;
-            for (String t : tenants) {
-                ps.setString(i++, t);
-            }
-            ps.setString(i, topic);
+            discover.bindTo(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     result.add(new DiscoveredPartition(rs.getString("tenant"), rs.getString("partition_key")));

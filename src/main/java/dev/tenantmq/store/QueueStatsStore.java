@@ -1,8 +1,6 @@
 package dev.tenantmq.store;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.util.List;
 
 /**
@@ -104,12 +102,17 @@ public class QueueStatsStore {
             GROUP BY t.tenant, t.topic""".formatted(NONE));
 
     /** Binds of {@link #QUEUE_STATS}, in placeholder order. */
-    record StatsBinds(String dlqSuffix, String tenant) implements Db.Binds {
+    record StatsBinds(String dlqSuffix, String tenant) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, dlqSuffix, // dl.topic = CONCAT(m.topic, ?)
-                    tenant, // the groups' offsets rows
-                    tenant); // the topics with stored messages
+        public String sql() {
+            return QUEUE_STATS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("dlq_suffix", dlqSuffix), // dl.topic = CONCAT(m.topic, ?)
+                    Bind.of("tenant", tenant), // the groups' offsets rows
+                    Bind.of("tenant", tenant)); // the topics with stored messages
         }
     }
 
@@ -137,6 +140,7 @@ public class QueueStatsStore {
 
     /** Runs {@link #QUEUE_STATS} for one tenant: its groups' figures and its topics with messages. */
     public List<QueueStatsRow> stats(String tenant, String dlqSuffix) {
-        return db.read(c -> Db.list(c, QUEUE_STATS, new StatsBinds(dlqSuffix, tenant), ROW));
+        StatsBinds stats = new StatsBinds(dlqSuffix, tenant);
+        return db.read(c -> Db.list(c, stats.sql(), stats, ROW));
     }
 }

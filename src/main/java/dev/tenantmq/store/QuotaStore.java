@@ -3,7 +3,7 @@ package dev.tenantmq.store;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
+import java.util.List;
 
 /**
  * SQL of the quota on unacknowledged messages per topic (docs/security.md, "Quotas"). Plain consistent reads in
@@ -18,10 +18,23 @@ import java.sql.SQLException;
  */
 @ApplicationScoped
 public class QuotaStore {
-    /** How many consumer groups the topic has (any with a committed offset in a partition). Binds: tenant, topic. */
+    /** How many consumer groups the topic has (any with a committed offset in a partition). Binds: {@link CountGroups}. */
     static final String COUNT_GROUPS = """
             SELECT COUNT(DISTINCT consumer_group) AS group_count FROM queue_offsets
             WHERE tenant = ? AND topic = ?""";
+
+    /** Binds of {@link #COUNT_GROUPS}, in placeholder order. */
+    record CountGroups(String tenant, String topic) implements Statement {
+        @Override
+        public String sql() {
+            return COUNT_GROUPS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic));
+        }
+    }
 
     /**
      * The unacknowledged messages of a topic, counting at most {@code ?} of them (the derived
@@ -42,13 +55,18 @@ public class QuotaStore {
             WHERE u.tenant = ?""";
 
     /** Binds of {@link #COUNT_UNACKED}, in placeholder order. */
-    record CountUnacked(String tenant, String topic, long groups, long atMost) implements Db.Binds {
+    record CountUnacked(String tenant, String topic, long groups, long atMost) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, tenant, topic, // WHERE
-                    groups, // a floor only where every group has a row
-                    atMost, // LIMIT
-                    tenant); // outer WHERE
+        public String sql() {
+            return COUNT_UNACKED;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), // WHERE
+                    Bind.of("groups", groups), // a floor only where every group has a row
+                    Bind.of("limit", atMost), // LIMIT
+                    Bind.of("tenant", tenant)); // outer WHERE
         }
     }
 
@@ -67,15 +85,17 @@ public class QuotaStore {
     public long unacked(String tenant, String topic, long atMost) {
         return db.read(c -> {
             long groups;
-            try (PreparedStatement ps = c.prepareStatement(COUNT_GROUPS)) {
-                Db.bind(ps, tenant, topic);
+            CountGroups countGroups = new CountGroups(tenant, topic);
+            try (PreparedStatement ps = c.prepareStatement(countGroups.sql())) {
+                countGroups.bindTo(ps);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     groups = rs.getLong("group_count");
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement(COUNT_UNACKED)) {
-                new CountUnacked(tenant, topic, groups, atMost).bindTo(ps);
+            CountUnacked countUnacked = new CountUnacked(tenant, topic, groups, atMost);
+            try (PreparedStatement ps = c.prepareStatement(countUnacked.sql())) {
+                countUnacked.bindTo(ps);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     return rs.getLong("unacked");

@@ -25,7 +25,7 @@ public class RetentionStore {
      * dead-letter topic {@code <topic><suffix>} in the same run. Grouping by the bound
      * {@code tenant} too is what makes MySQL 9 and MariaDB 10.11 skip through the primary key
      * (one probe per topic); with {@code DISTINCT topic} alone both read every row of the tenant.
-     * Binds: tenant.
+     * Binds: {@link SelectTopics}.
      */
     static final String SELECT_TOPICS = """
             SELECT topic FROM queue_messages
@@ -33,21 +33,60 @@ public class RetentionStore {
             GROUP BY tenant, topic
             ORDER BY topic""";
 
-    /** Consumer groups of a topic: every group that has a committed offset in any partition. Binds: tenant, topic. */
+    /** Binds of {@link #SELECT_TOPICS}. */
+    record SelectTopics(String tenant) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_TOPICS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant));
+        }
+    }
+
+    /** Consumer groups of a topic: every group that has a committed offset in any partition. Binds: {@link SelectGroups}. */
     static final String SELECT_GROUPS = """
             SELECT DISTINCT consumer_group FROM queue_offsets
             WHERE tenant = ? AND topic = ?
             ORDER BY consumer_group""";
 
+    /** Binds of {@link #SELECT_GROUPS}, in placeholder order. */
+    record SelectGroups(String tenant, String topic) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_GROUPS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic));
+        }
+    }
+
     /**
      * Lowest committed offset per partition, and how many groups have a row there. A partition
      * where fewer rows than groups exist has a group that committed nothing in it (floor 0).
-     * Binds: tenant, topic.
+     * Binds: {@link SelectFloors}.
      */
     static final String SELECT_FLOORS = """
             SELECT partition_key, MIN(committed_offset) AS min_committed, COUNT(*) AS group_rows FROM queue_offsets
             WHERE tenant = ? AND topic = ?
             GROUP BY partition_key""";
+
+    /** Binds of {@link #SELECT_FLOORS}, in placeholder order. */
+    record SelectFloors(String tenant, String topic) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_FLOORS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic));
+        }
+    }
 
     /**
      * The head (lowest offset) of every partition of a topic, and whether it is older than
@@ -66,12 +105,17 @@ public class RetentionStore {
             ORDER BY m.partition_key""";
 
     /** Binds of {@link #SELECT_HEADS}, in placeholder order. */
-    record SelectHeads(String tenant, String topic, long maxAgeMicros) implements Db.Binds {
+    record SelectHeads(String tenant, String topic, long maxAgeMicros) implements Statement {
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bind(ps, maxAgeMicros, // expired
-                    tenant, topic, // derived table h
-                    tenant, topic); // outer WHERE
+        public String sql() {
+            return SELECT_HEADS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("micros", maxAgeMicros), // expired
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), // derived table h
+                    Bind.of("tenant", tenant), Bind.of("topic", topic)); // outer WHERE
         }
     }
 
@@ -113,18 +157,21 @@ public class RetentionStore {
 
     /** Binds of {@link #SELECT_PARTITION_ROWS}, in placeholder order ({@code groups} fills the IN list). */
     record SelectPartitionRows(long maxAgeMicros, List<String> groups, String deadLetterTopic, String tenant, String topic,
-                               String partitionKey, long afterOffset, int limit) implements Db.Binds {
-        /** The statement with its IN list for {@code groups}. */
-        String sql() {
+                               String partitionKey, long afterOffset, int limit) implements Statement {
+        /** The statement with its IN list for {@code groups}, or without the delivery probe when there are none. */
+        @Override
+        public String sql() {
             return groups.isEmpty() ? SELECT_PARTITION_ROWS_WITHOUT_GROUPS : SELECT_PARTITION_ROWS.formatted(Db.placeholders(groups.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            ps.setLong(1, maxAgeMicros); // expired
-            int i = Db.bindAll(ps, 2, groups); // delivery probe
-            Db.bindAll(ps, i, List.of(deadLetterTopic, // join dl
-                    tenant, topic, partitionKey, afterOffset, limit)); // WHERE, LIMIT
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("micros", maxAgeMicros), // expired
+                    Bind.each("consumer_group", groups), // delivery probe
+                    Bind.of("topic", deadLetterTopic), // join dl: dl.topic
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", afterOffset), // WHERE
+                    Bind.of("limit", limit));
         }
     }
 
@@ -142,15 +189,17 @@ public class RetentionStore {
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` IN (%s)""";
 
     /** Binds of {@link #DELETE_MESSAGES}, in placeholder order ({@code offsets} fills the IN list). */
-    record DeleteMessages(String tenant, String topic, String partitionKey, List<Long> offsets) implements Db.Binds {
+    record DeleteMessages(String tenant, String topic, String partitionKey, List<Long> offsets) implements Statement {
         /** The statement with its IN list for {@code offsets}. */
-        String sql() {
+        @Override
+        public String sql() {
             return DELETE_MESSAGES.formatted(Db.placeholders(offsets.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            Db.bindAll(ps, Db.bindAll(ps, 1, List.of(tenant, topic, partitionKey)), offsets);
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.each("offset", offsets));
         }
     }
 
@@ -168,18 +217,17 @@ public class RetentionStore {
      * first IN list, {@code offsets} the second).
      */
     record DeleteDeliveryStates(String tenant, List<String> groups, String topic, String partitionKey, List<Long> offsets)
-            implements Db.Binds {
+            implements Statement {
         /** The statement with its two IN lists. */
-        String sql() {
+        @Override
+        public String sql() {
             return DELETE_DELIVERY_STATES.formatted(Db.placeholders(groups.size()), Db.placeholders(offsets.size()));
         }
 
         @Override
-        public void bindTo(PreparedStatement ps) throws SQLException {
-            ps.setString(1, tenant);
-            int i = Db.bindAll(ps, 2, groups);
-            i = Db.bindAll(ps, i, List.of(topic, partitionKey));
-            Db.bindAll(ps, i, offsets);
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.each("consumer_group", groups),
+                    Bind.of("topic", topic), Bind.of("partition_key", partitionKey), Bind.each("message_offset", offsets));
         }
     }
 
@@ -227,20 +275,23 @@ public class RetentionStore {
 
     /** Topics that have messages in {@code tenant}, in name order. */
     public List<String> topics(String tenant) {
-        return db.read(c -> Db.column(c, SELECT_TOPICS, tenant));
+        SelectTopics select = new SelectTopics(tenant);
+        return db.read(c -> Db.list(c, select.sql(), select, rs -> rs.getString(1)));
     }
 
     /** The consumer groups of a topic and the committed floor of each partition (two reads). */
     public Floors floors(String tenant, String topic) {
         return db.read(c -> {
             // Groups first: a group that appears between the two reads only lowers the floors.
-            List<String> groups = Db.column(c, SELECT_GROUPS, tenant, topic);
+            SelectGroups selectGroups = new SelectGroups(tenant, topic);
+            List<String> groups = Db.list(c, selectGroups.sql(), selectGroups, rs -> rs.getString(1));
             Map<String, Long> min = new HashMap<>();
             if (groups.isEmpty()) {
                 return new Floors(groups, min);
             }
-            try (PreparedStatement ps = c.prepareStatement(SELECT_FLOORS)) {
-                Db.bind(ps, tenant, topic);
+            SelectFloors selectFloors = new SelectFloors(tenant, topic);
+            try (PreparedStatement ps = c.prepareStatement(selectFloors.sql())) {
+                selectFloors.bindTo(ps);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         if (rs.getInt("group_rows") >= groups.size()) {
@@ -260,7 +311,8 @@ public class RetentionStore {
      *     the database's current time is expired
      */
     public List<Head> heads(String tenant, String topic, long maxAgeMicros) {
-        return db.read(c -> Db.list(c, SELECT_HEADS, new SelectHeads(tenant, topic, maxAgeMicros), HEAD_ROW));
+        SelectHeads select = new SelectHeads(tenant, topic, maxAgeMicros);
+        return db.read(c -> Db.list(c, select.sql(), select, HEAD_ROW));
     }
 
     /**
@@ -319,8 +371,8 @@ public class RetentionStore {
      * @return identities deleted; fewer than {@code limit} when no more have expired
      */
     public int deleteExpiredIdentities(String tenant, long dedupWindowMicros, int limit) {
-        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> Db.update(c, DedupSql.DELETE_EXPIRED,
-                new DedupSql.DeleteExpired(tenant, dedupWindowMicros, limit)));
+        DedupSql.DeleteExpired delete = new DedupSql.DeleteExpired(tenant, dedupWindowMicros, limit);
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> Db.update(c, delete.sql(), delete));
     }
 
     private static int deleteMessages(Connection c, String tenant, String topic, String partitionKey, List<Long> offsets)
