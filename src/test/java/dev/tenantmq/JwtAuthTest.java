@@ -184,6 +184,32 @@ class JwtAuthTest {
         assertUnauthorized(publish("Bearer " + expired, tenant, topic, "m-1"), "expired");
     }
 
+    /** A token signed with these iat and exp (seconds from now) and a publish grant. */
+    private String timed(long iatFromNow, long expFromNow) {
+        Instant now = Instant.now();
+        return "Bearer " + TestJwt.claims(Map.of(tenant, List.of("publish"))).issuedAt(now.plusSeconds(iatFromNow))
+                .expiresAt(now.plusSeconds(expFromNow)).sign(TestJwt.privateKey());
+    }
+
+    @Test
+    void a_token_expired_within_the_30_second_leeway_is_accepted_and_beyond_it_refused() {
+        publish(timed(-300, -5), tenant, topic, "m-1").then().statusCode(201);
+        assertUnauthorized(publish(timed(-300, -45), tenant, topic, "m-2"), "expired");
+    }
+
+    @Test
+    void a_token_issued_in_the_future_beyond_the_leeway_gets_401() {
+        publish(timed(5, 300), tenant, topic, "m-1").then().statusCode(201);
+        assertUnauthorized(publish(timed(120, 420), tenant, topic, "m-2"), "issued in the future");
+    }
+
+    @Test
+    void a_token_that_lives_longer_than_the_maximum_lifetime_gets_401_naming_the_setting() {
+        publish(timed(-60, 23 * 3600), tenant, topic, "m-1").then().statusCode(201);
+        assertUnauthorized(publish(timed(-60, 25 * 3600), tenant, topic, "m-2"), "mq.auth.max-token-lifetime");
+        assertUnauthorized(publish(timed(-60, 100L * 365 * 24 * 3600), tenant, topic, "m-3"), "maximum token lifetime");
+    }
+
     @Test
     void a_token_of_another_issuer_gets_401() {
         String token = Jwt.issuer("https://someone-else.test").audience(TestJwt.AUDIENCE)

@@ -94,7 +94,9 @@ class StartupConfigTest {
         "mq.retention.interval, 900ms, mq.retention.interval must be at least 1s",
         "mq.publish.dedup-window, -1s, mq.publish.dedup-window must not be negative",
         "mq.publish.max-metadata-bytes, 63, mq.publish.max-metadata-bytes must be between 64 and 61440",
-        "mq.publish.max-metadata-bytes, 61441, mq.publish.max-metadata-bytes must be between 64 and 61440"})
+        "mq.publish.max-metadata-bytes, 61441, mq.publish.max-metadata-bytes must be between 64 and 61440",
+        "mq.auth.max-token-lifetime, 30s, mq.auth.max-token-lifetime must be between 1m and 365d",
+        "mq.auth.max-token-lifetime, 366d, mq.auth.max-token-lifetime must be between 1m and 365d"})
     void out_of_range_settings_refuse_start_naming_the_setting(String key, String value, String named) {
         String message = refusal(Map.of("mq.tenants", "a", key, value));
         assertTrue(message.startsWith(named), message);
@@ -116,6 +118,13 @@ class StartupConfigTest {
                 "mq.retention.max-age", "0s", "mq.tick-interval", "1s", "mq.retention.interval", "1s",
                 "mq.publish.dedup-window", "0s", "mq.publish.max-metadata-bytes", "64",
                 "mq.admin.token", "x".repeat(16)));
+    }
+
+    @Test
+    void the_maximum_token_lifetime_is_24_hours_unless_set() throws Exception {
+        assertEquals(java.time.Duration.ofHours(24), config(Map.of("mq.tenants", "a")).auth().maxTokenLifetime());
+        assertEquals(java.time.Duration.ofHours(1), config(Map.of("mq.tenants", "a", "mq.auth.max-token-lifetime", "1h"))
+                .auth().maxTokenLifetime());
     }
 
     @Test

@@ -1,10 +1,12 @@
 package dev.tenantmq.api;
 
 import dev.tenantmq.model.Grants;
+import dev.tenantmq.config.MqConfig;
 import io.smallrye.jwt.auth.principal.JWTParser;
 import io.smallrye.jwt.auth.principal.ParseException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.JsonArray;
+import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -13,11 +15,15 @@ import jakarta.ws.rs.core.Response;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.jwt.Claims;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 import org.jose4j.jwt.consumer.ErrorCodes;
 import org.jose4j.jwt.consumer.InvalidJwtException;
@@ -25,7 +31,8 @@ import org.jose4j.jwt.consumer.InvalidJwtException;
 /**
  * Bearer credentials (docs/security.md, "Modes"; RFC 6750): reads the {@code Authorization} header, verifies a JWT
  * with quarkus-smallrye-jwt's {@link JWTParser} (signature against {@code mp.jwt.verify.publickey.location},
- * expiry, {@code mp.jwt.verify.issuer}, {@code mp.jwt.verify.audiences}) and turns its {@code tmq}
+ * expiry, {@code mp.jwt.verify.issuer}, {@code mp.jwt.verify.audiences}), then the time rules the library
+ * leaves out ({@link #timeFault}; docs/security.md, "Token times"), and turns its {@code tmq}
  * claim into {@link Grants}. Nothing here logs: a token or secret never reaches a log line, and
  * neither does the library's own reason (it quotes the token's claims).
  */
@@ -34,10 +41,21 @@ public class BearerAuth {
     private static final String BEARER = "Bearer ";
     /** The registered claims every token needs besides iss and aud (docs/security.md, "Modes"). */
     private static final String REQUIRED_CLAIMS = "sub (or upn), iat and exp";
+    /** smallrye-jwt's leeway for exp and nbf, which the iat rule shares (docs/security.md, "Token times"). */
+    static final String LEEWAY = "mp.jwt.verify.clock.skew";
     private final JWTParser parser;
+    private final Clock clock;
+    /** {@link #LEEWAY} in seconds. */
+    private final long leewaySeconds;
+    /** {@code mq.auth.max-token-lifetime}. */
+    private final Duration maxLifetime;
 
-    BearerAuth(JWTParser parser) {
+    BearerAuth(JWTParser parser, Clock clock, MqConfig config,
+               @ConfigProperty(name = LEEWAY, defaultValue = "60") int leewaySeconds) {
         this.parser = parser;
+        this.clock = clock;
+        this.leewaySeconds = leewaySeconds;
+        this.maxLifetime = config.auth().maxTokenLifetime();
     }
 
     /** The token of an {@code Authorization: Bearer <token>} header (scheme case-insensitive), or null. */
@@ -79,7 +97,49 @@ public class BearerAuth {
         } catch (RuntimeException e) {
             return new Verified(Optional.empty(), "the bearer token could not be verified");
         }
+        String timeFault = timeFault(seconds(jwt.getClaim(Claims.iat.name())), seconds(jwt.getClaim(Claims.exp.name())),
+                clock.instant().getEpochSecond(), leewaySeconds, maxLifetime);
+        if (timeFault != null) {
+            return new Verified(Optional.empty(), timeFault);
+        }
         return new Verified(Optional.of(Grants.parse(plain(jwt.getClaim(Grants.CLAIM)))), null);
+    }
+
+    /**
+     * The time rules smallrye-jwt leaves to us (docs/security.md, "Token times"); it checks exp and nbf
+     * itself, with the same leeway. A token issued in the future beyond the leeway is refused (a
+     * clock that far off, or a token minted to outlive its apparent age), and so is one issued for
+     * longer than {@code mq.auth.max-token-lifetime}.
+     *
+     * @param iat the token's iat in epoch seconds, or null when absent
+     * @param exp the token's exp in epoch seconds, or null when absent
+     * @param now now in epoch seconds
+     * @return why the token is refused, or null when it passes
+     */
+    static String timeFault(Long iat, Long exp, long now, long leewaySeconds, Duration maxLifetime) {
+        if (iat == null || exp == null) {
+            return "the bearer token lacks a required claim: " + REQUIRED_CLAIMS;
+        }
+        if (iat > now + leewaySeconds) {
+            return "the bearer token was issued in the future (iat is more than " + leewaySeconds
+                    + " s ahead of this server's clock, " + LEEWAY + ")";
+        }
+        if (exp - iat > maxLifetime.toSeconds()) {
+            return "the bearer token lives longer than the maximum token lifetime (exp - iat over "
+                    + maxLifetime.toSeconds() + " s, mq.auth.max-token-lifetime)";
+        }
+        return null;
+    }
+
+    /** A NumericDate claim as epoch seconds, or null. */
+    private static Long seconds(Object claim) {
+        if (claim instanceof Number n) {
+            return n.longValue();
+        }
+        if (claim instanceof JsonNumber n) {
+            return n.longValue();
+        }
+        return null;
     }
 
     /** The outcome of {@link #verify}: grants, or the reason the token was refused. */

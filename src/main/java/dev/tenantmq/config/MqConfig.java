@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.hibernate.validator.constraints.time.DurationMax;
 import org.hibernate.validator.constraints.time.DurationMin;
 
 /**
@@ -228,6 +229,20 @@ public interface MqConfig {
          */
         @WithDefault("none")
         Mode mode();
+
+        /**
+         * Longest life a bearer JWT may be issued for: {@code exp - iat}, checked in {@code jwt} mode
+         * ({@code MQ_AUTH_MAX_TOKEN_LIFETIME}; docs/security.md, "Token times"). A longer-lived token
+         * gets 401 naming this setting, so a leaked token stays useful for a bounded time. Between
+         * 1 minute and 365 days; default 24 h.
+         */
+        @WithDefault("24h")
+        @DurationMin(minutes = 1, message = LIFETIME_RANGE)
+        @DurationMax(days = 365, message = LIFETIME_RANGE)
+        Duration maxTokenLifetime();
+
+        /** The message of a maximum token lifetime out of range. */
+        String LIFETIME_RANGE = "must be between 1m and 365d";
 
         /** The authentication modes. */
         enum Mode {
