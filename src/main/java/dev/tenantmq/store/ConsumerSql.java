@@ -32,17 +32,7 @@ final class ConsumerSql {
         String sql = Db.unionAll(branches.get(0).sql(), branches.size());
         List<Bind> binds = new ArrayList<>();
         branches.forEach(b -> binds.addAll(b.binds()));
-        return new Statement() {
-            @Override
-            public String sql() {
-                return sql;
-            }
-
-            @Override
-            public List<Bind> binds() {
-                return binds;
-            }
-        };
+        return Statement.of(sql, binds);
     }
 
     /**
