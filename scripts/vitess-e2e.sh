@@ -409,8 +409,10 @@ shard_report() {
       cols+=("$published/$stored/$offsets")
       (( published + offsets > 0 )) && where+=("$shard")
       if [[ -n ${want_events[$t]:-} && $shard == "$expected" ]]; then
-        if (( published != ${want_events[$t]} || offsets != ${want_parts[$t]} )); then
-          log "replay tenant $t on $shard: $published messages published and $offsets committed offsets, its input has ${want_events[$t]} events in ${want_parts[$t]} partitions"
+        # At least its input: the API suite's ReplayTest publishes to a tenant of the same name
+        # (git-scm) on the same cluster before the replay, so exact counts hold only without it.
+        if (( published < ${want_events[$t]} || offsets < ${want_parts[$t]} )); then
+          log "replay tenant $t on $shard: $published messages published and $offsets committed offsets, fewer than its input's ${want_events[$t]} events in ${want_parts[$t]} partitions"
           failed=1
         fi
         REPLAY_PLACEMENT+="$t $shard: $published messages, $offsets partitions; "
