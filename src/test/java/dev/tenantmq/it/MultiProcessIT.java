@@ -43,9 +43,10 @@ class MultiProcessIT {
      * what the scheduler design gives on an idle machine; the limit is that bound times
      * SLOW_MACHINE, because here five JVMs and the database share 2 cores with other builds, so
      * ticks run late. A limit only says that the failover or rebalance happens at all, in a time
-     * of the right order; the speed itself is measured by the benchmark.
+     * of the right order; the speed itself is measured by the benchmark. 4 was too tight: at load
+     * average 35 to 40 (a Vitess run beside six builds) a failover through vtgate took longer than 20 s.
      */
-    private static final int SLOW_MACHINE = 4;
+    private static final int SLOW_MACHINE = 8;
     /** The dead holder's heartbeat goes stale (or its lease expires, if sooner), one tick sweeps, one takes over. */
     private static final Duration FAILOVER_LIMIT =
             min(HEARTBEAT_TIMEOUT, LEASE).plus(TICK.multipliedBy(2)).multipliedBy(SLOW_MACHINE);
