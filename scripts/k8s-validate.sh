@@ -7,7 +7,9 @@
 # Tools, installed on first use and cached in $MQ_K8S_TOOLS (default /var/cache/tenant-mq/k8s-tools):
 #   kustomize           the Go module sigs.k8s.io/kustomize/kustomize/v5 (go install; needs Go)
 #   kubernetes-validate from PyPI, in a virtual environment (needs python3 with venv)
-# The rendered manifests are written to target/k8s/<overlay>.yaml.
+# The rendered manifests are written to target/k8s/<overlay>.yaml. The central one must also
+# pass scripts/k8s-policy-check.py: a NetworkPolicy admits only the Prometheus namespace to the
+# management port.
 #
 # Environment:
 #   MQ_KUSTOMIZE_VERSION            default v5.7.1
@@ -67,4 +69,7 @@ for overlay in sidecar central; do
   echo "== $overlay: $(grep -c '^kind:' "$OUT/$overlay.yaml") resources, Kubernetes $K8S_VERSION, strict"
   validate "$OUT/$overlay.yaml" || status=1
 done
+# The central overlay keeps its management port (metrics, no credentials) to the Prometheus
+# namespace (docs/security.md, "Metrics").
+"$VENV/bin/python" scripts/k8s-policy-check.py "$OUT/central.yaml" || status=1
 exit $status

@@ -160,6 +160,61 @@ class JwtAuthTest {
     }
 
     @Test
+    void an_exact_topic_grant_covers_that_topic_and_not_the_topics_it_prefixes() {
+        String exact = grant(tenant, "publish:=" + topic, "consume:=" + topic);
+        publish(exact, tenant, topic, "m-1").then().statusCode(201);
+        fetch(exact, tenant, topic, group).then().statusCode(200).body("messages.id", equalTo(List.of("m-1")));
+        String longer = topic + "-internal";
+        assertForbidden(publish(exact, tenant, longer, "m-1"), tenant, "publish");
+        assertForbidden(fetch(exact, tenant, longer, group), tenant, "consume");
+        // The first grammar's bare prefix keeps its meaning: it covers the longer name too.
+        publish(grant(tenant, "publish:" + topic), tenant, longer, "m-1").then().statusCode(201);
+        fetch(grant(tenant, "consume:" + topic + "*"), tenant, longer, group).then().statusCode(200)
+                .body("messages.id", equalTo(List.of("m-1")));
+        assertEquals(1, stored(tenant, longer), "only the prefix grant published to the longer topic");
+    }
+
+    @Test
+    void a_consume_grant_with_a_group_pattern_refuses_other_groups_on_fetch_ack_nack_and_extend() {
+        String billing = "billing-" + group;
+        String receipt = deliveredReceipt(tenant, topic, billing);
+        String otherGroupsReceipt = deliveredReceipt(tenant, topic, "audit-" + group);
+        String narrow = grant(tenant, "consume:=" + topic + "/billing-*");
+        for (Response r : List.of(fetch(narrow, tenant, topic, "audit-" + group),
+                settle(narrow, "extend", tenant, topic, "audit-" + group, List.of(otherGroupsReceipt)),
+                settle(narrow, "nack", tenant, topic, "audit-" + group, List.of(otherGroupsReceipt)),
+                settle(narrow, "ack", tenant, topic, "audit-" + group, List.of(otherGroupsReceipt)))) {
+            assertForbidden(r, tenant, "consume");
+            r.then().body("detail", allOf(containsString("'audit-" + group + "'"),
+                    containsString("consume:=" + topic + "/billing-*"), containsString("group pattern")));
+        }
+        // A receipt of another group, presented on the permitted group's path, is refused too.
+        settle(narrow, "ack", tenant, topic, billing, List.of(otherGroupsReceipt)).then().statusCode(403)
+                .body("detail", startsWith("receipts[0]"));
+        settle(narrow, "extend", tenant, topic, billing, List.of(receipt)).then().statusCode(200)
+                .body("results.status", equalTo(List.of("EXTENDED")));
+        settle(narrow, "ack", tenant, topic, billing, List.of(receipt)).then().statusCode(200)
+                .body("results.status", equalTo(List.of("ACKED")));
+        fetch(narrow, tenant, topic, billing).then().statusCode(200);
+        // The receipt of the refused group is untouched: its own group may still settle it.
+        settle(grant(tenant, "consume:*/audit-*"), "ack", tenant, topic, "audit-" + group, List.of(otherGroupsReceipt))
+                .then().statusCode(200).body("results.status", equalTo(List.of("ACKED")));
+    }
+
+    @Test
+    void publishing_to_a_dead_letter_topic_needs_the_admin_permission_besides_publish() {
+        String dlq = topic + ".dlq";
+        Response refused = publish(grant(tenant, "publish"), tenant, dlq, "forged");
+        assertForbidden(refused, tenant, "admin");
+        refused.then().body("detail", allOf(containsString("dead-letter topic"), containsString("mq.dlq-suffix")));
+        assertForbidden(publish(grant(tenant, "admin"), tenant, dlq, "forged"), tenant, "publish");
+        assertEquals(0, stored(tenant, dlq), "no forged dead letter was stored");
+        publish(grant(tenant, "publish", "admin"), tenant, dlq, "m-1").then().statusCode(201);
+        publish(grant(tenant, "publish"), tenant, topic + ".dlq2", "m-1").then().statusCode(201);
+        assertEquals(1, stored(tenant, dlq), "an admin may publish there");
+    }
+
+    @Test
     void a_receipt_of_another_tenant_gets_403_under_a_token_for_the_path_tenant_though_it_is_valid() {
         String foreign = deliveredReceipt(other, topic, group);
         String own = deliveredReceipt(tenant, topic, group);

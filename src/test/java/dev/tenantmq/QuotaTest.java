@@ -49,17 +49,20 @@ class QuotaTest {
     /**
      * Tenants with small quotas: every tenant gets 1000 messages per second by default
      * ({@code q-calm} keeps it); {@code q-rate} 1 per second with a burst of 100; {@code q-unacked}
-     * 10 unacknowledged messages per topic; {@code q-flood} 20 per second.
+     * 10 unacknowledged messages per topic; {@code q-flood} 20 per second; {@code q-total} 10 per
+     * topic and 15 over all its topics.
      */
     public static class SmallQuotas implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("mq.tenants", "it-00,q-rate,q-unacked,q-flood,q-calm",
+            return Map.of("mq.tenants", "it-00,q-rate,q-unacked,q-flood,q-calm,q-total",
                     "mq.quota.default.publish-rate", "1000",
                     "mq.quota.tenants.\"q-rate\".publish-rate", "1",
                     "mq.quota.tenants.\"q-rate\".publish-burst", "100",
                     "mq.quota.tenants.\"q-unacked\".max-unacked-per-topic", "10",
-                    "mq.quota.tenants.\"q-flood\".publish-rate", "20");
+                    "mq.quota.tenants.\"q-flood\".publish-rate", "20",
+                    "mq.quota.tenants.\"q-total\".max-unacked-per-topic", "10",
+                    "mq.quota.tenants.\"q-total\".max-unacked-per-tenant", "15");
         }
     }
 
@@ -115,6 +118,37 @@ class QuotaTest {
         publishOk("q-unacked", topic, batch("c", 2)); // 10: what fits is admitted
         assertEquals(429, publish("q-unacked", topic, Map.of("messages", batch("d", 1))).statusCode());
         publishOk("q-unacked", TestIds.topic(), batch("e", 10)); // another topic of the tenant has its own room
+    }
+
+    @Test
+    void more_topics_do_not_dodge_the_tenant_wide_unacked_limit() {
+        String full = TestIds.topic();
+        String half = TestIds.topic();
+        String third = TestIds.topic();
+        publishOk("q-total", full, batch("a", 10)); // the topic's limit
+        publishOk("q-total", half, batch("b", 5)); // 15: the tenant's limit
+
+        Response refused = publish("q-total", third, Map.of("messages", batch("c", 1)));
+
+        assertEquals(429, refused.statusCode(), refused.asString());
+        assertEquals("application/problem+json", refused.contentType().split(";")[0]);
+        assertEquals("urn:tenant-mq:problem:quota-exceeded", refused.jsonPath().getString("type"));
+        assertEquals("q-total", refused.jsonPath().getString("tenant"));
+        assertEquals("max-unacked-per-tenant", refused.jsonPath().getString("quota"));
+        assertEquals(15, refused.jsonPath().getLong("limit"));
+        assertEquals("1", refused.getHeader("Retry-After"), "a count refreshes every mq.tick-interval (1 s in tests)");
+        assertEquals(0, stored("q-total", third), "nothing of the refused batch is stored");
+        String text = given().get(metrics).then().statusCode(200).extract().asString();
+        assertEquals(1.0, metric(text, "mq_quota_rejections_total{quota=\"max_unacked_per_tenant\",tenant=\"q-total\"}"));
+
+        // Acking frees the tenant's room within a tick; the refused batch took none of the third topic's.
+        fetchUntil("q-total", half, TestIds.group(), 5, true);
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            int status = publish("q-total", third, Map.of("messages", batch("d", 5))).statusCode();
+            assertTrue(status == 201 || status == 429, "status " + status);
+            return status == 201;
+        });
+        assertEquals(5, stored("q-total", third));
     }
 
     @Test

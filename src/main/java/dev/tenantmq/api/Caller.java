@@ -2,6 +2,7 @@ package dev.tenantmq.api;
 
 import dev.tenantmq.domain.AdminService;
 import dev.tenantmq.domain.Receipt;
+import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.Grants;
 import dev.tenantmq.model.Permission;
 import jakarta.enterprise.context.RequestScoped;
@@ -22,7 +23,7 @@ public class Caller {
         this.grants = grants;
     }
 
-    /** @throws AccessDeniedException unless the caller holds {@code permission} on the tenant's topic */
+    /** @throws AccessDeniedException unless the caller holds {@code permission} on the tenant's topic (any consumer group) */
     void require(Permission permission, String tenant, String topic) {
         if (grants == null || !grants.allows(permission, tenant, topic)) {
             throw new AccessDeniedException(denial(permission, tenant, topic));
@@ -30,18 +31,48 @@ public class Caller {
     }
 
     /**
-     * Every receipt the caller presents must be of a tenant and topic it may consume (docs/security.md, "Permissions": a
-     * receipt presented under another tenant's token gets 403, even when it is valid). A receipt
-     * that does not decode names no tenant; it is left to the service, which answers INVALID.
+     * Publish to a topic (docs/security.md, "Permissions"): {@code publish} on the tenant and topic,
+     * and for a dead-letter topic ({@code <topic><mq.dlq-suffix>}, {@link DeadLetterPolicy#isDeadLetterTopic})
+     * also {@code admin} on the tenant, so that a publisher cannot forge dead letters.
+     *
+     * @throws AccessDeniedException naming the permission, or the dead-letter rule
+     */
+    void requirePublish(String tenant, String topic, String dlqSuffix) {
+        require(Permission.PUBLISH, tenant, topic);
+        if (DeadLetterPolicy.isDeadLetterTopic(topic, dlqSuffix) && !grants.allows(Permission.ADMIN, tenant, null)) {
+            throw new AccessDeniedException("topic '" + topic + "' is a dead-letter topic (its name ends with mq.dlq-suffix '"
+                    + dlqSuffix + "'): publishing to it needs permission 'admin' on tenant '" + tenant
+                    + "' besides 'publish', which this caller does not hold (tmq claim, docs/security.md)");
+        }
+    }
+
+    /**
+     * Consume from a consumer group (fetch, ack, nack, extend): {@code consume} on the tenant, a
+     * grant whose topics cover the topic and whose group pattern covers the group.
+     *
+     * @throws AccessDeniedException naming the permission, or the grants whose group pattern does not match
+     */
+    void requireConsume(String tenant, String topic, String group) {
+        if (grants == null || !grants.allows(Permission.CONSUME, tenant, topic, group)) {
+            throw new AccessDeniedException(consumeDenial(tenant, topic, group));
+        }
+    }
+
+    /**
+     * Every receipt the caller presents must be of a tenant, topic and consumer group it may
+     * consume (docs/security.md, "Permissions": a receipt presented under another tenant's token
+     * gets 403, even when it is valid). A receipt that does not decode names no tenant; it is
+     * left to the service, which answers INVALID.
      *
      * @throws AccessDeniedException naming the receipt's index, tenant and the {@code consume} permission
      */
     void requireReceipts(List<String> receipts) {
         for (int i = 0; i < receipts.size(); i++) {
             Optional<Receipt> r = Receipt.decode(receipts.get(i));
-            if (r.isPresent() && (grants == null || !grants.allows(Permission.CONSUME, r.get().tenant(), r.get().topic()))) {
+            if (r.isPresent() && (grants == null
+                    || !grants.allows(Permission.CONSUME, r.get().tenant(), r.get().topic(), r.get().consumerGroup()))) {
                 throw new AccessDeniedException("receipts[" + i + "] belongs to another queue: "
-                        + denial(Permission.CONSUME, r.get().tenant(), r.get().topic()));
+                        + consumeDenial(r.get().tenant(), r.get().topic(), r.get().consumerGroup()));
             }
         }
     }
@@ -72,6 +103,16 @@ public class Caller {
             return List.of();
         }
         return grants.adminTenants().map(only -> served.stream().filter(only::contains).toList()).orElse(served);
+    }
+
+    private String consumeDenial(String tenant, String topic, String group) {
+        List<String> narrowed = grants == null ? List.of() : grants.groupNarrowed(Permission.CONSUME, tenant, topic, group);
+        if (narrowed.isEmpty()) {
+            return denial(Permission.CONSUME, tenant, topic);
+        }
+        return "permission 'consume' on tenant '" + tenant + "' (topic '" + topic + "') is granted to this caller only for"
+                + " other consumer groups than '" + group + "': the group pattern after '/' of " + narrowed
+                + " does not match it (a consume grant's consumer groups, tmq claim, docs/security.md)";
     }
 
     private static String denial(Permission permission, String tenant, String topic) {

@@ -15,7 +15,8 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 /**
  * Authentication and authorization of the data plane (docs/security.md), before the resource method and
  * so before any database access: publish needs {@code publish}, fetch, ack, nack and extend need
- * {@code consume} on the path's tenant and topic. With {@code mq.auth.mode=none} (loopback only,
+ * {@code consume} on the path's tenant, topic and consumer group; publishing to a dead-letter
+ * topic also needs {@code admin}. With {@code mq.auth.mode=none} (loopback only,
  * see {@code AuthStartupCheck}) every caller may publish and consume.
  */
 public class TenantAuthFilter {
@@ -54,7 +55,11 @@ public class TenantAuthFilter {
         caller.set(verified.grants().get());
         MultivaluedMap<String, String> path = request.getUriInfo().getPathParameters();
         try {
-            caller.require(needed, path.getFirst("tenant"), path.getFirst("topic"));
+            if (needed == Permission.PUBLISH) {
+                caller.requirePublish(path.getFirst("tenant"), path.getFirst("topic"), config.dlqSuffix());
+            } else {
+                caller.requireConsume(path.getFirst("tenant"), path.getFirst("topic"), path.getFirst("consumerGroup"));
+            }
         } catch (AccessDeniedException e) {
             return Optional.of(BearerAuth.forbidden(e.getMessage()));
         }

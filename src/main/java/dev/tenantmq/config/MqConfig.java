@@ -333,6 +333,15 @@ public interface MqConfig {
              */
             @PositiveOrZero
             OptionalLong maxUnackedPerTopic();
+
+            /**
+             * Most unacknowledged messages all topics of the tenant may hold together (dead-letter
+             * topics included), so that spreading messages over more topics does not dodge
+             * {@link #maxUnackedPerTopic()}. Counted as that one is, on the scheduler tick plus this
+             * process's publishes since. Unset: the default's value, finally 0 (unlimited).
+             */
+            @PositiveOrZero
+            OptionalLong maxUnackedPerTenant();
         }
     }
 }

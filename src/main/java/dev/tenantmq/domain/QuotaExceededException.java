@@ -10,7 +10,9 @@ public class QuotaExceededException extends RuntimeException {
         /** {@code publish-rate}: messages per second through this process. */
         PUBLISH_RATE("publish-rate", "publish_rate"),
         /** {@code max-unacked-per-topic}: unacknowledged messages one topic may hold. */
-        MAX_UNACKED_PER_TOPIC("max-unacked-per-topic", "max_unacked_per_topic");
+        MAX_UNACKED_PER_TOPIC("max-unacked-per-topic", "max_unacked_per_topic"),
+        /** {@code max-unacked-per-tenant}: unacknowledged messages all topics of the tenant may hold together. */
+        MAX_UNACKED_PER_TENANT("max-unacked-per-tenant", "max_unacked_per_tenant");
 
         private final String setting;
         private final String tag;

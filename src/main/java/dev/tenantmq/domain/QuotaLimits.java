@@ -14,10 +14,11 @@ import java.util.OptionalLong;
  * @param publishRate messages per second through this process; 0 unlimited
  * @param publishBurst token-bucket capacity in messages: the configured burst, or one second's worth
  * @param maxUnackedPerTopic most unacknowledged messages one topic may hold; 0 unlimited
+ * @param maxUnackedPerTenant most unacknowledged messages all topics of the tenant may hold together; 0 unlimited
  */
-public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPerTopic) {
+public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPerTopic, long maxUnackedPerTenant) {
     /** No limit at all: what every tenant gets unless configured. */
-    public static final QuotaLimits UNLIMITED = new QuotaLimits(0, 0, 0);
+    public static final QuotaLimits UNLIMITED = new QuotaLimits(0, 0, 0, 0);
 
     /** Whether a publish rate applies. */
     public boolean limitsRate() {
@@ -29,6 +30,11 @@ public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPe
         return maxUnackedPerTopic > 0;
     }
 
+    /** Whether a limit on the unacknowledged messages of the whole tenant applies. */
+    public boolean limitsTenantUnacked() {
+        return maxUnackedPerTenant > 0;
+    }
+
     /** The limits of {@code tenant}: its override for each setting it names, else the default. */
     public static QuotaLimits of(MqConfig.Quota config, String tenant) {
         MqConfig.Quota.Limits defaults = config.defaults();
@@ -36,7 +42,9 @@ public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPe
         long rate = pick(own == null ? OptionalLong.empty() : own.publishRate(), defaults.publishRate());
         long burst = pick(own == null ? OptionalLong.empty() : own.publishBurst(), defaults.publishBurst());
         long unacked = pick(own == null ? OptionalLong.empty() : own.maxUnackedPerTopic(), defaults.maxUnackedPerTopic());
-        return new QuotaLimits(rate, rate == 0 ? 0 : (burst > 0 ? burst : rate), unacked);
+        long tenantUnacked = pick(own == null ? OptionalLong.empty() : own.maxUnackedPerTenant(),
+                defaults.maxUnackedPerTenant());
+        return new QuotaLimits(rate, rate == 0 ? 0 : (burst > 0 ? burst : rate), unacked, tenantUnacked);
     }
 
     private static long pick(OptionalLong own, OptionalLong fallback) {
@@ -70,6 +78,7 @@ public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPe
         checkOne(problems, prefix + ".publish-rate", limits.publishRate());
         checkOne(problems, prefix + ".publish-burst", limits.publishBurst());
         checkOne(problems, prefix + ".max-unacked-per-topic", limits.maxUnackedPerTopic());
+        checkOne(problems, prefix + ".max-unacked-per-tenant", limits.maxUnackedPerTenant());
     }
 
     private static void checkOne(List<String> problems, String setting, OptionalLong value) {

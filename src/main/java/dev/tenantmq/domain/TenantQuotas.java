@@ -9,14 +9,18 @@ import dev.tenantmq.store.QuotaStore;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one home of the per-tenant quotas (docs/security.md, "Quotas"):
  * {@link PublishService} asks {@link #admit} once per batch, after validating it and before the
- * store is touched. A batch over either quota is refused whole with
- * {@link QuotaExceededException} (429), and one tenant's buckets and counts never affect another's.
+ * store is touched. A batch over any quota is refused whole with
+ * {@link QuotaExceededException} (429), and one tenant's buckets and counts never affect another's:
+ * the publish rate, the unacknowledged messages per topic, and those of the whole tenant (so more
+ * topics do not dodge the per-topic limit).
  * A tenant without limits (the default) costs a map look-up and nothing else. Created at
  * start-up, so invalid quota settings stop the process there.
  */
@@ -27,6 +31,9 @@ public class TenantQuotas {
     private final QuotaMetrics metrics;
     private final PublishRateLimiter rates;
     private final UnackedCounts unacked;
+    /** The whole tenant's unacknowledged messages: one entry per tenant, under the scope {@link #WHOLE_TENANT}. */
+    private final UnackedCounts tenantUnacked;
+    private static final String WHOLE_TENANT = "";
     private final Map<String, QuotaLimits> limits = new ConcurrentHashMap<>();
 
     TenantQuotas(MqConfig config, QuotaMetrics metrics, QuotaStore store) {
@@ -35,6 +42,8 @@ public class TenantQuotas {
         this.metrics = metrics;
         this.rates = new PublishRateLimiter(System::nanoTime);
         this.unacked = new UnackedCounts(store::unacked, System::nanoTime, config.interestTimeout());
+        this.tenantUnacked = new UnackedCounts((tenant, wholeTenant, atMost) -> store.unackedInTenant(tenant, atMost),
+                System::nanoTime, config.interestTimeout());
     }
 
     /** An admitted batch: call {@link #stored} after it is stored, or {@link #failed} if storing failed. */
@@ -60,9 +69,10 @@ public class TenantQuotas {
     }
 
     /**
-     * Admits a batch of {@code messages} to (tenant, topic) under both quotas, or refuses it
-     * whole. The unacknowledged-messages check reserves its room first and gives it back when
-     * the rate refuses, so a refused batch takes nothing from either quota.
+     * Admits a batch of {@code messages} to (tenant, topic) under every quota, or refuses it
+     * whole. The unacknowledged-messages checks (the topic's, then the tenant's) reserve their
+     * room first and give it back when a later check refuses, so a refused batch takes nothing
+     * from any quota.
      *
      * @throws QuotaExceededException (429) when the batch is over a quota; counted in {@code mq.quota.rejections}
      * @throws InvalidRequestException (400, field {@code messages}) when the batch is larger than
@@ -70,7 +80,7 @@ public class TenantQuotas {
      */
     public Admission admit(Tenant tenant, Topic topic, int messages) {
         QuotaLimits l = limitsOf(tenant);
-        if (!l.limitsRate() && !l.limitsUnacked()) {
+        if (!l.limitsRate() && !l.limitsUnacked() && !l.limitsTenantUnacked()) {
             return FREE;
         }
         if (l.limitsRate() && messages > l.publishBurst()) {
@@ -78,42 +88,53 @@ public class TenantQuotas {
                     + tenant.value() + "': its publish quota admits at most that many at once (publish-burst; got "
                     + messages + ")");
         }
-        UnackedCounts.Reservation reservation = null;
+        long tickSeconds = Math.max(1, (config.tickInterval().toMillis() + 999) / 1000);
+        List<UnackedCounts.Reservation> reservations = new ArrayList<>(2);
         if (l.limitsUnacked()) {
-            reservation = unacked.tryReserve(tenant.value(), topic.value(), messages, l.maxUnackedPerTopic());
-            if (reservation == null) {
-                throw refused(tenant, QuotaExceededException.Kind.MAX_UNACKED_PER_TOPIC, l.maxUnackedPerTopic(),
-                        Math.max(1, (config.tickInterval().toMillis() + 999) / 1000),
+            UnackedCounts.Reservation r = unacked.tryReserve(tenant.value(), topic.value(), messages, l.maxUnackedPerTopic());
+            if (r == null) {
+                throw refused(tenant, QuotaExceededException.Kind.MAX_UNACKED_PER_TOPIC, l.maxUnackedPerTopic(), tickSeconds,
                         "tenant '" + tenant.value() + "' topic '" + topic.value() + "' holds its limit of "
                                 + l.maxUnackedPerTopic() + " unacknowledged messages (max-unacked-per-topic); a batch of "
                                 + messages + " does not fit. Nothing was stored: consume and ack, then retry");
             }
+            reservations.add(r);
+        }
+        if (l.limitsTenantUnacked()) {
+            UnackedCounts.Reservation r = tenantUnacked.tryReserve(tenant.value(), WHOLE_TENANT, messages,
+                    l.maxUnackedPerTenant());
+            if (r == null) {
+                reservations.forEach(UnackedCounts.Reservation::cancel);
+                throw refused(tenant, QuotaExceededException.Kind.MAX_UNACKED_PER_TENANT, l.maxUnackedPerTenant(),
+                        tickSeconds, "tenant '" + tenant.value() + "' holds its limit of " + l.maxUnackedPerTenant()
+                                + " unacknowledged messages over all its topics (max-unacked-per-tenant); a batch of "
+                                + messages + " to topic '" + topic.value() + "' does not fit. Nothing was stored:"
+                                + " consume and ack, then retry");
+            }
+            reservations.add(r);
         }
         if (l.limitsRate()) {
             long retryAfter = rates.tryAcquire(tenant.value(), l, messages);
             if (retryAfter > 0) {
-                if (reservation != null) {
-                    reservation.cancel();
-                }
+                reservations.forEach(UnackedCounts.Reservation::cancel);
                 throw refused(tenant, QuotaExceededException.Kind.PUBLISH_RATE, l.publishRate(), retryAfter,
                         "tenant '" + tenant.value() + "' is over its publish rate of " + l.publishRate()
                                 + " messages per second (publish-rate, burst " + l.publishBurst() + "); a batch of "
                                 + messages + " was refused whole. Nothing was stored: retry after " + retryAfter + " s");
             }
         }
-        if (reservation == null) {
+        if (reservations.isEmpty()) {
             return FREE;
         }
-        UnackedCounts.Reservation r = reservation;
         return new Admission() {
             @Override
             public void stored(int newMessages) {
-                r.stored(newMessages);
+                reservations.forEach(r -> r.stored(newMessages));
             }
 
             @Override
             public void failed() {
-                r.cancel();
+                reservations.forEach(UnackedCounts.Reservation::cancel);
             }
         };
     }
@@ -126,11 +147,12 @@ public class TenantQuotas {
 
     /**
      * Re-reads, every {@code mq.tick-interval}, the unacknowledged-message counts of the topics
-     * published to under a limit; acks anywhere free room here within one tick.
+     * and tenants published to under a limit; acks anywhere free room here within one tick.
      */
     @Scheduled(every = "${mq.tick-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             identity = "mq-quota-unacked-refresh")
     void refreshUnacked() {
         unacked.refresh();
+        tenantUnacked.refresh();
     }
 }

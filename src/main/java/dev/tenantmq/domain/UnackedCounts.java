@@ -17,6 +17,9 @@ import java.util.function.LongSupplier;
  * reserve their room first, so they cannot overshoot together. Across processes the limit is
  * approximate: each process learns of the others' publishes, and of acks anywhere, on its next
  * refresh, one {@code mq.tick-interval} later, as with SQS's approximate counts.
+ *
+ * <p>{@link TenantQuotas} keeps a second instance for {@code max-unacked-per-tenant}, whose
+ * counter counts every topic of the tenant and whose "topic" is one fixed scope per tenant.
  */
 public final class UnackedCounts {
     /** Reads the database's count of a topic's unacknowledged messages, at most {@code atMost}. */

@@ -11,4 +11,14 @@ package dev.tenantmq.model;
 public record DeadLetterPolicy(int maxDeliveries, String dlqTopic) {
     /** No dead-letter topic: failed messages are retried without limit. */
     public static final DeadLetterPolicy NEVER = new DeadLetterPolicy(Integer.MAX_VALUE, null);
+
+    /**
+     * Whether {@code topic} is a dead-letter topic, {@code <topic><suffix>} (SPEC "Dead letters"):
+     * its name ends with the suffix ({@code mq.dlq-suffix}) and is longer than it. The one home of
+     * the naming rule: requeue accepts only such a topic, and publishing to one needs the admin
+     * permission (docs/security.md, "Permissions").
+     */
+    public static boolean isDeadLetterTopic(String topic, String suffix) {
+        return topic != null && !suffix.isEmpty() && topic.length() > suffix.length() && topic.endsWith(suffix);
+    }
 }

@@ -1,5 +1,6 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.DeliveryState;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
@@ -552,7 +553,7 @@ public class AdminStore {
             }
             Map<String, String> m = DeadLetterMetadata.parse(found.get().metadata());
             String originalTopic = m.get(DeadLetterMetadata.ORIGINAL_TOPIC);
-            if (!dlqTopic.endsWith(suffix) || dlqTopic.equals(suffix)) {
+            if (!DeadLetterPolicy.isDeadLetterTopic(dlqTopic, suffix)) {
                 return new Requeue.Refused("topic '" + dlqTopic + "' is not a dead-letter topic (its name does not end"
                         + " with the dead-letter suffix '" + suffix + "')");
             }

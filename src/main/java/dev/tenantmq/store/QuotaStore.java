@@ -1,12 +1,15 @@
 package dev.tenantmq.store;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * SQL of the quota on unacknowledged messages per topic (docs/security.md, "Quotas"). Plain consistent reads in
+ * SQL of the quotas on unacknowledged messages per topic and per tenant (docs/security.md, "Quotas"). Plain consistent reads in
  * auto-commit: they never wait for or block publishers and consumers. Both lead with
  * {@code tenant}, so on Vitess they stay on one shard.
  *
@@ -83,24 +86,58 @@ public class QuotaStore {
      * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable
      */
     public long unacked(String tenant, String topic, long atMost) {
+        return db.read(c -> unacked(c, tenant, topic, atMost));
+    }
+
+    /**
+     * The unacknowledged messages of every topic of {@code tenant} together (dead-letter topics
+     * included), at most {@code atMost}: the tenant's topics (retention's
+     * {@link RetentionStore.SelectTopics}), then each topic's count as {@link #unacked(String, String, long)}
+     * takes it, with what is left of {@code atMost}, stopping once it is reached. So the work is
+     * bounded by the limit being checked plus two short reads per topic.
+     *
+     * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable
+     */
+    public long unackedInTenant(String tenant, long atMost) {
         return db.read(c -> {
-            long groups;
-            CountGroups countGroups = new CountGroups(tenant, topic);
-            try (PreparedStatement ps = c.prepareStatement(countGroups.sql())) {
-                countGroups.bindTo(ps);
+            List<String> topics = new ArrayList<>();
+            RetentionStore.SelectTopics selectTopics = new RetentionStore.SelectTopics(tenant);
+            try (PreparedStatement ps = c.prepareStatement(selectTopics.sql())) {
+                selectTopics.bindTo(ps);
                 try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    groups = rs.getLong("group_count");
+                    while (rs.next()) {
+                        topics.add(rs.getString("topic"));
+                    }
                 }
             }
-            CountUnacked countUnacked = new CountUnacked(tenant, topic, groups, atMost);
-            try (PreparedStatement ps = c.prepareStatement(countUnacked.sql())) {
-                countUnacked.bindTo(ps);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getLong("unacked");
+            long total = 0;
+            for (String topic : topics) {
+                if (total >= atMost) {
+                    break;
                 }
+                total += unacked(c, tenant, topic, atMost - total);
             }
+            return total;
         });
+    }
+
+    private static long unacked(Connection c, String tenant, String topic, long atMost) throws SQLException {
+        long groups;
+        CountGroups countGroups = new CountGroups(tenant, topic);
+        try (PreparedStatement ps = c.prepareStatement(countGroups.sql())) {
+            countGroups.bindTo(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                groups = rs.getLong("group_count");
+            }
+        }
+        CountUnacked countUnacked = new CountUnacked(tenant, topic, groups, atMost);
+        try (PreparedStatement ps = c.prepareStatement(countUnacked.sql())) {
+            countUnacked.bindTo(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong("unacked");
+            }
+        }
     }
 }

@@ -16,7 +16,7 @@ class PublishRateLimiterTest {
     private final PublishRateLimiter limiter = new PublishRateLimiter(now::get);
 
     /** 10 messages per second, burst 10. */
-    private static final QuotaLimits TEN_PER_SECOND = new QuotaLimits(10, 10, 0);
+    private static final QuotaLimits TEN_PER_SECOND = new QuotaLimits(10, 10, 0, 0);
 
     @Test
     void a_full_bucket_admits_its_burst_and_then_refuses_with_the_seconds_until_refill() {
@@ -45,7 +45,7 @@ class PublishRateLimiterTest {
 
     @Test
     void retry_after_is_the_whole_seconds_until_the_batch_fits() {
-        QuotaLimits slow = new QuotaLimits(2, 10, 0); // 2 per second, burst 10
+        QuotaLimits slow = new QuotaLimits(2, 10, 0, 0); // 2 per second, burst 10
         assertEquals(0, limiter.tryAcquire("a", slow, 10));
         assertEquals(3, limiter.tryAcquire("a", slow, 5), "5 tokens at 2/s take 2.5 s, rounded up");
         now.addAndGet(2 * SECOND + SECOND / 2);

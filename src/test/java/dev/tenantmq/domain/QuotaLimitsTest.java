@@ -35,9 +35,23 @@ class QuotaLimitsTest {
                 "mq.quota.tenants.\"acc-a\".publish-rate", "10",
                 "mq.quota.tenants.\"acc-a\".publish-burst", "50",
                 "mq.quota.tenants.\"acc-b\".max-unacked-per-topic", "0"));
-        assertEquals(new QuotaLimits(10, 50, 5000), QuotaLimits.of(q, "acc-a"), "own rate and burst, default unacked");
-        assertEquals(new QuotaLimits(100, 100, 0), QuotaLimits.of(q, "acc-b"), "0 lifts the default; burst = rate");
-        assertEquals(new QuotaLimits(100, 100, 5000), QuotaLimits.of(q, "other"), "the default");
+        assertEquals(new QuotaLimits(10, 50, 5000, 0), QuotaLimits.of(q, "acc-a"), "own rate and burst, default unacked");
+        assertEquals(new QuotaLimits(100, 100, 0, 0), QuotaLimits.of(q, "acc-b"), "0 lifts the default; burst = rate");
+        assertEquals(new QuotaLimits(100, 100, 5000, 0), QuotaLimits.of(q, "other"), "the default");
+    }
+
+    @Test
+    void the_tenant_wide_unacked_limit_resolves_like_the_others() {
+        MqConfig.Quota q = quota(Map.of(
+                "mq.quota.default.max-unacked-per-tenant", "100000",
+                "mq.quota.tenants.\"acc-a\".max-unacked-per-tenant", "20"));
+        assertEquals(new QuotaLimits(0, 0, 0, 20), QuotaLimits.of(q, "acc-a"));
+        assertEquals(new QuotaLimits(0, 0, 0, 100000), QuotaLimits.of(q, "acc-b"));
+        assertTrue(QuotaLimits.of(q, "acc-b").limitsTenantUnacked());
+        Exception negative = assertThrows(IllegalStateException.class,
+                () -> QuotaLimits.validate(quota(Map.of("mq.quota.default.max-unacked-per-tenant", "-1"))));
+        assertTrue(negative.getMessage().contains("mq.quota.default.max-unacked-per-tenant must be at least 0"),
+                negative.getMessage());
     }
 
     @Test

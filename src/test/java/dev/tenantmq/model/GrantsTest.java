@@ -46,6 +46,56 @@ class GrantsTest {
     }
 
     @Test
+    void an_exact_topic_covers_that_topic_only_while_a_bare_prefix_keeps_its_meaning() {
+        Grants g = Grants.parse(Map.of("acc-a", List.of("consume:=orders", "publish:orders")));
+        assertTrue(g.allows(Permission.CONSUME, "acc-a", "orders"));
+        assertFalse(g.allows(Permission.CONSUME, "acc-a", "orders-internal"), "=orders is exact");
+        assertFalse(g.allows(Permission.CONSUME, "acc-a", "order"));
+        assertTrue(g.allows(Permission.PUBLISH, "acc-a", "orders"));
+        assertTrue(g.allows(Permission.PUBLISH, "acc-a", "orders-internal"), "a bare topic is a prefix, as before");
+    }
+
+    @Test
+    void a_star_suffix_is_a_prefix_and_a_star_alone_is_every_topic() {
+        Grants g = Grants.parse(Map.of("acc-a", List.of("consume:orders.*", "publish:*")));
+        assertTrue(g.allows(Permission.CONSUME, "acc-a", "orders.eu"));
+        assertFalse(g.allows(Permission.CONSUME, "acc-a", "orders"));
+        assertTrue(g.allows(Permission.PUBLISH, "acc-a", "anything"));
+        assertEquals(Grants.parse(Map.of("t", List.of("consume:orders."))).grants(),
+                Grants.parse(Map.of("t", List.of("consume:orders.*"))).grants(), "orders. and orders.* are one grant");
+    }
+
+    @Test
+    void a_group_pattern_narrows_a_consume_grant_to_its_consumer_groups() {
+        Grants g = Grants.parse(Map.of("acc-a", List.of("consume:orders.*/billing-*", "consume:=audit/reader")));
+        assertTrue(g.allows(Permission.CONSUME, "acc-a", "orders.eu", "billing-1"));
+        assertTrue(g.allows(Permission.CONSUME, "acc-a", "orders.eu", "billing-"));
+        assertFalse(g.allows(Permission.CONSUME, "acc-a", "orders.eu", "audit"), "another group");
+        assertFalse(g.allows(Permission.CONSUME, "acc-a", "orders.eu"), "no group named: a group pattern does not cover it");
+        assertFalse(g.allows(Permission.CONSUME, "acc-a", "billing", "billing-1"), "another topic");
+        assertTrue(g.allows(Permission.CONSUME, "acc-a", "audit", "reader"));
+        assertFalse(g.allows(Permission.CONSUME, "acc-a", "audit", "reader-2"), "a group without * is exact");
+        assertTrue(Grants.parse(Map.of("acc-a", List.of("consume:audit/=reader"))).allows(Permission.CONSUME, "acc-a", "audit", "reader"));
+        assertEquals(List.of("consume:orders.*/billing-*"), g.groupNarrowed(Permission.CONSUME, "acc-a", "orders.eu", "audit"));
+        Grants every = Grants.parse(Map.of("acc-a", List.of("consume:*/*")));
+        assertTrue(every.allows(Permission.CONSUME, "acc-a", "x", "y"));
+        assertTrue(every.allows(Permission.CONSUME, "acc-a", "x"), "*/* names no group in particular");
+        assertTrue(Grants.parse(Map.of("acc-a", List.of("consume:orders."))).allows(Permission.CONSUME, "acc-a", "orders.eu", "g"),
+                "a grant without a group pattern covers every group");
+    }
+
+    @Test
+    void forms_outside_the_grammar_grant_nothing() {
+        List<String> bad = List.of("publish:orders/billing", "consume:=", "consume:=orders*", "consume:orders/",
+                "consume:orders/a/b", "consume:orders*x", "consume:/billing", "consume:-orders", "consume:orders/bil*ing",
+                "admin:*", "consume:==orders");
+        Grants g = Grants.parse(Map.of("acc-a", bad));
+        assertEquals(List.of(), g.grants());
+        assertEquals(bad.size(), g.ignored().size(), g.ignored().toString());
+        assertTrue(g.ignored().get(0).contains("consume:<topics>/<groups>"), g.ignored().get(0));
+    }
+
+    @Test
     void the_star_key_stands_for_every_tenant() {
         Grants g = Grants.parse(Map.of("*", List.of("consume")));
         assertTrue(g.allows(Permission.CONSUME, "acc-a", "t"));
