@@ -18,10 +18,10 @@ import time
 import urllib.parse
 
 
-def publish_latencies(url, tenant, n):
+def publish_latencies(url, tenant, n, timeout=60.0):
     """Milliseconds of n sequential publishes of one message each, on one kept-alive connection."""
     u = urllib.parse.urlparse(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
     out = []
     for i in range(n):
         body = json.dumps({"messages": [{"partitionKey": "k%d" % (i % 8), "payload": {"n": i}}]})
@@ -35,8 +35,8 @@ def publish_latencies(url, tenant, n):
                 raise RuntimeError("publish answered %d" % r.status)
         except (OSError, http.client.HTTPException):
             conn.close()
-            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
-            out.append(60_000.0)  # a timeout counts as the longest wait
+            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
+            out.append(timeout * 1000)  # a timeout counts as the whole wait
             continue
         out.append((time.perf_counter() - t0) * 1000)
     conn.close()
@@ -94,6 +94,7 @@ def main():
     p.add_argument("--publishes", type=int, default=300)
     p.add_argument("--attacker-address", default="127.0.0.2")
     p.add_argument("--interval", type=float, default=2.0)
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds a publish may take; longer counts as this")
     a = p.parse_args()
     attacker, victim = a.tenants.split(",")
     publish_latencies(a.url, victim, 50)  # warm-up
@@ -101,13 +102,14 @@ def main():
     attack = Attack(a.url, attacker, a.slow, a.attacker_address, a.interval)
     time.sleep(1)  # every slow body has reached the service
     t0 = time.perf_counter()
-    under = publish_latencies(a.url, victim, a.publishes)
+    under = publish_latencies(a.url, victim, a.publishes, a.timeout)
     measured_s = time.perf_counter() - t0
     closed = attack.closed_by_server
     attack.close()
     result = {"slow_connections": a.slow, "quiet": summary(quiet), "under_attack": summary(under),
               "under_attack_seconds": round(measured_s, 1),
               "slow_closed_by_server_while_measuring": closed,
+              "timed_out": sum(1 for v in under if v >= a.timeout * 1000),
               "p99_ratio": round(pct(under, 99) / max(pct(quiet, 99), 0.001), 2)}
     result["within_2x"] = result["p99_ratio"] <= 2.0
     print(json.dumps(result, indent=2))

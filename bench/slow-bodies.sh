@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-JAR=target/quarkus-app/quarkus-run.jar
+JAR=${SLOW_BODIES_JAR:-target/quarkus-app/quarkus-run.jar}  # another build (e.g. before a change) with SLOW_BODIES_JAR
 OUT=target/slow-bodies
 [ -f "$JAR" ] || { echo "slow-bodies.sh: $JAR is missing; run ./mvnw -B package -DskipTests first" >&2; exit 2; }
 rm -rf "$OUT" && mkdir -p "$OUT"
