@@ -3,6 +3,7 @@ package dev.tenantmq;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.startsWith;
 
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -95,6 +96,6 @@ class ExplicitNullTest {
                 .body("errors[0].message", equalTo("must be a JSON object (see openapi.yaml)"));
         given().contentType(ContentType.JSON).body("{")
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/g/fetch", tenant, topic)
-                .then().statusCode(400).body("errors[0].message", equalTo("is not valid JSON"));
+                .then().statusCode(400).body("errors[0].message", startsWith("is not valid JSON"));
     }
 }

@@ -47,7 +47,7 @@ public class AdminResource {
     @GET
     @Path("/topics")
     public AdminResponses.Topics topics(@Context UriInfo uri) {
-        StrictQuery q = query(uri);
+        StrictQuery q = query(uri, LISTING);
         RequestValidator.Listing l = listing(q);
         AdminService.Page<AdminViews.TopicView> page = admin.topics(l.scope(), l.limit());
         return new AdminResponses.Topics(page.rows().stream().map(t -> new AdminResponses.TopicRow(t.tenant(), t.topic(),
@@ -58,7 +58,7 @@ public class AdminResource {
     @GET
     @Path("/offsets")
     public AdminResponses.Offsets offsets(@Context UriInfo uri) {
-        StrictQuery q = query(uri);
+        StrictQuery q = query(uri, OFFSETS);
         RequestValidator.Listing l = listing(q);
         AdminService.Page<AdminViews.OffsetView> page = admin.offsets(l.scope(), validator.optionalTopic(q.get(TOPIC)),
                 validator.optionalGroup(q.get(CONSUMER_GROUP)), l.limit());
@@ -74,7 +74,7 @@ public class AdminResource {
     @GET
     @Path("/consumer-groups")
     public AdminResponses.ConsumerGroups consumerGroups(@Context UriInfo uri) {
-        StrictQuery q = query(uri);
+        StrictQuery q = query(uri, GROUPS);
         RequestValidator.Listing l = listing(q);
         AdminService.Page<AdminViews.GroupStatsView> page = admin.consumerGroups(l.scope(),
                 validator.optionalTopic(q.get(TOPIC)), l.limit());
@@ -89,7 +89,8 @@ public class AdminResource {
      */
     @GET
     @Path("/tenants")
-    public AdminResponses.Tenants tenants() {
+    public AdminResponses.Tenants tenants(@Context UriInfo uri) {
+        query(uri, Set.of());
         return new AdminResponses.Tenants(caller.administrable(admin.servedTenants()));
     }
 
@@ -97,7 +98,7 @@ public class AdminResource {
     @GET
     @Path("/leases")
     public AdminResponses.Leases leases(@Context UriInfo uri) {
-        StrictQuery q = query(uri);
+        StrictQuery q = query(uri, LEASES);
         RequestValidator.Listing l = listing(q);
         AdminService.Page<AdminViews.LeaseView> page = admin.leases(l.scope(), validator.leaseState(q.get(STATE)),
                 l.limit());
@@ -110,7 +111,7 @@ public class AdminResource {
     @GET
     @Path("/subscribers")
     public AdminResponses.Subscribers subscribers(@Context UriInfo uri) {
-        StrictQuery q = query(uri);
+        StrictQuery q = query(uri, LISTING);
         RequestValidator.Listing l = listing(q);
         AdminService.Page<AdminViews.SubscriberView> page = admin.subscribers(l.scope(), l.limit());
         return new AdminResponses.Subscribers(page.rows().stream().map(s -> new AdminResponses.SubscriberRow(s.tenant(),
@@ -138,7 +139,7 @@ public class AdminResource {
     @GET
     @Path("/messages/browse")
     public AdminResponses.Browse browse(@Context UriInfo uri) {
-        StrictQuery q = query(uri);
+        StrictQuery q = query(uri, BROWSE);
         AdminService.Browse b = validator.browse(q.get(TENANT), q.get(TOPIC), q.get(PARTITION_KEY), q.get(AFTER_OFFSET),
                 q.get(LIMIT));
         caller.requireAdmin(new AdminService.Scope(java.util.Optional.of(b.tenant())));
@@ -181,15 +182,20 @@ public class AdminResource {
     private static final String PARTITION_KEY = "partitionKey";
     private static final String ID = "id";
     private static final String AFTER_OFFSET = "afterOffset";
-    private static final Set<String> PARAMETERS = Set.of(TENANT, ALL_TENANTS, LIMIT, TOPIC, CONSUMER_GROUP, STATE,
-            PARTITION_KEY, ID, AFTER_OFFSET);
+    /** The query parameters each call takes (openapi.yaml); any other is 400 naming these. */
+    private static final Set<String> LISTING = Set.of(TENANT, ALL_TENANTS, LIMIT);
+    private static final Set<String> OFFSETS = Set.of(TENANT, ALL_TENANTS, LIMIT, TOPIC, CONSUMER_GROUP);
+    private static final Set<String> GROUPS = Set.of(TENANT, ALL_TENANTS, LIMIT, TOPIC);
+    private static final Set<String> LEASES = Set.of(TENANT, ALL_TENANTS, LIMIT, STATE);
+    private static final Set<String> IDENTITY = Set.of(TENANT, TOPIC, PARTITION_KEY, ID);
+    private static final Set<String> BROWSE = Set.of(TENANT, TOPIC, PARTITION_KEY, AFTER_OFFSET, LIMIT);
 
-    private static StrictQuery query(UriInfo uri) {
-        return StrictQuery.parse(uri.getRequestUri().getRawQuery(), PARAMETERS);
+    private static StrictQuery query(UriInfo uri, Set<String> names) {
+        return StrictQuery.parse(uri.getRequestUri().getRawQuery(), names);
     }
 
     private AdminService.MessageIdentity identity(UriInfo uri) {
-        StrictQuery q = query(uri);
+        StrictQuery q = query(uri, IDENTITY);
         AdminService.MessageIdentity m = validator.messageIdentity(q.get(TENANT), q.get(TOPIC), q.get(PARTITION_KEY),
                 q.get(ID));
         caller.requireAdmin(new AdminService.Scope(java.util.Optional.of(m.tenant())));

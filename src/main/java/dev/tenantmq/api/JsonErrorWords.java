@@ -1,6 +1,13 @@
 package dev.tenantmq.api;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -36,7 +43,13 @@ public final class JsonErrorWords {
             rule("maybe a \\(non-standard\\) comment", m -> "comments are not allowed in JSON"),
             rule("was expecting double-quote to start field name", m -> "field names must be in double quotes"),
             rule("has to be escaped using backslash", m -> "control characters in strings must be escaped"),
-            rule("Unrecognized character escape '(.)'", m -> "\\" + m.group(1) + " is not a JSON escape"));
+            rule("Unrecognized character escape '(.)'", m -> "\\" + m.group(1) + " is not a JSON escape"),
+            rule("expected close marker for (Object|Array) \\(start marker at .*line: (\\d+), column: (\\d+)",
+                    m -> "it ends before the " + ("Array".equals(m.group(1)) ? "array" : "object")
+                            + " opened at line " + m.group(2) + ", column " + m.group(3) + " is closed"),
+            rule("end-of-input.*(closing quote|VALUE_STRING)", m -> "it ends inside a string"),
+            rule("end-of-input.*(FIELD_NAME|field name)", m -> "it ends inside a field name"),
+            rule("Unexpected close marker '(.)'", m -> "a " + m.group(1) + " closes nothing that is open"));
 
     private static Rule rule(String regex, Function<Matcher, String> words) {
         return new Rule(Pattern.compile(regex), words);
@@ -44,7 +57,7 @@ public final class JsonErrorWords {
 
     /** Names of the parser's own switches and limits, which no detail may carry. */
     private static final Pattern INTERNALS = Pattern.compile(
-            "\\s*[:(,]?\\s*(enable|from|since Feature)?\\s*`?'?\\b(JsonReadFeature|StreamReadConstraints|JsonParser\\.Feature"
+            "\\s*[:(,]?\\s*(enable|from|since Feature)?\\s*`?'?\\b(JsonReadFeature|StreamReadConstraints|StreamReadFeature|JsonParser\\.Feature"
                     + "|ALLOW_[A-Z_]+)\\b[^)`']*[)`']*( to allow| not enabled for parser\\)?)?");
 
     /**
@@ -74,5 +87,105 @@ public final class JsonErrorWords {
     public static String plain(String parserMessage) {
         return known(parserMessage).orElseGet(() -> parserMessage == null ? ""
                 : INTERNALS.matcher(parserMessage).replaceAll("").trim());
+    }
+
+    /**
+     * What a field of the wrong type should be and what was given, e.g. "must be an integer, not
+     * the string \"ten\"" (SPEC section 4, "Errors everywhere"); the generic words when the
+     * expected type is not one a JSON body can name.
+     */
+    public static String wrongType(MismatchedInputException e) {
+        String expected = expected(e.getTargetType());
+        if (expected == null) {
+            return "is missing, malformed or of the wrong type";
+        }
+        String given = given(e);
+        return "must be " + expected + (given == null ? "" : ", not " + given);
+    }
+
+    /** A JSON integer too large for its field, e.g. "is out of range: 99999999999999999999 is too large for an integer". */
+    public static Optional<String> outOfRange(String parserMessage) {
+        Matcher m = parserMessage == null ? null : OUT_OF_RANGE.matcher(parserMessage);
+        if (m == null || !m.find()) {
+            return Optional.empty();
+        }
+        String value = m.group(1);
+        return Optional.of("is out of range: " + abbreviate(value) + " is too " + (value.startsWith("-") ? "small" : "large")
+                + " for an integer");
+    }
+
+    /** Where the parser stopped, in the body's own terms: " (line 1, column 15)", or "" when unknown. */
+    public static String at(JsonLocation location) {
+        if (location == null || location.getLineNr() < 1) {
+            return "";
+        }
+        return " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
+    }
+
+    private static final Pattern OUT_OF_RANGE = Pattern.compile("Numeric value \\((-?[0-9][0-9.eE+-]*)\\) out of range");
+
+    /** A JSON type in words, for a Java type a body's field is read into; null when there is no plain name. */
+    static String expected(Class<?> type) {
+        if (type == null) {
+            return null;
+        }
+        if (type == int.class || type == Integer.class || type == long.class || type == Long.class
+                || type == short.class || type == Short.class || type == BigInteger.class) {
+            return "an integer";
+        }
+        if (type == double.class || type == Double.class || type == float.class || type == Float.class
+                || type == BigDecimal.class) {
+            return "a number";
+        }
+        if (type == boolean.class || type == Boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class || CharSequence.class.isAssignableFrom(type)) {
+            return "a string";
+        }
+        if (type.isEnum()) {
+            return "one of " + String.join(", ", java.util.Arrays.stream(type.getEnumConstants())
+                    .map(c -> "\"" + c + "\"").toList());
+        }
+        if (type.isArray() || Collection.class.isAssignableFrom(type)) {
+            return "an array";
+        }
+        if (Map.class.isAssignableFrom(type) || type.isRecord()) {
+            return "an object";
+        }
+        return null;
+    }
+
+    /** JSON value kinds as Jackson's messages name them ("from Array value"). */
+    private static final Map<String, String> KINDS = Map.of("Array", "an array", "Object", "an object",
+            "String", "a string", "Boolean", "true or false", "Integer", "an integer", "Floating-point", "a decimal number");
+
+    private static final Pattern FROM_KIND = Pattern.compile("(?:from|coerce) (Array|Object|String|Boolean|Integer|Floating-point) value");
+
+    /** The value given, in words: "the string \"ten\"", "the number 1.5", "an array"; null when unknown. */
+    private static String given(MismatchedInputException e) {
+        if (e instanceof InvalidFormatException f && f.getValue() != null) {
+            Object v = f.getValue();
+            return v instanceof String text ? "the string \"" + abbreviate(text) + "\""
+                    : v instanceof Number || v instanceof Boolean ? "the " + (v instanceof Boolean ? "value " : "number ")
+                            + abbreviate(String.valueOf(v))
+                    : null;
+        }
+        Matcher m = FROM_KIND.matcher(String.valueOf(e.getOriginalMessage()));
+        if (!m.find()) {
+            return null;
+        }
+        if ("String".equals(m.group(1))) {
+            Matcher quoted = Pattern.compile("String value \\((?:\"|')(.*?)(?:\"|')\\)").matcher(e.getOriginalMessage());
+            if (quoted.find()) {
+                return "the string \"" + abbreviate(quoted.group(1)) + "\"";
+            }
+        }
+        return KINDS.get(m.group(1));
+    }
+
+    /** At most 40 characters of a client's value in a detail. */
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "...";
     }
 }

@@ -1,6 +1,8 @@
 package dev.tenantmq.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.InvalidNullException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
@@ -25,6 +27,7 @@ import jakarta.ws.rs.core.Response;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
@@ -108,17 +111,22 @@ public class ProblemMapper {
     static final String PUBLISH_SHAPE = "a publish body is {\"messages\": [...]}, a list of messages"
             + " each with partitionKey and payload";
 
-    /** Malformed JSON or a body of the wrong shape. */
+    /**
+     * Malformed JSON or a body of the wrong shape. The detail says what to send in plain words:
+     * a field's expected type and the value given, a number out of range, where malformed JSON
+     * stops (line and column); never the parser's class or setting names.
+     */
     @ServerExceptionMapper
     Response badJson(JsonProcessingException e) {
         String field = "body";
+        Throwable parse = parseError(e);
         // A mapping failure at the root is valid JSON of the wrong shape (an array, a string...).
         String message = e instanceof MismatchedInputException mi
                 ? (mi.getTargetType() == PublishRequest.class ? "must be a JSON object: " + PUBLISH_SHAPE
                         : "must be a JSON object (see openapi.yaml)")
-                : JsonErrorWords.known(e.getOriginalMessage()).map(r -> "is not valid JSON: " + r)
-                        .orElse("is not valid JSON");
-        if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
+                : malformed(parse instanceof JsonProcessingException p ? p : e);
+        // A body that ends early is the body's fault, not that of the field it ended in.
+        if (e instanceof JsonMappingException m && !m.getPath().isEmpty() && !(parse instanceof JsonEOFException)) {
             field = path(m.getPath());
             message = e instanceof RawJson.InvalidValueException ? m.getOriginalMessage()
                     // a message's field at the top: the body is one message without the wrapper
@@ -126,11 +134,29 @@ public class ProblemMapper {
                             ? "is not a known field: " + PUBLISH_SHAPE
                     : e instanceof UnrecognizedPropertyException ? "is not a known field"
                     : e instanceof InvalidNullException ? "must not be null: omit the field to use its default"
-                    : e instanceof MismatchedInputException ? "is missing, malformed or of the wrong type"
-                    : "is not valid: " + shortReason(m.getOriginalMessage());
+                    : e instanceof MismatchedInputException mi ? JsonErrorWords.wrongType(mi)
+                    : JsonErrorWords.outOfRange(m.getOriginalMessage())
+                            .orElseGet(() -> "is not valid: " + shortReason(m.getOriginalMessage()));
         }
         return problem(400, "invalid-request", "Invalid request", field + " " + message,
                 List.of(new Problem.FieldError(field, message)));
+    }
+
+    /** The parser's own error in {@code e} or its causes (malformed JSON rather than a wrong shape), or null. */
+    private static Throwable parseError(JsonProcessingException e) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof StreamReadException) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** "is not valid JSON", with the reason in plain words and where the parser stopped. */
+    private static String malformed(JsonProcessingException e) {
+        Optional<String> reason = JsonErrorWords.known(e.getOriginalMessage());
+        String where = reason.filter(r -> r.contains(" line ")).isPresent() ? "" : JsonErrorWords.at(e.getLocation());
+        return "is not valid JSON" + reason.map(r -> ": " + r).orElse("") + where;
     }
 
     /**

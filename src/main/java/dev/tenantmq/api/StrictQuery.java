@@ -15,7 +15,8 @@ import java.util.Set;
  * decoding turns malformed UTF-8 into U+FFFD, which is itself a valid key character, so
  * {@code partitionKey=%FF} would name the message whose key is U+FFFD; here it is 400. A
  * parameter given twice is 400 too, rather than one of the values winning silently. {@code +}
- * is a space, as in HTML forms. Unknown parameter names are ignored.
+ * is a space, as in HTML forms. A parameter the call does not take is 400 too, naming the ones
+ * it takes: a misspelt filter ({@code consumer_group=}) would otherwise widen the answer silently.
  */
 final class StrictQuery {
     private final Map<String, String> values;
@@ -25,10 +26,11 @@ final class StrictQuery {
     }
 
     /**
-     * Parses {@code rawQuery} (still percent-encoded; null for none), keeping the parameters in
-     * {@code names}.
+     * Parses {@code rawQuery} (still percent-encoded; null for none), the parameters of a call
+     * that takes {@code names}.
      *
-     * @throws InvalidRequestException naming the parameter that is malformed or repeated
+     * @throws InvalidRequestException naming the parameter that is malformed, repeated or not one
+     *     of {@code names}
      */
     static StrictQuery parse(String rawQuery, Set<String> names) {
         Map<String, String> values = new HashMap<>();
@@ -42,7 +44,7 @@ final class StrictQuery {
             int eq = pair.indexOf('=');
             String name = decode("query", eq < 0 ? pair : pair.substring(0, eq));
             if (!names.contains(name)) {
-                continue;
+                throw InvalidRequestException.of(name, unknown(names));
             }
             String value = decode(name, eq < 0 ? "" : pair.substring(eq + 1));
             if (values.putIfAbsent(name, value) != null) {
@@ -50,6 +52,12 @@ final class StrictQuery {
             }
         }
         return new StrictQuery(values);
+    }
+
+    /** The rule a parameter outside {@code names} breaks, naming the ones the call takes. */
+    static String unknown(Set<String> names) {
+        return names.isEmpty() ? "is not a parameter of this call: it takes no query parameters"
+                : "is not a parameter of this call: it takes " + String.join(", ", new java.util.TreeSet<>(names));
     }
 
     /** The decoded value, or null when the parameter is absent (an empty value is "", not null). */

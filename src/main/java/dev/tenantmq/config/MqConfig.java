@@ -120,6 +120,43 @@ public interface MqConfig {
     /** Authentication of the data plane and the admin API (docs/security.md). */
     Auth auth();
 
+    /** Request bodies: how long one may take to arrive, and how many one client or tenant may send at once. */
+    Http http();
+
+    /**
+     * Request bodies are read in full on the event loop before a worker thread is taken
+     * (docs/security.md, "Slow clients"). These bound what a slow sender can hold: time, and
+     * bodies in flight per client address and per tenant.
+     */
+    interface Http {
+        /**
+         * Longest time a request body may take to arrive, from the first byte the service reads
+         * of it to its last. A body still incomplete then is answered 408 and its connection
+         * closed. At least 1 s; default 30 s (64 MiB, the body limit, at about 2.2 MB/s).
+         */
+        @WithDefault("30s")
+        @DurationMin(seconds = 1, message = "must be at least 1s")
+        Duration bodyReadTimeout();
+
+        /**
+         * Most request bodies one client address may be sending at once; one more is answered
+         * 429 and its connection closed. At least 1; default 64. Behind a proxy that does not
+         * forward the client's address, every client is the proxy: raise it there.
+         */
+        @WithDefault("64")
+        @Min(value = 1, message = "must be at least 1")
+        int maxBodyReadsPerClient();
+
+        /**
+         * Most request bodies for one tenant (the {@code tenant} of the path) in flight at once,
+         * from all clients together; one more is answered 429 and its connection closed. At least
+         * 1; default 128.
+         */
+        @WithDefault("128")
+        @Min(value = 1, message = "must be at least 1")
+        int maxBodyReadsPerTenant();
+    }
+
     /** Publish limits. */
     interface Publish {
         /** Most messages in one publish call. Default 1000. */

@@ -40,4 +40,29 @@ class JsonErrorWordsTest {
                 .contains("StreamReadConstraints"));
         assertEquals("Unexpected end-of-input", JsonErrorWords.plain("Unexpected end-of-input"));
     }
+
+    @Test
+    void json_that_ends_early_says_what_is_left_open_and_where_it_was_opened() {
+        assertEquals("it ends before the array opened at line 2, column 14 is closed", JsonErrorWords.plain(
+                "Unexpected end-of-input: expected close marker for Array (start marker at [Source: REDACTED "
+                        + "(`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 2, column: 14])"));
+        assertEquals("it ends inside a string", JsonErrorWords.plain("Unexpected end-of-input in VALUE_STRING"));
+    }
+
+    @Test
+    void a_number_out_of_range_is_told_without_java_type_names() {
+        assertEquals("is out of range: 99999999999999999999 is too large for an integer", JsonErrorWords.outOfRange(
+                "Numeric value (99999999999999999999) out of range of int (-2147483648 - 2147483647)").orElseThrow());
+        assertEquals("is out of range: -99999999999999999999 is too small for an integer", JsonErrorWords.outOfRange(
+                "Numeric value (-99999999999999999999) out of range of long (-9223372036854775808 - 9223372036854775807)")
+                .orElseThrow());
+    }
+
+    @Test
+    void expected_types_are_json_types() {
+        assertEquals("an integer", JsonErrorWords.expected(Integer.class));
+        assertEquals("a string", JsonErrorWords.expected(String.class));
+        assertEquals("an array", JsonErrorWords.expected(java.util.List.class));
+        assertEquals("true or false", JsonErrorWords.expected(boolean.class));
+    }
 }

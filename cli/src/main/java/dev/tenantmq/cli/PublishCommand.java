@@ -8,7 +8,9 @@ import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -118,8 +120,14 @@ final class PublishCommand extends BaseCommand {
             } else {
                 bytes = Files.readAllBytes(Path.of(file));
             }
+        } catch (NoSuchFileException e) {
+            throw new ParameterException(spec.commandLine(), "file not found: " + file);
+        } catch (AccessDeniedException e) {
+            throw new ParameterException(spec.commandLine(), "permission denied: " + file);
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "cannot read " + (file == null ? "stdin" : file) + ": " + e);
+            // The reason only ("Is a directory"), never the exception's class name.
+            throw new ParameterException(spec.commandLine(), "cannot read " + (file == null ? "stdin" : file) + ": "
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         }
         try {
             return StandardCharsets.UTF_8.newDecoder()

@@ -56,6 +56,17 @@ final class TailCommand extends BaseCommand {
             description = "Most messages per fetch, 1..1000 (default ${DEFAULT-VALUE}).")
     int batch;
 
+    /** openapi.yaml, FetchRequest: waitSeconds 0..30, visibilitySeconds 1..43200, maxMessages 1..1000. */
+    static final int MAX_WAIT_SECONDS = 30;
+    static final int MAX_VISIBILITY_SECONDS = 43200;
+    static final int MAX_BATCH = 1000;
+
+    private static void inRange(String option, int value, int min, int max, String unit) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(option + " must be " + min + ".." + max + unit + "; got " + value);
+        }
+    }
+
     @Override
     int run(TmqClient client) throws Exception {
         if (max != null && max < 1) {
@@ -64,6 +75,10 @@ final class TailCommand extends BaseCommand {
         if (idleTimeoutSeconds != null && idleTimeoutSeconds < 0) {
             throw new IllegalArgumentException("--idle-timeout must be 0 (never) or more seconds");
         }
+        // The service's bounds of a fetch (openapi.yaml, FetchRequest), checked before any request.
+        inRange("--wait", waitSeconds, 0, MAX_WAIT_SECONDS, " seconds (the service's longest long poll)");
+        inRange("--visibility", visibilitySeconds, 1, MAX_VISIBILITY_SECONDS, " seconds");
+        inRange("--batch", batch, 1, MAX_BATCH, " messages per fetch");
         int idle = idleTimeoutSeconds != null ? idleTimeoutSeconds : max != null ? IDLE_TIMEOUT_WITH_MAX : 0;
         AtomicBoolean stop = new AtomicBoolean();
         Thread worker = Thread.currentThread();

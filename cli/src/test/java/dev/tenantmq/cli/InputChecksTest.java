@@ -1,0 +1,76 @@
+package dev.tenantmq.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * Mistakes tmq can tell without the service are told in plain words, with exit 2, before any
+ * request: a payload file that does not exist, and fetch options outside the service's bounds.
+ */
+class InputChecksTest {
+    private JsonStub stub;
+    private final List<String> requests = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void startStub() throws Exception {
+        stub = JsonStub.start("/", exchange -> {
+            requests.add(exchange.getRequestURI().getRawPath());
+            return "{\"messages\":[]}";
+        });
+    }
+
+    @AfterEach
+    void stopStub() {
+        stub.close();
+    }
+
+    @Test
+    void a_missing_payload_file_is_named_without_a_java_exception() {
+        String missing = "/nonexistent/dir/payload.json";
+        Run r = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
+                "--file", missing);
+        assertEquals(ExitCodes.USAGE, r.code(), r::toString);
+        assertTrue(r.err().contains("file not found: " + missing), r::toString);
+        assertFalse(r.err().contains("Exception"), r::toString);
+        assertEquals(List.of(), requests);
+    }
+
+    /** With --max and --idle-timeout each run ends by itself, also where the options were let through. */
+    @Test
+    void fetch_options_outside_the_service_bounds_are_refused_with_the_bound() {
+        Run wait = run("tail", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--group", "g", "--max", "1", "--idle-timeout", "1", "--wait", "99");
+        assertEquals(ExitCodes.USAGE, wait.code(), wait::toString);
+        assertTrue(wait.err().contains("--wait must be 0..30 seconds"), wait::toString);
+        assertTrue(wait.err().contains("got 99"), wait::toString);
+        Run batch = run("tail", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--group", "g", "--max", "1", "--idle-timeout", "1", "--batch", "0");
+        assertEquals(ExitCodes.USAGE, batch.code(), batch::toString);
+        assertTrue(batch.err().contains("--batch must be 1..1000"), batch::toString);
+        Run visibility = run("tail", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--group", "g",
+                "--max", "1", "--idle-timeout", "1", "--visibility", "50000");
+        assertEquals(ExitCodes.USAGE, visibility.code(), visibility::toString);
+        assertTrue(visibility.err().contains("--visibility must be 1..43200"), visibility::toString);
+        assertEquals(List.of(), requests, "no request was sent");
+    }
+
+    private record Run(int code, String out, String err) {}
+
+    private static Run run(String... args) {
+        CommandLine cmd = Tmq.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cmd.setOut(new PrintWriter(out));
+        cmd.setErr(new PrintWriter(err));
+        int code = cmd.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+}

@@ -1,0 +1,105 @@
+package dev.tenantmq;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import java.util.List;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Errors that say what to do (SPEC section 4, "Errors everywhere"): a value of the wrong type names
+ * the field, the type it must have and what was given; a number out of range and JSON that ends
+ * early are told in plain words (line and column, never the parser's names); a query parameter
+ * an admin call does not take is 400 naming the ones it takes.
+ */
+@QuarkusTest
+class ErrorWordsTest {
+    /** Words of the parser's internals that no detail may carry. */
+    private static final List<String> INTERNALS = List.of("java.", "`", "Source", "StreamRead", "JsonToken",
+            "JsonRead", "Jackson", "marker", "coerce", "Numeric value", "CoercionConfig", "REDACTED");
+
+    @ConfigProperty(name = "mq.admin.token")
+    String adminToken;
+
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+
+    @Test
+    void a_value_of_the_wrong_type_names_the_type_it_must_have_and_what_was_given() {
+        assertError(fetch("{\"maxMessages\": \"ten\"}"), "maxMessages", "must be an integer, not the string \"ten\"");
+        assertError(fetch("{\"maxMessages\": [10]}"), "maxMessages", "must be an integer, not an array");
+        assertError(fetch("{\"maxMessages\": 1.5}"), "maxMessages", "must be an integer, not the number 1.5");
+        assertError(fetch("{\"waitSeconds\": true}"), "waitSeconds", "must be an integer, not true or false");
+        assertError(post("ack", "{\"receipts\": \"r1\"}"), "receipts", "must be an array, not the string \"r1\"");
+        assertError(publish("{\"messages\": [{\"partitionKey\": 42, \"payload\": 1}]}"), "messages[0].partitionKey",
+                "must be a string, not the number 42");
+    }
+
+    @Test
+    void a_number_too_large_for_its_field_is_out_of_range_in_plain_words() {
+        assertError(fetch("{\"maxMessages\": 99999999999999999999}"), "maxMessages",
+                "is out of range: 99999999999999999999 is too large for an integer");
+        assertError(fetch("{\"waitSeconds\": -99999999999999999999}"), "waitSeconds",
+                "is out of range: -99999999999999999999 is too small for an integer");
+    }
+
+    @Test
+    void json_that_ends_early_says_what_is_left_open_and_where() {
+        assertError(post("ack", "{\"receipts\": ["), "body",
+                "is not valid JSON: it ends before the array opened at line 1, column 14 is closed");
+        assertError(fetch("{\n  \"maxMessages\": 1"), "body",
+                "is not valid JSON: it ends before the object opened at line 1, column 1 is closed");
+        assertError(fetch("{\"maxMessages\": \"ab"), "body", "is not valid JSON: it ends inside a string (line 1, column 20)");
+        assertError(fetch("{\"maxMessages\": 1}}"), "body", "is not valid JSON: a } closes nothing that is open (line 1, column 19)");
+    }
+
+    @Test
+    void a_query_parameter_an_admin_call_does_not_take_is_named_with_the_ones_it_takes() {
+        for (String call : List.of("/admin/topics?tenant=" + tenant + "&topci=x",
+                "/admin/consumer-groups?tenant=" + tenant + "&consumer_group=g")) {
+            Response r = admin(call);
+            String name = call.substring(call.lastIndexOf('&') + 1, call.lastIndexOf('='));
+            assertEquals(400, r.statusCode(), r.asString());
+            assertEquals(name, r.jsonPath().getString("errors[0].field"), r.asString());
+            assertFalse(r.asString().contains("java."), r.asString());
+        }
+        admin("/admin/topics?tenant=" + tenant + "&topci=x").then()
+                .body("errors[0].message", equalTo("is not a parameter of this call: it takes allTenants, limit, tenant"));
+        admin("/admin/tenants?tenant=" + tenant).then().statusCode(400)
+                .body("errors[0].message", equalTo("is not a parameter of this call: it takes no query parameters"));
+        admin("/admin/offsets?tenant=" + tenant + "&topic=" + topic + "&consumerGroup=g&limit=5").then().statusCode(200);
+    }
+
+    private Response admin(String pathAndQuery) {
+        return given().header("Authorization", "Bearer " + adminToken).urlEncodingEnabled(false).get(pathAndQuery);
+    }
+
+    private Response fetch(String body) {
+        return post("fetch", body);
+    }
+
+    private Response post(String action, String body) {
+        return given().contentType(ContentType.JSON).body(body)
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/g/" + action, tenant, topic);
+    }
+
+    private Response publish(String body) {
+        return given().contentType(ContentType.JSON).body(body).post("/tenants/{t}/topics/{topic}/messages", tenant, topic);
+    }
+
+    private static void assertError(Response r, String field, String message) {
+        assertEquals(400, r.statusCode(), r.asString());
+        assertEquals(field, r.jsonPath().getString("errors[0].field"), r.asString());
+        assertEquals(message, r.jsonPath().getString("errors[0].message"), r.asString());
+        assertEquals(field + " " + message, r.jsonPath().getString("detail"), r.asString());
+        for (String word : INTERNALS) {
+            assertFalse(r.asString().contains(word), word + " in " + r.asString());
+        }
+    }
+}
