@@ -65,6 +65,19 @@ class ConcurrentPublishTest {
         CompletableFuture<JsonNode> fast;
         try (Connection slow = dataSource.getConnection()) {
             slow.setAutoCommit(false);
+            slow.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            // What every appender does first: lock the partition's head (docs/architecture.md,
+            // "Publish: the partition head lock").
+            try (PreparedStatement ps = slow.prepareStatement("""
+                    SELECT head_offset FROM queue_partition_heads
+                    WHERE tenant = ? AND topic = ? AND partition_key = 'p'
+                    FOR UPDATE""")) {
+                ps.setString(1, tenant);
+                ps.setString(2, topic);
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertTrue(rs.next(), "the first publish created the head");
+                }
+            }
             try (PreparedStatement ps = slow.prepareStatement("""
                     INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, created_at)
                     VALUES (?, ?, 'p', 'slow', '2', '{}', UTC_TIMESTAMP(6))""", Statement.RETURN_GENERATED_KEYS)) {
@@ -75,6 +88,14 @@ class ConcurrentPublishTest {
                     keys.next();
                     slowOffset = keys.getLong(1);
                 }
+            }
+            try (PreparedStatement ps = slow.prepareStatement("""
+                    UPDATE queue_partition_heads SET head_offset = ?
+                    WHERE tenant = ? AND topic = ? AND partition_key = 'p'""")) {
+                ps.setLong(1, slowOffset);
+                ps.setString(2, tenant);
+                ps.setString(3, topic);
+                ps.executeUpdate();
             }
             fast = http.postAsync(messages, Map.of("messages", List.of(Map.of("partitionKey", "p", "id", "fast", "payload", 3))));
             CompletableFuture<JsonNode> pending = fast;

@@ -19,19 +19,21 @@ import org.junit.jupiter.api.Test;
 /**
  * Proves from information_schema that the Flyway schema is the RFC's ("Schema"): five tables,
  * plus the identities of deleted messages that duplicate detection keeps ({@code queue_dedup_ids},
- * issue "Idempotency that outlives consumption"), primary keys in the RFC's column order leading
+ * issue "Idempotency that outlives consumption") and the partition heads ({@code queue_partition_heads},
+ * docs/architecture.md "Publish: the partition head lock"), primary keys in the RFC's column order leading
  * with tenant, no secondary index leading with anything else except queue_messages.idx_offset,
  * and the collation of every key column.
  */
 @QuarkusTest
 class SchemaRulesTest {
-    private static final Map<String, List<String>> RFC_PRIMARY_KEYS = Map.of( // and queue_dedup_ids
+    private static final Map<String, List<String>> RFC_PRIMARY_KEYS = Map.of( // and queue_dedup_ids, queue_partition_heads
             "queue_messages", List.of("tenant", "topic", "partition_key", "offset"),
             "queue_delivery_state", List.of("tenant", "consumer_group", "topic", "partition_key", "message_offset"),
             "queue_offsets", List.of("tenant", "topic", "partition_key", "consumer_group"),
             "queue_partition_leases", List.of("tenant", "consumer_group", "topic", "partition_key"),
             "queue_subscriber_heartbeats", List.of("tenant", "consumer_group", "topic", "subscriber_name"),
-            "queue_dedup_ids", List.of("tenant", "topic", "partition_key", "id"));
+            "queue_dedup_ids", List.of("tenant", "topic", "partition_key", "id"),
+            "queue_partition_heads", List.of("tenant", "topic", "partition_key"));
     private static final Set<String> ASCII_IDENTIFIERS =
             Set.of("tenant", "topic", "consumer_group", "subscriber_name", "leased_by", "original_topic");
     private static final Set<String> UNICODE_KEYS = Set.of("partition_key", "id");
@@ -40,7 +42,7 @@ class SchemaRulesTest {
     AgroalDataSource dataSource;
 
     @Test
-    void schema_has_exactly_the_five_rfc_tables_and_the_dedup_identities() throws Exception {
+    void schema_has_exactly_the_five_rfc_tables_the_dedup_identities_and_the_partition_heads() throws Exception {
         List<String> tables = strings("""
                 SELECT table_name FROM information_schema.tables
                 WHERE table_schema = DATABASE() AND table_name LIKE 'queue%' ORDER BY table_name""");

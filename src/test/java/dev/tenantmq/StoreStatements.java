@@ -30,7 +30,7 @@ final class StoreStatements {
             packagePrivate("DeadLetters"), LeaseStore.class, AdminStore.class, RetentionStore.class,
             packagePrivate("DedupSql"), QueueStatsStore.class, QuotaStore.class);
     private static final Pattern TABLE = Pattern.compile(
-            "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats|dedup_ids)\\b");
+            "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats|dedup_ids|partition_heads)\\b");
 
     private StoreStatements() {}
 

@@ -87,14 +87,15 @@ public class PublishService {
             }
             Map<String, String> metadata = new LinkedHashMap<>(m.metadata());
             metadata.put(QUEUE_NAME, tenant.value());
-            String id = m.id() != null ? m.id().value() : UUID.randomUUID().toString();
+            boolean generated = m.id() == null;
+            String id = generated ? UUID.randomUUID().toString() : m.id().value();
             String metadataJson = toJson(metadata);
             int metadataBytes = metadataJson.getBytes(StandardCharsets.UTF_8).length;
             if (metadataBytes > config.publish().maxMetadataBytes()) {
                 throw InvalidRequestException.of("messages[" + i + "].metadata", "must be at most "
                         + config.publish().maxMetadataBytes() + " bytes of JSON (got " + metadataBytes + ")");
             }
-            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson));
+            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson, generated));
         }
         // The quotas, once per batch, after validation and before the store is touched (docs/security.md, "Quotas").
         TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size());

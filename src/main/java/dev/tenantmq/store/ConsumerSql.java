@@ -53,9 +53,46 @@ final class ConsumerSql {
     }
 
     /**
+     * Whether the group of the {@code queue_offsets} row {@code o} has something to deliver in its
+     * partition: a message above the committed offset, or a requeued (unfinished) delivery at or
+     * below it whose message is still stored. The one home of "has work", for the ready-partitions
+     * query of a fetch ({@link #SELECT_READY_PARTITIONS}) and the idle release's second look
+     * ({@link LeaseStore#SELECT_HAS_WORK}).
+     *
+     * <p>"A message above the committed offset" reads the partition's head (migration V5): no
+     * head above the committed offset, nothing to deliver, and no message row is read. A head
+     * above it is confirmed by the partition's newest stored message, one backward step of the
+     * primary key, because the message at the head may have been deleted (admin delete, retention's
+     * maximum age) while the head stays: a partition never looks ready forever with nothing to
+     * deliver. A forward {@code EXISTS (... offset > committed_offset)} would read every
+     * acknowledged row retention has not deleted yet: the correlated bound does not narrow the
+     * primary-key scan, which uses the first three key columns only.
+     */
+    static String partitionHasWork() {
+        // A method, not a constant: a predicate is no statement for StoreSqlRulesTest to parse;
+        // it checks it inside each statement that embeds it. Requires StateSql.render.
+        return """
+                ((EXISTS (SELECT 1 FROM queue_partition_heads h
+                          WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key
+                            AND h.head_offset > o.committed_offset)
+                  AND (SELECT m.`offset` FROM queue_messages m
+                       WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                       ORDER BY m.`offset` DESC
+                       LIMIT 1) > o.committed_offset)
+                 OR EXISTS (
+                      SELECT 1 FROM queue_delivery_state r
+                      JOIN queue_messages rm
+                        ON rm.tenant = r.tenant AND rm.topic = r.topic AND rm.partition_key = r.partition_key
+                       AND rm.`offset` = r.message_offset
+                      WHERE r.tenant = o.tenant AND r.consumer_group = o.consumer_group AND r.topic = o.topic
+                        AND r.partition_key = o.partition_key AND r.message_offset <= o.committed_offset
+                        AND r.state IN ({UNFINISHED})))""";
+    }
+
+    /**
      * Partitions this subscriber leases, in key order within {@code (after, upTo]} (each bound
-     * only when the ? before it, "no such bound", is false), that have something to deliver (a message
-     * above the committed offset, or a requeued one at or below it) and nothing that holds the
+     * only when the ? before it, "no such bound", is false), that have something to deliver
+     * ({@link #partitionHasWork}) and nothing that holds the
      * partition back: an open batch of the current lease still within its visibility that still
      * holds a message ({@link #batchHoldsAMessage}), a
      * delivery row of the current lease still invisible, or a nacked or handed-back message whose
@@ -73,25 +110,14 @@ final class ConsumerSql {
               AND (? OR l.partition_key > ?) AND (? OR l.partition_key <= ?)
               AND NOT (o.delivered_offset > o.committed_offset AND o.delivery_epoch = l.epoch
                        AND o.visible_at > UTC_TIMESTAMP(6) AND %s)
-              AND (EXISTS (
-                      SELECT 1 FROM queue_messages m
-                      WHERE m.tenant = l.tenant AND m.topic = l.topic AND m.partition_key = l.partition_key
-                        AND m.`offset` > o.committed_offset)
-                   OR EXISTS (
-                      SELECT 1 FROM queue_delivery_state r
-                      JOIN queue_messages rm
-                        ON rm.tenant = r.tenant AND rm.topic = r.topic AND rm.partition_key = r.partition_key
-                       AND rm.`offset` = r.message_offset
-                      WHERE r.tenant = l.tenant AND r.consumer_group = l.consumer_group AND r.topic = l.topic
-                        AND r.partition_key = l.partition_key AND r.message_offset <= o.committed_offset
-                        AND r.state IN ({UNFINISHED})))
+              AND %s
               AND NOT EXISTS (
                   SELECT 1 FROM queue_delivery_state d
                   WHERE d.tenant = l.tenant AND d.consumer_group = l.consumer_group AND d.topic = l.topic
                     AND d.partition_key = l.partition_key AND d.visible_at > UTC_TIMESTAMP(6)
                     AND (d.state IN ({RETRY}, {PENDING}) OR (d.state = {INFLIGHT} AND d.lease_epoch = l.epoch)))
             ORDER BY l.partition_key
-            LIMIT ?""").formatted(batchHoldsAMessage()));
+            LIMIT ?""").formatted(batchHoldsAMessage(), partitionHasWork()));
 
     /**
      * Binds of {@link #SELECT_READY_PARTITIONS}; {@code after} null or empty is no lower bound,

@@ -49,52 +49,14 @@ public class Db {
         T run(Connection connection) throws SQLException;
     }
 
-    /** Work that needs gap locks (REPEATABLE READ) only when a partition it appends to is empty. */
-    @FunctionalInterface
-    public interface GapWork<T> {
-        /**
-         * Runs inside the transaction; may be called again.
-         *
-         * @param gapLocks whether the transaction runs under REPEATABLE READ; when false and the
-         *     work finds a partition it appends to empty, it throws {@link GapLockNeeded}
-         */
-        T run(Connection connection, boolean gapLocks) throws SQLException;
-    }
-
-    /**
-     * Thrown by {@link GapWork} under READ COMMITTED when a partition it appends to is empty:
-     * the partition head lock (see {@code MessageStore.LOCK_PARTITION_HEAD}) has no row to lock
-     * there, and only REPEATABLE READ locks the gap the first rows go into.
-     */
-    public static final class GapLockNeeded extends RuntimeException {
-        /** @param what the work that needs the gap lock, for the log */
-        public GapLockNeeded(String what) {
-            super(what + ": a partition is empty; REPEATABLE READ needed", null, false, false);
-        }
-    }
-
-    /**
-     * Runs {@code work} under READ COMMITTED (record locks only: concurrent appenders queue
-     * instead of deadlocking on insert intention), and once more under REPEATABLE READ when it
-     * throws {@link GapLockNeeded}. The one home of that escalation, for publish and for dead
-     * letters. Retries and errors as {@link #inTransaction}.
-     */
-    public <T> T inTransactionWithGapLocksIfNeeded(GapWork<T> work) {
-        try {
-            return inTransaction(Isolation.READ_COMMITTED, c -> work.run(c, false));
-        } catch (GapLockNeeded e) {
-            // Two first appenders of one partition may deadlock on insert under REPEATABLE READ;
-            // InnoDB rolls one back and inTransaction runs it again.
-            return inTransaction(Isolation.REPEATABLE_READ, c -> work.run(c, true));
-        }
-    }
-
     /** Transaction isolation levels the store uses. */
     public enum Isolation {
-        /** Each statement sees the latest committed rows; no gap locks. Used by consumers. */
-        READ_COMMITTED(Connection.TRANSACTION_READ_COMMITTED),
-        /** InnoDB default; locking reads also lock gaps. Only through {@link #inTransactionWithGapLocksIfNeeded}. */
-        REPEATABLE_READ(Connection.TRANSACTION_REPEATABLE_READ);
+        /**
+         * Each statement sees the latest committed rows; no gap locks. Every transaction of the
+         * store: appenders need no gap lock either, because the partition head lock is a row of
+         * its own (see {@code MessageStore.LOCK_HEADS}).
+         */
+        READ_COMMITTED(Connection.TRANSACTION_READ_COMMITTED);
 
         final int level;
 

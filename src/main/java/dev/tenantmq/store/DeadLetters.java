@@ -27,17 +27,14 @@ final class DeadLetters {
                 DeliveryState fromState, long delivery, int attempts, String reason) {}
 
     /**
-     * Writes the dead letter of {@code d} and marks it DEAD for the group.
-     *
-     * @param gapLocks whether the transaction runs under REPEATABLE READ (see
-     *     {@link Db#inTransactionWithGapLocksIfNeeded}); the append needs it when the dead-letter
-     *     partition is empty
+     * Writes the dead letter of {@code d} (under the dead-letter partition's head lock, as a
+     * publish appends) and marks it DEAD for the group.
      */
-    static void write(Connection c, GroupScope s, DeadLetterPolicy policy, Dead d, boolean gapLocks)
+    static void write(Connection c, GroupScope s, DeadLetterPolicy policy, Dead d)
             throws SQLException {
         MessageStore.appendDeadLetter(c, new MessageStore.DeadLetter(s.tenant(), policy.dlqTopic(), d.partitionKey(),
                 d.id(), d.payloadJson(), d.metadataJson(), s.topic(), d.offset(), s.consumerGroup(), d.reason(),
-                d.attempts()), gapLocks);
+                d.attempts()));
         ConsumerStatements.markDead(c, new MarkDead(d.attempts(), s, d.partitionKey(), d.offset(), d.fromState(),
                 d.delivery()));
     }

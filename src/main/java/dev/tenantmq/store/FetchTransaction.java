@@ -82,7 +82,7 @@ public class FetchTransaction {
         if (partitions.isEmpty()) {
             return new LeaseResult(List.of(), 0);
         }
-        return db.inTransactionWithGapLocksIfNeeded((c, gapLocks) -> walk(c, gapLocks, Mode.FETCH, s, subscriber,
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> walk(c, Mode.FETCH, s, subscriber,
                 partitions, maxMessages, visibilityMicros, policy));
     }
 
@@ -102,17 +102,17 @@ public class FetchTransaction {
         if (partitions.isEmpty()) {
             return 0;
         }
-        return db.inTransactionWithGapLocksIfNeeded((c, gapLocks) -> walk(c, gapLocks, Mode.SWEEP, s, subscriber,
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> walk(c, Mode.SWEEP, s, subscriber,
                 partitions, 0, 0, policy)).deadLettered();
     }
 
     /**
      * The transaction's body. Every read after the lease row locks sees the same rows under
-     * either isolation level, because all writers of those rows take the same locks first.
+     * READ COMMITTED, because all writers of those rows take the same locks first.
      *
      * @param maxMessages the fetch's budget; ignored in {@link Mode#SWEEP}, which delivers nothing
      */
-    private LeaseResult walk(Connection c, boolean gapLocks, Mode mode, GroupScope s, String subscriber,
+    private LeaseResult walk(Connection c, Mode mode, GroupScope s, String subscriber,
                              List<String> partitions, int maxMessages, long visibilityMicros,
                              DeadLetterPolicy policy) throws SQLException {
         Map<String, Long> epochs = ConsumerStatements.lockHeldLeases(c, new LockHeldLeases(s, partitions, subscriber));
@@ -186,7 +186,7 @@ public class FetchTransaction {
         DeliveryBatches.open(c, batches);
         Set<String> deadKeys = new TreeSet<>();
         for (DeadLetters.Dead d : deads) {
-            DeadLetters.write(c, s, policy, d, gapLocks);
+            DeadLetters.write(c, s, policy, d);
             deadKeys.add(d.partitionKey());
         }
         CommittedOffsets.advance(c, s, deadKeys, cursors, Map.of(), Set.of());

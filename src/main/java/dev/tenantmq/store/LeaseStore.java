@@ -174,23 +174,16 @@ public class LeaseStore {
 
     /**
      * The partition when the group still has something to deliver there, which is also where
-     * anything in flight lies: a message above the committed offset (every batch and in-flight
-     * row is there), or an unfinished (requeued) delivery at or below it. No row: nothing to
-     * deliver and nothing in flight (a partition without an offsets row was never delivered). Read after {@link #LOCK_OWN_LEASE}, in the same transaction.
+     * anything in flight lies ({@link ConsumerSql#partitionHasWork}: a message above the committed
+     * offset, where every batch and in-flight row is, or an unfinished (requeued) delivery at or
+     * below it). No row: nothing to deliver and nothing in flight (a partition without an offsets
+     * row was never delivered). Read after {@link #LOCK_OWN_LEASE}, in the same transaction.
      * Binds: {@link SelectHasWork} (queue_offsets key order).
      */
     static final String SELECT_HAS_WORK = StateSql.render("""
             SELECT o.partition_key FROM queue_offsets o
             WHERE o.tenant = ? AND o.topic = ? AND o.partition_key = ? AND o.consumer_group = ?
-              AND (EXISTS (
-                      SELECT 1 FROM queue_messages m
-                      WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
-                        AND m.`offset` > o.committed_offset)
-                   OR EXISTS (
-                      SELECT 1 FROM queue_delivery_state d
-                      WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
-                        AND d.partition_key = o.partition_key AND d.message_offset <= o.committed_offset
-                        AND d.state IN ({UNFINISHED})))""");
+              AND %s""".formatted(ConsumerSql.partitionHasWork()));
 
     /** Binds of {@link #LOCK_OWN_LEASE}, in placeholder order. */
     record LockOwnLease(GroupScope scope, String partitionKey, String subscriber, long epoch) implements Statement {

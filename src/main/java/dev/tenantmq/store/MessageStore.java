@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
@@ -26,36 +28,67 @@ public class MessageStore {
     }
 
     /**
-     * Serializes publishers of one partition: a locking read of the partition's newest row.
-     * A second publisher of the same partition scans from the end of the partition, meets
-     * the first one's locked (or freshly inserted, uncommitted) row and waits until it commits.
-     * AUTO_INCREMENT allocates offsets before commit; without this lock a consumer could read
-     * offset 11, advance past it, and never see offset 10 committing later. With it, the
-     * offsets of a partition commit in offset order.
+     * The partition head lock (docs/architecture.md, "Publish: the partition head lock"): locks
+     * the {@code queue_partition_heads} rows of the partitions a request appends to (%s is their
+     * IN list), in key order, until commit. Returns each locked head's partition key and offset
+     * ({@code id} is NULL, to tell these rows from those of {@link #SELECT_EXISTING_IDS} where
+     * {@link #lockPartitionsAndFindIds} runs both as one statement). A partition without a head
+     * row yet gets one from {@link #CREATE_HEADS}.
      *
-     * <p>Run under READ COMMITTED this is a plain record lock: no gap locks, so concurrent
-     * publishers queue instead of deadlocking on insert intention. An empty partition has no
-     * row to lock; then the batch runs again under REPEATABLE READ, where the same statement
-     * locks the gap the first rows will go into (see {@link #publish}).
+     * <p>Why it orders offsets: AUTO_INCREMENT allocates offsets before commit; without a lock a
+     * consumer could read offset 11, advance past it, and never see offset 10 committing later.
+     * Every appender of a partition (publish, dead letters) holds its head lock while it inserts
+     * and moves the head, so the offsets of a partition commit in offset order.
      *
-     * <p>One branch per partition of a batch: {@link #lockPartitions} joins the branches of all
-     * the batch's partitions, in sorted key order, into one UNION ALL statement, so a publish
-     * takes its locks in two round trips (the second confirms the heads did not move while it
-     * waited) however many partitions it touches, and in an order two batches share (they
-     * cannot deadlock on each other's heads). Binds: {@link LockPartitionHead}.
+     * <p>Locks, on MariaDB 10.11 and MySQL 9.7 under READ COMMITTED: an exclusive record lock per
+     * existing row (a primary-key look-up: no gap lock), taken in key order, so two requests take
+     * their common heads in the same order and cannot deadlock on each other's heads. The row
+     * never moves (unlike the newest message row, which the holder replaces), so a publisher that
+     * waited holds what it waited for: no confirming second look, and no REPEATABLE READ for an
+     * empty partition. Binds: {@link LockHeads}.
      */
-    static final String LOCK_PARTITION_HEAD = """
-            SELECT partition_key, `offset` FROM queue_messages
-            WHERE tenant = ? AND topic = ? AND partition_key = ?
-            ORDER BY `offset` DESC
-            LIMIT 1
+    static final String LOCK_HEADS = """
+            SELECT partition_key, NULL AS id, head_offset AS `offset` FROM queue_partition_heads
+            WHERE tenant = ? AND topic = ? AND partition_key IN (%s)
+            ORDER BY partition_key
             FOR UPDATE""";
 
-    /** Binds of one {@link #LOCK_PARTITION_HEAD} branch, in placeholder order. */
-    record LockPartitionHead(String tenant, String topic, String partitionKey) implements Statement {
+    /** Binds of {@link #LOCK_HEADS}; {@code partitionKeys} (sorted) fills the IN list. */
+    record LockHeads(String tenant, String topic, List<String> partitionKeys) implements Statement {
         @Override
         public String sql() {
-            return LOCK_PARTITION_HEAD;
+            return LOCK_HEADS.formatted(Db.placeholders(partitionKeys.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", partitionKeys));
+        }
+    }
+
+    /**
+     * Creates the head rows of partitions that {@link #LOCK_HEADS} did not find (the first append
+     * to a partition) and locks them until commit; {@link #lockPartitions} appends one
+     * {@link #HEAD_ROW} per further partition, in key order. A new row takes an insert-intention
+     * lock, which waits only for gap locks, and nobody takes gap locks on this table (no
+     * REPEATABLE READ, no secondary index whose duplicate check would lock gaps). A second first
+     * appender finds the first one's uncommitted row as a duplicate of the clustered index, which
+     * INSERT ... ON DUPLICATE KEY UPDATE locks with an exclusive record lock and waits for; it keeps
+     * that lock until commit although the update changes nothing. Binds: {@link CreateHead} per row.
+     */
+    static final String CREATE_HEADS = """
+            INSERT INTO queue_partition_heads (tenant, topic, partition_key, head_offset)
+            VALUES (?, ?, ?, 0)
+            ON DUPLICATE KEY UPDATE head_offset = head_offset""";
+
+    /** A further row of {@link #CREATE_HEADS}: tenant, topic, partition_key. */
+    private static final String HEAD_ROW = "(?, ?, ?, 0)";
+
+    /** Binds of one row of {@link #CREATE_HEADS}; alone, the binds of the statement for one partition. */
+    record CreateHead(String tenant, String topic, String partitionKey) implements Statement {
+        @Override
+        public String sql() {
+            return CREATE_HEADS;
         }
 
         @Override
@@ -65,13 +98,42 @@ public class MessageStore {
     }
 
     /**
+     * Moves the heads a request appended to up to its newest offset in each partition, under the
+     * head lock ({@link #LOCK_HEADS}): the first %s is the partition keys, the second their newest
+     * offsets in the same order (FIELD finds a row's key among them, ELT picks its offset), the
+     * third the keys again. Offsets grow in a partition while the lock is held, so the new value
+     * is always the larger one. Binds: {@link AdvanceHeads}.
+     */
+    static final String ADVANCE_HEADS = """
+            UPDATE queue_partition_heads
+            SET head_offset = ELT(FIELD(partition_key, %s), %s)
+            WHERE tenant = ? AND topic = ? AND partition_key IN (%s)""";
+
+    /** Binds of {@link #ADVANCE_HEADS}: each partition's newest offset ({@code offsets[i]} is {@code keys[i]}'s). */
+    record AdvanceHeads(String tenant, String topic, List<String> keys, List<?> offsets) implements Statement {
+        @Override
+        public String sql() {
+            String list = Db.placeholders(keys.size());
+            return ADVANCE_HEADS.formatted(list, list, list);
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.each("partition_key", keys), Bind.each("head_offset", offsets),
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", keys));
+        }
+    }
+
+    /**
      * Stored identities among (partition_key, id) pairs, with their offsets: messages still in
      * the topic, and deleted ones (consumed and purged by retention, or deleted by an operator)
      * published less than {@code ?} microseconds ago (see {@link DedupSql}). Both %s are the same
      * list of {@code (?, ?)}. One statement, so it reads both tables from one snapshot: an
-     * identity that retention moves meanwhile is found in one or the other. Runs after the head
-     * locks, so a concurrent publisher of the same id has committed (READ COMMITTED: the
-     * statement sees it).
+     * identity that retention moves meanwhile is found in one or the other. It may miss an id that
+     * a concurrent publisher of the same partition commits meanwhile (it runs in the statement of
+     * the head lock, {@link #lockPartitionsAndFindIds}): then the insert meets that row in
+     * {@code uq_message_id}, fails with a duplicate key, and {@link Db} runs the transaction again,
+     * which finds it.
      */
     static final String SELECT_EXISTING_IDS = """
             SELECT partition_key, id, `offset` FROM queue_messages
@@ -134,14 +196,17 @@ public class MessageStore {
 
     /**
      * Tenant-scoped discovery (RFC "Subscriber discovery"): never an unscoped
-     * {@code WHERE topic = ?}; %s is the tenant IN list. Selecting the bound {@code topic}
-     * too lets MySQL and MariaDB skip through the primary key (a loose index scan: cost follows
-     * the number of partitions, not of messages); without it both read every row of the topic.
+     * {@code WHERE topic = ?}; %s is the tenant IN list. Reads the partition heads (migration V5),
+     * one row per partition in key order, and keeps those that still store a message (one step
+     * into the primary key each): a partition whose messages were all deleted is not offered for
+     * leasing, as before heads existed, though its head stays.
      */
     static final String DISCOVER_PARTITIONS = """
-            SELECT DISTINCT tenant, topic, partition_key FROM queue_messages
-            WHERE tenant IN (%s) AND topic = ?
-            ORDER BY tenant, topic, partition_key""";
+            SELECT h.tenant, h.topic, h.partition_key FROM queue_partition_heads h
+            WHERE h.tenant IN (%s) AND h.topic = ?
+              AND EXISTS (SELECT 1 FROM queue_messages m
+                          WHERE m.tenant = h.tenant AND m.topic = h.topic AND m.partition_key = h.partition_key)
+            ORDER BY h.tenant, h.topic, h.partition_key""";
 
     /** Binds of {@link #DISCOVER_PARTITIONS}, in placeholder order ({@code tenants} fills the IN list). */
     record DiscoverPartitions(List<String> tenants, String topic) implements Statement {
@@ -159,8 +224,20 @@ public class MessageStore {
     /** A hung shard fails discovery after this long instead of stalling the scheduler. */
     static final int DISCOVERY_TIMEOUT_SECONDS = 5;
 
-    /** A message to insert. */
-    public record NewMessage(String partitionKey, String id, String payloadJson, String metadataJson) {
+    /**
+     * A message to insert.
+     *
+     * @param generatedId whether the service generated {@code id} (a random UUID, SPEC section 4
+     *     "Publish": {@code id} optional): no stored message can have it, so publish does not look
+     *     it up, and a request of such messages only skips the look-up statement
+     */
+    public record NewMessage(String partitionKey, String id, String payloadJson, String metadataJson,
+                             boolean generatedId) {
+        /** A message with a caller-chosen id. */
+        public NewMessage(String partitionKey, String id, String payloadJson, String metadataJson) {
+            this(partitionKey, id, payloadJson, metadataJson, false);
+        }
+
         /** Characters of its values, to size insert statements. */
         int chars() {
             return partitionKey.length() + id.length() + payloadJson.length() + metadataJson.length();
@@ -171,11 +248,14 @@ public class MessageStore {
     public record Published(long offset, boolean duplicate) {}
 
     /**
-     * Publishes a batch in one transaction: all or none (SPEC section 4, "Publish"). Locks
-     * each partition in sorted order, finds ids that are already stored, and inserts the
-     * rest in request order. A message whose (partitionKey, id) is stored already, was
-     * published less than the dedup window ago and deleted since, or repeats an earlier one of
-     * the same batch, is a duplicate: it gets the first offset and changes nothing.
+     * Publishes a batch in one transaction: all or none (SPEC section 4, "Publish"). Locks the
+     * heads of its partitions ({@link #LOCK_HEADS}) and finds its caller-chosen ids that are
+     * already stored in one statement, inserts the rest in request order and moves the heads to
+     * the new offsets: three statements and a commit however many partitions the batch touches,
+     * one more when a partition is new ({@link #CREATE_HEADS}). A message whose (partitionKey, id)
+     * is stored already, was published less than the dedup window ago and deleted since, or
+     * repeats an earlier one of the same batch, is a duplicate: it gets the first offset and
+     * changes nothing.
      *
      * @param dedupWindowMicros how long a deleted message's identity still makes a duplicate,
      *     counted from its publish, in microseconds ({@code mq.publish.dedup-window})
@@ -185,20 +265,16 @@ public class MessageStore {
     public List<Published> publish(String tenant, String topic, List<NewMessage> messages, long dedupWindowMicros) {
         SortedSet<String> partitions = new TreeSet<>();
         messages.forEach(m -> partitions.add(m.partitionKey()));
-        return db.inTransactionWithGapLocksIfNeeded((c, gapLocks) -> publishLocked(c, tenant, topic, partitions, messages,
-                dedupWindowMicros, gapLocks));
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> publishLocked(c, tenant, topic, partitions, messages,
+                dedupWindowMicros));
     }
 
-    /**
-     * The publish transaction body.
-     *
-     * @throws Db.GapLockNeeded with {@code gapLocks} false when a partition is new (nothing written)
-     */
+    /** The publish transaction body. */
     private static List<Published> publishLocked(Connection c, String tenant, String topic, SortedSet<String> partitions,
-                                                 List<NewMessage> messages, long dedupWindowMicros, boolean gapLocks)
+                                                 List<NewMessage> messages, long dedupWindowMicros)
             throws SQLException {
-        lockPartitions(c, tenant, topic, partitions, gapLocks, "publish");
-        Map<String, Long> stored = existingIds(c, tenant, topic, messages, dedupWindowMicros);
+        List<NewMessage> chosenIds = messages.stream().filter(m -> !m.generatedId()).toList();
+        Map<String, Long> stored = lockPartitionsAndFindIds(c, tenant, topic, partitions, chosenIds, dedupWindowMicros);
         Map<String, Integer> firstInBatch = new HashMap<>();
         List<NewMessage> fresh = new ArrayList<>();
         int[] freshIndex = new int[messages.size()];
@@ -213,7 +289,7 @@ public class MessageStore {
                 fresh.add(m);
             }
         }
-        long[] offsets = insert(c, tenant, topic, fresh);
+        long[] offsets = append(c, tenant, topic, fresh);
         List<Published> result = new ArrayList<>(messages.size());
         for (int i = 0; i < messages.size(); i++) {
             NewMessage m = messages.get(i);
@@ -229,94 +305,105 @@ public class MessageStore {
     }
 
     /**
-     * Locks the newest row of each partition, in sorted order so two batches cannot deadlock
-     * on each other's partitions, and holds those locks until commit. See {@link #LOCK_PARTITION_HEAD}.
+     * Locks the heads of the given partitions until commit (creating the rows of new partitions)
+     * and finds which of {@code lookUp} are stored already: one statement on a mysqld, the UNION
+     * ALL of {@link #LOCK_HEADS} and {@link #SELECT_EXISTING_IDS} (the heads branch first, so
+     * the look-up usually reads after the lock is granted; see {@link #SELECT_EXISTING_IDS} for
+     * why it need not), plus {@link #CREATE_HEADS} when a partition has no head yet.
      *
-     * <p>The statement runs again until it locks the rows it locked before. A locking read that
-     * waits for a row returns that row once it is granted, even when the holder appended a newer
-     * head meanwhile; holding only the old head would let the next publisher lock the new one at
-     * once, and two publishers would insert together, their offsets committing out of order.
-     * Once a second look finds the same heads, no newer row exists, committed or in flight (a
-     * row in flight would make it wait), so every other publisher queues on them.
+     * <p>Through vtgate the lock and the look-up are statements of their own: vtgate (Vitess
+     * v0.24.4) plans a UNION ALL as one route to the tenant's shard and drops the locking clause of
+     * its branches (docs/vitess.md, "Findings"), so the heads would not be locked.
      *
-     * @param gapLocks whether the transaction runs under REPEATABLE READ, where the statement
-     *     locks the gap an empty partition's first row goes into
-     * @param what what appends, for the log of a gap-lock retry
-     * @throws Db.GapLockNeeded with {@code gapLocks} false when a partition has no row yet
-     *     (nothing locked worth keeping: the caller runs again with gap locks)
-     * @throws ConflictRetry when the heads keep moving (the transaction runs again)
+     * @param partitionKeys sorted: the lock order every appender shares
+     * @param lookUp messages whose ids to look up (no message: no look-up)
+     * @return offset by {@link #identity} of each stored one
      */
-    static void lockPartitions(Connection c, String tenant, String topic, SortedSet<String> partitionKeys,
-                               boolean gapLocks, String what) throws SQLException {
-        Map<String, Long> heads = lockHeads(c, tenant, topic, partitionKeys);
-        for (int look = 1; look < MAX_HEAD_LOOKS; look++) {
-            if (heads.size() < partitionKeys.size() && !gapLocks) {
-                throw new Db.GapLockNeeded(what);
-            }
-            Map<String, Long> again = lockHeads(c, tenant, topic, partitionKeys);
-            if (again.equals(heads)) {
-                return;
-            }
-            heads = again;
-        }
-        throw new ConflictRetry("the heads of " + partitionKeys.size() + " partitions kept moving");
-    }
-
-    /** Looks at the heads after which {@link #lockPartitions} gives up and runs the transaction again. */
-    private static final int MAX_HEAD_LOOKS = 16;
-
-    /**
-     * One run of {@link #LOCK_PARTITION_HEAD} over all partitions: the offset of each locked head, by key.
-     *
-     * <p>Through vtgate each partition gets a statement of its own, in the same sorted order:
-     * vtgate (Vitess v0.24.4) plans the UNION ALL of locking branches as one route to the
-     * tenant's shard and drops every branch's {@code FOR UPDATE}, so the statement would lock
-     * nothing and concurrent publishers would commit their offsets out of order (docs/vitess.md,
-     * "Findings").
-     */
-    private static Map<String, Long> lockHeads(Connection c, String tenant, String topic, SortedSet<String> partitionKeys)
-            throws SQLException {
-        Map<String, Long> heads = new HashMap<>();
-        if (Db.isVtgate(c)) {
-            for (String key : partitionKeys) {
-                lockHeads(c, new LockPartitionHead(tenant, topic, key), heads);
-            }
-        } else {
-            List<Bind> binds = new ArrayList<>(3 * partitionKeys.size());
-            for (String key : partitionKeys) { // sorted: the lock order every publisher shares
-                binds.addAll(new LockPartitionHead(tenant, topic, key).binds());
-            }
-            lockHeads(c, Statement.of(Db.unionAll(LOCK_PARTITION_HEAD, partitionKeys.size()), binds), heads);
-        }
-        return heads;
-    }
-
-    private static void lockHeads(Connection c, Statement lock, Map<String, Long> heads) throws SQLException {
-        // one row per non-empty partition
-        Db.forEach(c, lock.sql(), lock, rs -> heads.put(rs.getString("partition_key"), rs.getLong("offset")));
-    }
-
-    /**
-     * Finds which (partitionKey, id) pairs are already stored.
-     *
-     * @return offset by {@code partitionKey + '\u0000' + id}
-     */
-    private static Map<String, Long> existingIds(Connection c, String tenant, String topic, List<NewMessage> messages,
-                                                 long dedupWindowMicros) throws SQLException {
+    static Map<String, Long> lockPartitionsAndFindIds(Connection c, String tenant, String topic,
+                                                     SortedSet<String> partitionKeys, List<NewMessage> lookUp,
+                                                     long dedupWindowMicros) throws SQLException {
+        LockHeads lock = new LockHeads(tenant, topic, new ArrayList<>(partitionKeys));
+        Set<String> locked = new HashSet<>();
         Map<String, Long> found = new HashMap<>();
+        Db.RowReader read = rs -> {
+            String id = rs.getString("id");
+            if (id == null) {
+                locked.add(rs.getString("partition_key"));
+            } else {
+                found.putIfAbsent(identity(rs.getString("partition_key"), id), rs.getLong("offset"));
+            }
+        };
         // One statement for a whole batch (at most mq.publish.max-batch-size pairs, 1000 by
         // default); the chunks only bound the statement for a larger configured maximum.
         final int chunk = 2000;
-        for (int from = 0; from < messages.size(); from += chunk) {
-            SelectExistingIds select = new SelectExistingIds(tenant, topic,
-                    messages.subList(from, Math.min(messages.size(), from + chunk)), dedupWindowMicros);
-            Db.forEach(c, select.sql(), select, rs -> found.putIfAbsent(
-                    identity(rs.getString("partition_key"), rs.getString("id")), rs.getLong("offset")));
+        if (!lookUp.isEmpty() && lookUp.size() <= chunk && !Db.isVtgate(c)) {
+            SelectExistingIds ids = new SelectExistingIds(tenant, topic, lookUp, dedupWindowMicros);
+            Statement both = Statement.of("(" + lock.sql() + ")\nUNION ALL\n" + ids.sql(),
+                    Bind.list(lock.binds(), ids.binds()));
+            Db.forEach(c, both.sql(), both, read);
+        } else {
+            Db.forEach(c, lock.sql(), lock, read);
+            for (int from = 0; from < lookUp.size(); from += chunk) {
+                SelectExistingIds ids = new SelectExistingIds(tenant, topic,
+                        lookUp.subList(from, Math.min(lookUp.size(), from + chunk)), dedupWindowMicros);
+                Db.forEach(c, ids.sql(), ids, read);
+            }
+        }
+        if (locked.size() < partitionKeys.size()) {
+            createHeads(c, tenant, topic, partitionKeys.stream().filter(k -> !locked.contains(k)).toList());
         }
         return found;
     }
 
-    /** Key of {@link #existingIds}'s map. */
+    /**
+     * Locks the heads of the given partitions until commit, creating the rows of new partitions.
+     * See {@link #LOCK_HEADS}.
+     *
+     * @param partitionKeys sorted: the lock order every appender shares
+     */
+    static void lockPartitions(Connection c, String tenant, String topic, SortedSet<String> partitionKeys)
+            throws SQLException {
+        lockPartitionsAndFindIds(c, tenant, topic, partitionKeys, List.of(), 0);
+    }
+
+    /** Runs {@link #CREATE_HEADS} for {@code keys} (sorted), one statement. */
+    private static void createHeads(Connection c, String tenant, String topic, List<String> keys) throws SQLException {
+        List<Bind> binds = new ArrayList<>(3 * keys.size());
+        for (String key : keys) {
+            binds.addAll(new CreateHead(tenant, topic, key).binds());
+        }
+        String sql = CREATE_HEADS.replace("VALUES (?, ?, ?, 0)",
+                "VALUES (?, ?, ?, 0)" + (",\n       " + HEAD_ROW).repeat(keys.size() - 1));
+        Statement create = Statement.of(sql, binds);
+        Db.update(c, create.sql(), create); // 1 per new row, 0 or 1 per row another appender created: no count to check
+    }
+
+    /**
+     * Inserts {@code messages} under the head locks of their partitions and moves each head to
+     * its partition's newest new offset ({@link #ADVANCE_HEADS}).
+     *
+     * @return the offset of each message, in list order
+     */
+    static long[] append(Connection c, String tenant, String topic, List<NewMessage> messages)
+            throws SQLException {
+        if (messages.isEmpty()) {
+            return new long[0];
+        }
+        long[] offsets = insert(c, tenant, topic, messages);
+        java.util.SortedMap<String, Long> newest = new java.util.TreeMap<>();
+        for (int i = 0; i < messages.size(); i++) {
+            newest.merge(messages.get(i).partitionKey(), offsets[i], Math::max);
+        }
+        AdvanceHeads advance = new AdvanceHeads(tenant, topic, new ArrayList<>(newest.keySet()),
+                new ArrayList<>(newest.values()));
+        int matched = Db.update(c, advance.sql(), advance);
+        if (matched != newest.size()) {
+            throw new SQLException("advance of " + newest.size() + " locked heads matched " + matched + " rows");
+        }
+        return offsets;
+    }
+
+    /** Key of the map of {@link #lockPartitionsAndFindIds}. */
     public static String identity(String partitionKey, String id) {
         return partitionKey + '\u0000' + id;
     }
@@ -475,14 +562,12 @@ public class MessageStore {
      * dead-lettered the same message) its metadata gains this group in {@code consumer_group}
      * and nothing else changes, so several groups never fail on the unique key. A row with that
      * id that is not a dead letter of this message is replaced. A new row takes
-     * the partition head lock of {@link #publish} so that dead-letter offsets, like published
-     * ones, commit in offset order.
+     * the partition head lock of {@link #publish} ({@link #lockPartitions}) and moves the head, so
+     * that dead-letter offsets, like published ones, commit in offset order.
      *
-     * @param gapLocks whether the transaction runs under REPEATABLE READ
      * @return the offset of the dead letter in the dead-letter topic
-     * @throws Db.GapLockNeeded when the partition is empty and {@code gapLocks} is false
      */
-    public static long appendDeadLetter(Connection c, DeadLetter d, boolean gapLocks) throws SQLException {
+    public static long appendDeadLetter(Connection c, DeadLetter d) throws SQLException {
         Long existing = null;
         String existingMetadata = null;
         LockMessageById lock = new LockMessageById(d.tenant(), d.dlqTopic(), d.partitionKey(), d.id());
@@ -515,13 +600,12 @@ public class MessageStore {
                 throw new SQLException("delete of a locked dead-letter row changed no row");
             }
         }
-        lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())), gapLocks, "dead letter");
+        lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())));
         String metadata = DeadLetterMetadata.of(d.metadataJson(), d.originalTopic(), d.originalOffset(), d.consumerGroup(),
                 d.reason(), d.deliveryAttempts());
-        long offset = insert(c, d.tenant(), d.dlqTopic(),
+        long offset = append(c, d.tenant(), d.dlqTopic(),
                 List.of(new NewMessage(d.partitionKey(), d.id(), d.payloadJson(), metadata)))[0];
         if (existing != null) {
-            // Logged once the row is written, not on a pass that gives up for gap locks.
             LOG.warnf("dead letter of tenant=%s topic=%s offset=%d replaced row %d of %s with the same partition key"
                     + " and id, which was not a dead letter of that message", d.tenant(), d.originalTopic(),
                     d.originalOffset(), existing, d.dlqTopic());

@@ -1,10 +1,15 @@
 package dev.tenantmq.store;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The queue gauges' one statement per tenant (docs/operations.md, "Metrics"): per (topic, consumer group)
+ * The queue gauges' statements per tenant (docs/operations.md, "Metrics"): per (topic, consumer group)
  * of one tenant, the lag, in-flight deliveries, dead letters and the age of the oldest
  * unacknowledged message, plus every topic that still has stored messages. The scheduler runs it
  * on its tick for each served tenant and publishes the rows into the gauges' snapshot; a scrape
@@ -19,8 +24,9 @@ public class QueueStatsStore {
      * Per (topic, consumer group) of one tenant, from each of its {@code queue_offsets} rows (one
      * per partition the group has read), summed over the partitions:
      * <ul>
-     *   <li>{@code lag_messages}: stored messages above the committed offset, as
-     *       {@code AdminStore.OFFSETS} counts them for {@code GET /admin/offsets};</li>
+     *   <li>not the lag (stored messages above the committed offset, as {@code AdminStore.OFFSETS}
+     *       counts them for {@code GET /admin/offsets}): {@link #LAGGING_PARTITIONS} and
+     *       {@link #COUNT_ABOVE} count it with a range of the primary key;</li>
      *   <li>{@code in_flight}: deliveries within their visibility timeout, both the open delivery
      *       batch's messages (migration V3: in {@code (committed_offset, delivered_offset]} without
      *       a delivery row: the stored ones in the range less the delivery rows in it, which retention
@@ -40,18 +46,14 @@ public class QueueStatsStore {
      * reads every message of the tenant. Every subquery correlates on
      * tenant, so the statement stays on the tenant's shard; the COALESCE around each subquery lets
      * vtexplain's fake tablets type the column (see {@code AdminStore.OFFSETS}).
-     * Cost per offsets row: two primary-key range scans of its partition's messages above the
-     * committed offset (lag, and the batch's range), one look-up of the first of them, and
+     * Cost per offsets row: a primary-key scan of its partition's messages in the open batch's
+     * range, one look-up of the first message above the committed offset, and
      * primary-key range scans of the group's delivery rows of the partition (EXPLAIN: docs/operations.md,
      * "Metrics").
      * Binds: see {@link StatsBinds}.
      */
     static final String QUEUE_STATS = StateSql.render("""
             SELECT o.topic, o.consumer_group,
-                   SUM(COALESCE((
-                       SELECT COUNT(*) FROM queue_messages m
-                       WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
-                         AND m.`offset` > o.committed_offset), 0)) AS lag_messages,
                    SUM(CASE WHEN o.delivered_offset > o.committed_offset AND o.visible_at > UTC_TIMESTAMP(6)
                        THEN GREATEST(0, COALESCE((
                            SELECT COUNT(*) FROM queue_messages m
@@ -96,10 +98,68 @@ public class QueueStatsStore {
             WHERE o.tenant = ?
             GROUP BY o.topic, o.consumer_group
             UNION ALL
-            SELECT t.topic, NULL, 0, 0, 0, NULL
+            SELECT t.topic, NULL, 0, 0, NULL
             FROM queue_messages t
             WHERE t.tenant = ?
             GROUP BY t.tenant, t.topic""".formatted(NONE));
+
+    /**
+     * The lag's first step: per (topic, group, partition) of one tenant, the committed offset of
+     * each offsets row whose partition head (migration V5) is above it. A drained partition, the
+     * usual case, costs one head look-up and no message row. Binds: {@link LaggingPartitions}.
+     */
+    static final String LAGGING_PARTITIONS = """
+            SELECT o.topic, o.consumer_group, o.partition_key, o.committed_offset
+            FROM queue_offsets o
+            JOIN queue_partition_heads h
+              ON h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key
+            WHERE o.tenant = ? AND h.head_offset > o.committed_offset""";
+
+    /** Binds of {@link #LAGGING_PARTITIONS}. */
+    record LaggingPartitions(String tenant) implements Statement {
+        @Override
+        public String sql() {
+            return LAGGING_PARTITIONS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant));
+        }
+    }
+
+    /**
+     * The lag's second step, one branch per row of {@link #LAGGING_PARTITIONS} in a UNION ALL of
+     * up to {@link #LAG_BRANCHES}: the stored messages of a partition above a committed offset. The
+     * offset is a bound value, not a column of another table, so the count is a range of the full
+     * primary key that reads only the messages above it (a correlated {@code offset > o.committed_offset}
+     * reads every acknowledged row retention has not deleted yet: it narrows the scan by the first
+     * three key columns only). Counts messages, not offsets: offsets are global, not dense per
+     * partition. Binds: {@link CountAbove}.
+     */
+    static final String COUNT_ABOVE = """
+            SELECT COUNT(*) AS lag_messages FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` > ?""";
+
+    /** Binds of one {@link #COUNT_ABOVE} branch. */
+    record CountAbove(String tenant, String topic, String partitionKey, long committedOffset) implements Statement {
+        @Override
+        public String sql() {
+            return COUNT_ABOVE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", committedOffset));
+        }
+    }
+
+    /** Branches of one {@link #COUNT_ABOVE} UNION ALL: bounds the statement for a tenant with many lagging partitions. */
+    static final int LAG_BRANCHES = 200;
+
+    /** A row of {@link #LAGGING_PARTITIONS}. */
+    private record Lagging(String topic, String consumerGroup, String partitionKey, long committed) {}
 
     /** Binds of {@link #QUEUE_STATS}, in placeholder order. */
     record StatsBinds(String dlqSuffix, String tenant) implements Statement {
@@ -123,12 +183,13 @@ public class QueueStatsStore {
     public record QueueStatsRow(String topic, String consumerGroup, long lag, long inFlight, long deadLetters,
                                 long oldestAgeMicros) {}
 
+    /** A row of {@link #QUEUE_STATS}, lag 0 until {@link #stats} fills it in. */
     private static final Db.RowMapper<QueueStatsRow> ROW = rs -> {
         long age = rs.getLong("oldest_age_micros");
         if (rs.wasNull()) {
             age = -1;
         }
-        return new QueueStatsRow(rs.getString("topic"), rs.getString("consumer_group"), rs.getLong("lag_messages"),
+        return new QueueStatsRow(rs.getString("topic"), rs.getString("consumer_group"), 0,
                 rs.getLong("in_flight"), rs.getLong("dead_letters"), Math.max(-1, age));
     };
 
@@ -138,9 +199,44 @@ public class QueueStatsStore {
         this.db = db;
     }
 
-    /** Runs {@link #QUEUE_STATS} for one tenant: its groups' figures and its topics with messages. */
+    /**
+     * Runs {@link #QUEUE_STATS} for one tenant: its groups' figures and its topics with messages,
+     * with each group's lag summed from {@link #LAGGING_PARTITIONS} and {@link #COUNT_ABOVE}.
+     */
     public List<QueueStatsRow> stats(String tenant, String dlqSuffix) {
         StatsBinds stats = new StatsBinds(dlqSuffix, tenant);
-        return db.read(c -> Db.list(c, stats.sql(), stats, ROW));
+        return db.read(c -> {
+            List<QueueStatsRow> rows = Db.list(c, stats.sql(), stats, ROW);
+            Map<List<String>, Long> lag = lag(c, tenant);
+            List<QueueStatsRow> out = new ArrayList<>(rows.size());
+            for (QueueStatsRow r : rows) {
+                long l = r.consumerGroup() == null ? 0 : lag.getOrDefault(List.of(r.topic(), r.consumerGroup()), 0L);
+                out.add(new QueueStatsRow(r.topic(), r.consumerGroup(), l, r.inFlight(), r.deadLetters(),
+                        r.oldestAgeMicros()));
+            }
+            return out;
+        });
+    }
+
+    /** The lag of each (topic, consumer group) of one tenant that has one, summed over its partitions. */
+    private static Map<List<String>, Long> lag(Connection c, String tenant) throws SQLException {
+        LaggingPartitions select = new LaggingPartitions(tenant);
+        List<Lagging> lagging = Db.list(c, select.sql(), select, rs -> new Lagging(rs.getString("topic"),
+                rs.getString("consumer_group"), rs.getString("partition_key"), rs.getLong("committed_offset")));
+        Map<List<String>, Long> lag = new HashMap<>();
+        for (int from = 0; from < lagging.size(); from += LAG_BRANCHES) {
+            List<Lagging> chunk = lagging.subList(from, Math.min(lagging.size(), from + LAG_BRANCHES));
+            List<Bind> binds = new ArrayList<>(4 * chunk.size());
+            for (Lagging p : chunk) {
+                binds.addAll(new CountAbove(tenant, p.topic(), p.partitionKey(), p.committed()).binds());
+            }
+            Statement count = Statement.of(Db.unionAll(COUNT_ABOVE, chunk.size()), binds);
+            int[] row = {0};
+            Db.forEach(c, count.sql(), count, rs -> {
+                Lagging p = chunk.get(row[0]++); // UNION ALL keeps branch order: one row per branch
+                lag.merge(List.of(p.topic(), p.consumerGroup()), rs.getLong("lag_messages"), Long::sum);
+            });
+        }
+        return lag;
     }
 }

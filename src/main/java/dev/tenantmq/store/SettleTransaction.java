@@ -62,7 +62,7 @@ public class SettleTransaction {
         if (targets.isEmpty()) {
             return List.of();
         }
-        return db.inTransactionWithGapLocksIfNeeded((c, gapLocks) -> {
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             Set<String> keys = keys(targets);
             Map<String, Long> epochs = ConsumerStatements.lockLeases(c, new LockLeases(s, new ArrayList<>(keys)));
             Map<String, Cursor> cursors = DeliveryBatches.cursors(c, s, keys);
@@ -131,7 +131,7 @@ public class SettleTransaction {
                         .orElseThrow(() -> new SQLException("in-flight message " + t.offset() + " has no message row"));
                 DeadLetters.write(c, s, policy, new DeadLetters.Dead(t.partitionKey(), t.offset(), message.id(),
                         message.payloadJson(), message.metadataJson(), DeliveryState.INFLIGHT, t.delivery(), attempt,
-                        reason), ctx.gapLocks);
+                        reason));
                 ctx.finished.add(t.partitionKey());
                 ctx.deadLettered++;
             } else if (!ConsumerStatements.nackDelivery(c, new NackDelivery(delayMicros.applyAsLong(attempt), s, t))) {
@@ -147,16 +147,11 @@ public class SettleTransaction {
 
     /** What the per-receipt actions of one settle transaction leave for its end. */
     private static final class SettleContext {
-        final boolean gapLocks;
         /** Partitions where a message finished (dead-lettered): the committed offset may move. */
         final Set<String> finished = new TreeSet<>();
         /** Per partition, the lowest nacked offset and its lease epoch: later in-flight messages go back. */
         final Map<String, HandBackLater> handBack = new TreeMap<>();
         int deadLettered;
-
-        SettleContext(boolean gapLocks) {
-            this.gapLocks = gapLocks;
-        }
     }
 
     @FunctionalInterface
@@ -174,7 +169,7 @@ public class SettleTransaction {
         if (targets.isEmpty()) {
             return new NackResult(List.of(), 0);
         }
-        return db.inTransactionWithGapLocksIfNeeded((c, gapLocks) -> {
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             Set<String> keys = keys(targets);
             Map<String, Long> epochs = ConsumerStatements.lockLeases(c, new LockLeases(s, new ArrayList<>(keys)));
             Map<String, Cursor> cursors = DeliveryBatches.cursors(c, s, keys);
@@ -191,7 +186,7 @@ public class SettleTransaction {
                 }
             }
             List<Optional<SettleStatus>> decided = new ArrayList<>(targets.size());
-            SettleContext ctx = new SettleContext(gapLocks);
+            SettleContext ctx = new SettleContext();
             for (AckTarget t : targets) {
                 boolean done = currentLease(epochs, t) && action.apply(c, t, ctx);
                 decided.add(done ? Optional.of(SettleStatus.DONE) : Optional.empty());
