@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * SQL of {@code queue_dedup_ids} (migration V4): the identities of deleted messages, kept for
  * {@code mq.publish.dedup-window} after their publish, so that a producer's retry hours later is
- * still a duplicate. Retention and the admin delete call {@link #remember} in the transaction
- * that deletes the messages; publish reads both tables in one statement
+ * still a duplicate. Retention ({@link #rememberRanges}) and the admin delete ({@link #remember})
+ * write them in the transaction that deletes the messages; publish reads both tables in one statement
  * ({@link MessageStore#SELECT_EXISTING_IDS}); retention drops expired rows with
  * {@link #DELETE_EXPIRED}.
  */
@@ -135,9 +135,55 @@ final class DedupSql {
     }
 
     /**
+     * Remembers, in one statement, the identities of the messages of one partition's offset range
+     * {@code [?, ?]} that are younger than the window, straight from the rows about to be deleted:
+     * nothing is copied per consumed message ahead of time, and nothing goes through the service.
+     * An identity remembered before (published again after its window, and deleted again before
+     * retention dropped its old row) starts a new window: its row is overwritten. Record and gap
+     * locks on the {@code queue_dedup_ids} rows it writes; the source rows are read plainly
+     * (READ COMMITTED), and the caller deletes them next in the same transaction.
+     */
+    static final String REMEMBER_RANGE = """
+            INSERT INTO queue_dedup_ids (tenant, topic, partition_key, id, `offset`, created_at)
+            SELECT m.tenant, m.topic, m.partition_key, m.id, m.`offset`, m.created_at FROM queue_messages m
+            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` >= ? AND m.`offset` <= ?
+              AND m.created_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+            ON DUPLICATE KEY UPDATE `offset` = m.`offset`, created_at = m.created_at""";
+
+    /** Binds of {@link #REMEMBER_RANGE}, in placeholder order: the range {@code [from, to]} and the window. */
+    record RememberRange(String tenant, String topic, String partitionKey, long from, long to, long windowMicros)
+            implements Statement {
+        @Override
+        public String sql() {
+            return REMEMBER_RANGE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", from), Bind.of("offset", to), // the range
+                    Bind.of("micros", windowMicros)); // the window
+        }
+    }
+
+    /**
+     * Remembers the identities of the messages in the given offset ranges (one partition each)
+     * that are younger than the window, in the caller's transaction, before the caller deletes
+     * the ranges: one {@link #REMEMBER_RANGE} per range, sent as one JDBC batch. Nothing happens
+     * when {@code windowMicros} is 0.
+     */
+    static void rememberRanges(Connection c, List<RememberRange> ranges) throws SQLException {
+        if (ranges.isEmpty() || ranges.get(0).windowMicros() <= 0) {
+            return;
+        }
+        Db.updateEach(c, REMEMBER_RANGE, ranges); // any number: only the messages younger than the window
+    }
+
+    /**
      * Copies the identities of the given messages of one partition that are younger than the
      * window into {@code queue_dedup_ids}, in the caller's transaction, before the caller deletes
-     * the messages. Nothing happens when {@code windowMicros} is 0 or every message is older.
+     * the messages (the admin delete of one message). Nothing happens when {@code windowMicros}
+     * is 0 or every message is older.
      *
      * @return identities remembered
      */
