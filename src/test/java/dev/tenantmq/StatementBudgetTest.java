@@ -1,0 +1,138 @@
+package dev.tenantmq;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The database work of the consume path's happy path, counted as the statements the database
+ * received ({@link GeneralLog#stopUnitsOf}): every statement of every transaction or auto-commit
+ * statement that names the test's topic, with its session {@code SET}s and its {@code COMMIT}.
+ * A deterministic guard for what the benchmark measures (bench/README.md, "Statements and CPU
+ * per message"): a fetch of 100 messages over 50 partitions and the ack of that batch each run
+ * a constant number of statements, however many partitions they touch.
+ */
+@QuarkusTest
+@TestProfile(StatementBudgetTest.NoTicks.class)
+class StatementBudgetTest {
+    private static final int PARTITIONS = 50;
+    private static final int MESSAGES = 100;
+    /**
+     * The ready partitions, then one transaction: start it, lock the leases, read the cursors,
+     * scan every partition, open every batch, commit. Main before this budget: 78 statements
+     * (6 ready-partition looks and 4 lease transactions, with a SET of autocommit and of the
+     * isolation level on both sides of each, and one UPDATE per partition).
+     */
+    private static final int FETCH_BUDGET = 7;
+    /**
+     * One transaction: start it, lock the leases, read the cursors, move every committed offset,
+     * commit. Main before this budget: 60 statements (one UPDATE per partition, the batch rows,
+     * the finished rows and the prefix read, and four SETs).
+     */
+    private static final int ACK_BUDGET = 5;
+
+    /**
+     * No periodic scheduler tick while the test counts: the tick's statements name the topic too.
+     * The first fetch of a group still leases its partitions at once (the registration tick).
+     */
+    public static class NoTicks implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("mq.tick-interval", "30m", "mq.heartbeat-timeout", "1h", "mq.lease-duration", "1h");
+        }
+    }
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Test
+    void a_fetch_of_100_messages_over_50_partitions_runs_a_constant_number_of_statements() throws Exception {
+        Consumed consumed = publishAndLease();
+        List<Delivered> got = new ArrayList<>();
+        List<String> fetch = statementsOf(consumed.topic(), () -> got.addAll(Api.fetchOk(consumed.tenant(),
+                consumed.topic(), consumed.group(), Fetch.upTo(MESSAGES).waitSeconds(0))));
+
+        assertEquals(MESSAGES, got.size(), "one fetch takes every message of the 50 leased partitions");
+        assertTrue(fetch.size() <= FETCH_BUDGET, "fetch of 100 over 50 partitions: " + brief(fetch));
+    }
+
+    @Test
+    void the_ack_of_a_fetch_of_100_messages_over_50_partitions_runs_a_constant_number_of_statements() throws Exception {
+        Consumed consumed = publishAndLease();
+        List<Delivered> got = Api.fetchOk(consumed.tenant(), consumed.topic(), consumed.group(),
+                Fetch.upTo(MESSAGES).waitSeconds(0));
+        assertEquals(MESSAGES, got.size(), "one fetch takes every message of the 50 leased partitions");
+
+        List<String> acked = new ArrayList<>();
+        List<String> ack = statementsOf(consumed.topic(), () -> acked.addAll(Api.ack(consumed.tenant(),
+                consumed.topic(), consumed.group(), Delivered.receipts(got))));
+
+        assertEquals(Set.of("ACKED"), new HashSet<>(acked));
+        assertTrue(ack.size() <= ACK_BUDGET, "ack of 100 over 50 partitions: " + brief(ack));
+    }
+
+    /** A topic whose 50 partitions this process leases, with 100 messages waiting, 2 in each. */
+    private record Consumed(String tenant, String topic, String group) {}
+
+    private static Consumed publishAndLease() {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        leaseEveryPartition(tenant, topic, group);
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            batch.add(Api.msg("k" + (i % PARTITIONS), "m-" + i, Map.of("n", i)));
+        }
+        Api.publishOk(tenant, topic, batch);
+        return new Consumed(tenant, topic, group);
+    }
+
+    /**
+     * Publishes one message to each of the partitions and fetches and acks until all are
+     * consumed: then this process leases every partition, and the next fetch finds them ready.
+     */
+    private static void leaseEveryPartition(String tenant, String topic, String group) {
+        List<Map<String, Object>> seed = new ArrayList<>();
+        for (int i = 0; i < PARTITIONS; i++) {
+            seed.add(Api.msg("k" + i, "seed-" + i, i));
+        }
+        Api.publishOk(tenant, topic, seed);
+        Set<String> seen = new HashSet<>();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(MESSAGES).waitSeconds(1));
+            if (!got.isEmpty()) {
+                Api.ack(tenant, topic, group, Delivered.receipts(got));
+            }
+            seen.addAll(Delivered.ids(got));
+            return seen.size() == PARTITIONS;
+        });
+    }
+
+    private List<String> statementsOf(String topic, Runnable request) throws Exception {
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            request.run();
+            return log.stopUnitsOf(topic);
+        }
+    }
+
+    /** The start of each statement, one per line: enough to tell them apart in a failure. */
+    private static String brief(List<String> statements) {
+        return statements.size() + " statements:\n  " + String.join("\n  ", statements.stream()
+                .map(sql -> sql.replaceAll("\\s+", " "))
+                .map(line -> line.substring(0, Math.min(90, line.length())))
+                .toList());
+    }
+}
