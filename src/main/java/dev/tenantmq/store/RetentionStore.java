@@ -339,10 +339,11 @@ public class RetentionStore {
 
     /**
      * Deletes the messages of offset ranges of a topic and the delivery state of the topic's
-     * groups for them, in one short READ COMMITTED transaction: per range, the identities of its
-     * messages younger than the dedup window are remembered ({@link DedupSql#REMEMBER_RANGE}),
-     * then the range is deleted. Each kind of statement goes as one JDBC batch over all ranges,
-     * so a transaction takes three round trips however many partitions and messages it deletes.
+     * groups for them, in one short READ COMMITTED transaction: the identities of their messages
+     * younger than the dedup window are remembered ({@link DedupSql#rememberRanges}: one read and
+     * one insert), then the ranges are deleted, each kind of delete as one JDBC batch over all
+     * ranges. So a transaction takes at most four round trips however many partitions and
+     * messages it deletes.
      * Record locks only; a publisher waits for them only when a partition's newest row is among
      * them.
      *
@@ -361,7 +362,7 @@ public class RetentionStore {
         }
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             if (dedupWindowMicros > 0) {
-                DedupSql.rememberRanges(c, ranges.stream().map(r -> new DedupSql.RememberRange(tenant, topic,
+                DedupSql.rememberRanges(c, ranges.stream().map(r -> new DedupSql.SelectRangeIdentities(tenant, topic,
                         r.partitionKey(), r.from(), r.to(), dedupWindowMicros)).toList());
             }
             int[] counts = Db.updateEach(c, DELETE_MESSAGE_RANGE, ranges.stream()
