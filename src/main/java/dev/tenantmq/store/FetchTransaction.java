@@ -210,7 +210,9 @@ public class FetchTransaction {
             if (left <= 0 && mode == Mode.FETCH) {
                 break; // the budget is spent: the partitions after this one are not walked
             }
-            lane.walk = new PartitionWalk(lane.epoch, Math.min(share, left), policy.maxDeliveries());
+            // Up to the rows scanned, not just the share: the first deep partitions fill the fetch,
+            // so it holds few partitions and concurrent fetches of the group find the others ready.
+            lane.walk = new PartitionWalk(lane.epoch, Math.min(limit, left), policy.maxDeliveries());
             List<Scanned> first = requeued.getOrDefault(lane.cur.key(), List.of());
             lane.queued.addAll(first);
             if (first.size() < requeuedLimit) {
