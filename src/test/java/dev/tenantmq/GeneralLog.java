@@ -7,7 +7,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
 
@@ -73,71 +75,122 @@ final class GeneralLog implements AutoCloseable {
     }
 
     /**
-     * Stops logging and returns, per database connection that sent a statement containing
-     * {@code marker}, everything that connection sent for that work, in order: from the session
-     * statements ({@code SET ...}) just before its first statement with the marker, through the
-     * {@code COMMIT} or {@code ROLLBACK} and session statements just after its last one. So the
-     * count includes what the driver and the pool send around a transaction (autocommit,
-     * isolation), not only the statements that name the marker. Statements of other work on the
-     * same connection before or after are not included; a connection is the work's alone while it
-     * runs.
+     * Stops logging and returns every statement of the units of work that name {@code marker}:
+     * per connection, a transaction from its session {@code SET}s through its {@code COMMIT} or
+     * {@code ROLLBACK} and the pool's session resets right after it, or a single auto-commit
+     * statement with the {@code SET}s before it. Unlike {@link #stop}, this also counts the
+     * statements that name nothing ({@code SET}, {@code COMMIT}), which cost a round trip and a
+     * server command each all the same. Multi-statement packets count one per statement.
      */
-    List<String> connectionStatements(String marker) throws SQLException {
+    List<String> stopUnitsOf(String marker) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             try (Statement s = c.createStatement()) {
                 s.execute("SET GLOBAL general_log = 'OFF'");
             }
-            // The log table is in insertion order (CSV engine); event_time can tie.
-            java.util.Map<Long, List<String>> byThread = new java.util.LinkedHashMap<>();
-            try (PreparedStatement ps = c.prepareStatement("""
+            // The CSV log table returns its rows in the order they were written.
+            Map<Long, Units> byThread = new LinkedHashMap<>();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("""
                     SELECT thread_id, argument FROM mysql.general_log
-                    WHERE command_type IN ('Query', 'Execute')""");
-                 ResultSet rs = ps.executeQuery()) {
+                    WHERE command_type IN ('Query', 'Execute')""")) {
                 while (rs.next()) {
-                    byThread.computeIfAbsent(rs.getLong(1), t -> new ArrayList<>())
-                            .add(new String(rs.getBytes(2), StandardCharsets.UTF_8));
+                    String sql = new String(rs.getBytes(2), StandardCharsets.UTF_8);
+                    Units units = byThread.computeIfAbsent(rs.getLong(1), k -> new Units());
+                    for (String one : splitStatements(sql)) {
+                        units.add(one);
+                    }
                 }
             }
             List<String> out = new ArrayList<>();
-            for (List<String> sent : byThread.values()) {
-                int first = -1;
-                int last = -1;
-                for (int i = 0; i < sent.size(); i++) {
-                    if (sent.get(i).contains(marker)) {
-                        first = first < 0 ? i : first;
-                        last = i;
+            for (Units units : byThread.values()) {
+                units.close();
+                for (List<String> unit : units.done) {
+                    if (unit.stream().anyMatch(sql -> sql.contains(marker))) {
+                        out.addAll(unit);
                     }
                 }
-                if (first < 0) {
-                    continue;
-                }
-                while (first > 0 && isSession(sent.get(first - 1))) {
-                    first--;
-                }
-                while (last + 1 < sent.size() && (isSession(sent.get(last + 1)) || isEnd(sent.get(last + 1)))) {
-                    last++;
-                    if (isEnd(sent.get(last))) { // what follows the end, up to the next work, is the pool's reset
-                        while (last + 1 < sent.size() && isSession(sent.get(last + 1))) {
-                            last++;
-                        }
-                        break;
-                    }
-                }
-                out.addAll(sent.subList(first, last + 1));
             }
             return out;
         }
     }
 
-    /** A session statement the driver or the pool sends around work: {@code SET autocommit=0}, isolation ... */
-    static boolean isSession(String sql) {
-        return sql.strip().regionMatches(true, 0, "SET ", 0, 4);
+    /** One connection's statements cut into units of work (see {@link #stopUnitsOf}). */
+    private static final class Units {
+        final List<List<String>> done = new ArrayList<>();
+        List<String> open = new ArrayList<>();
+        boolean inTransaction;
+        /** Whether the last statement ended a unit: session SETs right after it are its pool reset. */
+        boolean justEnded;
+
+        void add(String sql) {
+            String s = sql.strip().toUpperCase(java.util.Locale.ROOT);
+            boolean set = s.startsWith("SET ") && !s.startsWith("SET GLOBAL");
+            if (set && justEnded && !s.replace(" ", "").contains("AUTOCOMMIT=0")) {
+                done.get(done.size() - 1).add(sql);
+                return;
+            }
+            justEnded = false;
+            open.add(sql);
+            if (set) {
+                inTransaction |= s.replace(" ", "").contains("AUTOCOMMIT=0");
+                return;
+            }
+            if (s.startsWith("START TRANSACTION") || s.equals("BEGIN")) {
+                inTransaction = true;
+                return;
+            }
+            if (!inTransaction || s.startsWith("COMMIT") || s.startsWith("ROLLBACK")) {
+                end();
+            }
+        }
+
+        private void end() {
+            done.add(open);
+            open = new ArrayList<>();
+            inTransaction = false;
+            justEnded = true;
+        }
+
+        void close() {
+            if (!open.isEmpty()) {
+                done.add(open);
+                open = new ArrayList<>();
+            }
+        }
     }
 
-    /** The end of a transaction. */
-    static boolean isEnd(String sql) {
-        String s = sql.strip();
-        return s.equalsIgnoreCase("COMMIT") || s.equalsIgnoreCase("ROLLBACK");
+    /**
+     * The statements of one logged packet: the driver sends a rewritten JDBC batch of updates as
+     * one packet of statements separated by {@code ;}. Splits outside quotes only.
+     */
+    static List<String> splitStatements(String packet) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        char quote = 0;
+        for (int i = 0; i < packet.length(); i++) {
+            char ch = packet.charAt(i);
+            if (quote != 0) {
+                cur.append(ch);
+                if (ch == '\\' && i + 1 < packet.length()) {
+                    cur.append(packet.charAt(++i));
+                } else if (ch == quote) {
+                    quote = 0;
+                }
+            } else if (ch == '\'' || ch == '"' || ch == '`') {
+                quote = ch;
+                cur.append(ch);
+            } else if (ch == ';') {
+                if (!cur.toString().isBlank()) {
+                    out.add(cur.toString().strip());
+                }
+                cur.setLength(0);
+            } else {
+                cur.append(ch);
+            }
+        }
+        if (!cur.toString().isBlank()) {
+            out.add(cur.toString().strip());
+        }
+        return out;
     }
 
     /** Turns logging off (if still on), empties the table and restores the log output setting. */

@@ -192,14 +192,16 @@ public class ConsumeService {
      */
     private final Map<GroupScope, Map<String, Boolean>> claimed = new ConcurrentHashMap<>();
 
-    /** Ready partitions the first look of a fetch asks for; each further look asks for four times as many. */
-    private static final int FIRST_LOOK = 4;
-
     /**
-     * One look for messages: ready partitions (no locks), then a lease transaction for them,
-     * repeated over more partitions while the fetch has room. Keys after the group's fairness
-     * cursor come first, then the rest from the start. A deep partition fills a fetch from the
-     * first few looked at; many shallow ones take a few growing looks.
+     * One look for messages: ready partitions (no locks), then one lease transaction for them,
+     * repeated only while the fetch has room and more partitions may be ready. Keys after the
+     * group's fairness cursor come first, then the rest from the start; the cursor is kept only
+     * when a look left ready partitions out, so a group whose ready partitions all fit in a fetch
+     * looks once. A look asks for as many
+     * partitions as the fetch has room for messages (each ready partition has at least one), and
+     * the lease transaction shares the room among them ({@code FetchTransaction#lease}), so a
+     * fetch over many shallow partitions takes one look and one transaction, not one per few
+     * partitions.
      */
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f) {
         String subscriber = identity.subscriberName().value();
@@ -208,9 +210,10 @@ public class ConsumeService {
         List<Delivery> leased = new ArrayList<>();
         String after = cursor;
         String upTo = null; // no upper bound until the look wraps around to the start
-        for (int want = FIRST_LOOK; leased.size() < f.maxMessages(); want *= 4) {
+        boolean leftOut = false; // whether a look stopped at its LIMIT: ready partitions may be unseen
+        while (leased.size() < f.maxMessages()) {
             int room = f.maxMessages() - leased.size();
-            int ask = Math.min(want, room);
+            int ask = room;
             // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
             int asked = ask + busy.size();
             List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
@@ -241,6 +244,7 @@ public class ConsumeService {
                     signals.signal(scope.tenant(), scope.topic(), skipped);
                 }
             }
+            leftOut |= ready.size() >= asked;
             if (ready.size() < asked) {
                 if (upTo != null || cursor.isEmpty()) {
                     break; // looked at every leased partition once
@@ -254,7 +258,13 @@ public class ConsumeService {
         if (leased.isEmpty()) {
             return List.of();
         }
-        cursors.put(scope, leased.get(leased.size() - 1).partitionKey());
+        if (leftOut) {
+            cursors.put(scope, leased.get(leased.size() - 1).partitionKey());
+        } else {
+            // Every ready partition fit in this fetch: the next one starts from the first key, in
+            // one look, instead of after a cursor and then wrapping around in a second.
+            cursors.remove(scope);
+        }
         List<Delivered> out = new ArrayList<>(leased.size());
         int redelivered = 0;
         for (Delivery d : leased) {

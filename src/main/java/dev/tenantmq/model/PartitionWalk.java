@@ -81,12 +81,13 @@ public final class PartitionWalk {
     }
 
     private final long leaseEpoch;
-    private final int budget;
+    private int budget;
     private final int maxDeliveries;
     private final List<Step> steps = new ArrayList<>();
     private int delivered;
     private boolean busy;
     private boolean stopped;
+    private boolean outOfBudget;
 
     /**
      * @param leaseEpoch the epoch of the lease the fetch holds on the partition
@@ -154,11 +155,46 @@ public final class PartitionWalk {
     /** Hands the message out, or stops the walk when the budget is spent: it waits for the next fetch. */
     private boolean deliver(Deliver d) {
         if (delivered >= budget) {
+            outOfBudget = true;
             return false;
         }
         steps.add(d);
         delivered++;
         return true;
+    }
+
+    /**
+     * Whether the walk stopped only because its budget was spent, at a message it would have
+     * handed out: {@link #addBudget} lets it go on from that message.
+     */
+    public boolean outOfBudget() {
+        return outOfBudget;
+    }
+
+    /**
+     * Raises the budget by {@code more} messages. A walk that stopped for its budget takes rows
+     * again, starting with the one it stopped at.
+     *
+     * @throws IllegalStateException when the walk stopped for another reason (the partition is held)
+     */
+    public void addBudget(int more) {
+        if (stopped && !outOfBudget) {
+            throw new IllegalStateException("the walk of this partition stopped: it is held");
+        }
+        budget += more;
+        stopped = false;
+        outOfBudget = false;
+    }
+
+    /**
+     * A fetch's budget shared over the partitions it walks at once: each gets
+     * {@code ceil(budget / partitions)}, so that shallow partitions leave their unused share to
+     * the deep ones in a next round and a deep partition takes no more than its share in the first.
+     *
+     * @return at least 1 when {@code budget} is positive; 0 for no budget (a sweep)
+     */
+    public static int share(int budget, int partitions) {
+        return budget <= 0 ? 0 : (budget + Math.max(partitions, 1) - 1) / Math.max(partitions, 1);
     }
 
     /** The decisions so far, in offset order. */

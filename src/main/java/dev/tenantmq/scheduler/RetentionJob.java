@@ -213,7 +213,7 @@ public class RetentionJob {
         private final String topic;
         private final List<String> groups;
         private final int batchSize;
-        private final java.util.Map<String, List<Long>> offsets = new java.util.LinkedHashMap<>();
+        private final List<RetentionStore.Range> ranges = new ArrayList<>();
         private int size;
         /** Whether a pending offset is above its partition's floor: not consumed by every group. */
         private boolean unconsumed;
@@ -231,7 +231,7 @@ public class RetentionJob {
                 return;
             }
             unconsumed |= deletable.get(deletable.size() - 1) > floor;
-            offsets.computeIfAbsent(partitionKey, k -> new ArrayList<>()).addAll(deletable);
+            ranges.addAll(runs(partitionKey, deletable));
             size += deletable.size();
             if (size >= batchSize) {
                 flush();
@@ -242,7 +242,7 @@ public class RetentionJob {
             if (size == 0) {
                 return;
             }
-            int n = store.delete(tenant, topic, groups, offsets, micros(config.publish().dedupWindow()));
+            int n = store.delete(tenant, topic, groups, ranges, micros(config.publish().dedupWindow()));
             deleted += n;
             // Counted per transaction, so a topic that fails half-way still reports what it deleted.
             metrics.retentionDeleted(tenant, topic, n);
@@ -252,7 +252,7 @@ public class RetentionJob {
                 // deadline or their next re-check.
                 signals.signal(tenant, topic, FetchSignals.ALL);
             }
-            offsets.clear();
+            ranges.clear();
             size = 0;
             unconsumed = false;
         }
@@ -287,6 +287,27 @@ public class RetentionJob {
             }
         }
         return new Batch(deletable, lastSeen, false);
+    }
+
+    /**
+     * The deletable offsets of one partition ({@link #plan}, ascending) as runs of consecutive
+     * offsets, which retention deletes as primary-key ranges. Every offset a run spans is in
+     * {@code deletable}, so a message that must stay (a dead-lettered or requeued one) splits a
+     * run and is never inside one; a gap (a message deleted before) splits it too.
+     */
+    static List<RetentionStore.Range> runs(String partitionKey, List<Long> deletable) {
+        List<RetentionStore.Range> out = new ArrayList<>();
+        int i = 0;
+        while (i < deletable.size()) {
+            long from = deletable.get(i);
+            long to = from;
+            while (i + 1 < deletable.size() && deletable.get(i + 1) == to + 1) {
+                to = deletable.get(++i);
+            }
+            out.add(new RetentionStore.Range(partitionKey, from, to));
+            i++;
+        }
+        return out;
     }
 
     /**

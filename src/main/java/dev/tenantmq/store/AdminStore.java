@@ -624,8 +624,8 @@ public class AdminStore {
     private static void deleteMessage(Connection c, String tenant, String topic, String partitionKey, long offset,
                                       List<String> groups) throws SQLException {
         if (!groups.isEmpty()) {
-            RetentionStore.DeleteDeliveryStates delete = new RetentionStore.DeleteDeliveryStates(tenant, groups, topic,
-                    partitionKey, List.of(offset));
+            RetentionStore.DeleteDeliveryStateRange delete = new RetentionStore.DeleteDeliveryStateRange(tenant, groups,
+                    topic, partitionKey, offset, offset);
             Db.update(c, delete.sql(), delete); // zero or one row per group
         }
         MessageStore.DeleteMessageAt delete = new MessageStore.DeleteMessageAt(tenant, topic, partitionKey, offset);

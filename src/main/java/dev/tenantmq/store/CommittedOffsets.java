@@ -3,7 +3,7 @@ package dev.tenantmq.store;
 import dev.tenantmq.model.BatchState;
 import dev.tenantmq.model.CommitWalk;
 import dev.tenantmq.model.GroupScope;
-import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
+import dev.tenantmq.store.ConsumerSql.Advance;
 import dev.tenantmq.store.ConsumerSql.CountFinished;
 import dev.tenantmq.store.ConsumerSql.Cursor;
 import dev.tenantmq.store.ConsumerSql.PruneDeliveries;
@@ -15,19 +15,20 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * The group's committed offset per partition (SPEC section 4: "The committed offset of a
  * partition advances over the contiguous acknowledged prefix"): counts the finished rows above
- * it, walks the prefix ({@link CommitWalk}), moves it, and prunes the acknowledged delivery rows
+ * it where any may be, walks the prefix ({@link CommitWalk}), moves it, and prunes the acknowledged delivery rows
  * it passed. Runs in the caller's transaction, which holds the partitions' lease row locks.
  */
 final class CommittedOffsets {
     private CommittedOffsets() {}
 
     /** What {@link #advance} writes, and the walk's outcome per partition walked. */
-    record Plan(Map<String, CommitWalk.Advance> advances, List<AdvanceCommitted> moves, List<PruneDeliveries> prunes) {}
+    record Plan(Map<String, CommitWalk.Advance> advances, List<Advance> moves, List<PruneDeliveries> prunes) {}
 
     /**
      * Moves each partition's committed offset to the end of its contiguous run of finished
@@ -47,32 +48,49 @@ final class CommittedOffsets {
         if (walked.isEmpty()) {
             return new HashMap<>();
         }
-        Map<String, Integer> finishedRows = ConsumerStatements.countFinished(c,
-                new CountFinished(s, walked.stream().map(Cursor::key).toList()));
+        // Rows finished in this transaction (acked rows, dead letters) are not in the cursors'
+        // counts: count again where any may be. A partition walked only for the batch acks of
+        // this ack, with no finished row when its cursor was read, needs no count.
+        List<String> toCount = walked.stream().filter(cur -> cur.finishedRows() > 0 || rowAcked.contains(cur.key())
+                || !batchAcks.containsKey(cur.key())).map(Cursor::key).toList();
+        Map<String, Integer> finishedRows = toCount.isEmpty() ? new HashMap<>()
+                : ConsumerStatements.countFinished(c, new CountFinished(s, toCount));
         // The finished run has at most (finished rows + batch acks) messages, so one more row
-        // always reaches its end.
+        // always reaches its end. A whole batch acknowledged needs no rows (CommitWalk.wholeBatch).
         Map<String, List<CommitWalk.Row>> rows = ConsumerStatements.prefixStates(c, walked.stream()
+                .filter(cur -> wholeBatch(cur, finishedRows, batchAcks, rowAcked).isEmpty())
                 .map(cur -> new SelectPrefixStates(s, cur.key(), cur.committed(), finishedRows.getOrDefault(cur.key(), 0)
                         + batchAcks.getOrDefault(cur.key(), Set.of()).size() + 1)).toList());
         Plan plan = plan(s, walked, rows, finishedRows, batchAcks, rowAcked);
-        ConsumerStatements.advanceCommitted(c, plan.moves());
+        ConsumerStatements.advanceCommitted(c, s, plan.moves());
         ConsumerStatements.pruneDeliveries(c, plan.prunes());
         return plan.advances();
+    }
+
+    /**
+     * {@link CommitWalk#wholeBatch} for the partition of {@code cur}: rows lie above its committed
+     * offset when its batch has any, or a finished one was counted, or a row was acked now.
+     */
+    private static Optional<CommitWalk.Advance> wholeBatch(Cursor cur, Map<String, Integer> finishedRows,
+                                                           Map<String, Set<Long>> batchAcks, Set<String> rowAcked) {
+        boolean rowsAbove = cur.rowsInBatch() || cur.finishedRows() > 0 || finishedRows.containsKey(cur.key())
+                || rowAcked.contains(cur.key());
+        return CommitWalk.wholeBatch(cur.batchOffsets(), rowsAbove, batchAcks.getOrDefault(cur.key(), Set.of()));
     }
 
     /** Decides, from the rows read, where each walked partition's committed offset moves and what is pruned. */
     static Plan plan(GroupScope s, List<Cursor> walked, Map<String, List<CommitWalk.Row>> rows,
                      Map<String, Integer> finishedRows, Map<String, Set<Long>> batchAcks, Set<String> rowAcked) {
         Map<String, CommitWalk.Advance> advances = new HashMap<>();
-        List<AdvanceCommitted> moves = new ArrayList<>();
+        List<Advance> moves = new ArrayList<>();
         List<PruneDeliveries> prunes = new ArrayList<>();
         for (Cursor cur : walked) {
-            CommitWalk.Advance a = CommitWalk.advance(cur.committed(), rows.getOrDefault(cur.key(), List.of()),
-                    batchAcks.getOrDefault(cur.key(), Set.of()));
+            CommitWalk.Advance a = wholeBatch(cur, finishedRows, batchAcks, rowAcked).orElseGet(() -> CommitWalk.advance(cur.committed(),
+                    rows.getOrDefault(cur.key(), List.of()), batchAcks.getOrDefault(cur.key(), Set.of())));
             advances.put(cur.key(), a);
             if (a.committed() > cur.committed()) {
                 BatchState.Change.commit(cur.batch()).require(cur.batch(), cur.committedAt(a.committed()).batch());
-                moves.add(new AdvanceCommitted(a.committed(), s, cur.key(), cur.committed()));
+                moves.add(new Advance(cur.key(), a.committed(), cur.committed()));
             }
             if (a.prunable() || rowAcked.contains(cur.key()) || finishedRows.containsKey(cur.key())) {
                 prunes.add(new PruneDeliveries(s, cur.key(), a.committed()));

@@ -246,8 +246,13 @@ final class ConsumerSql {
 
     /**
      * The group's position in the given partitions (%s is the IN list): committed offset, the
-     * open batch, and whether a requeued message waits at or below the committed offset. Read
-     * after the lease row locks, which every writer of these rows takes first.
+     * open batch, whether a requeued message waits at or below the committed offset, and what an
+     * ack needs to know to skip reading the partition's prefix ({@code model.CommitWalk#wholeBatch}):
+     * the finished delivery rows above the committed offset, whether the open batch has delivery
+     * rows, and the offsets of its stored messages (one result row each, joined: a partition
+     * without an open batch has one row). Primary-key range probes of the partition's exceptions
+     * and open batch only. Read after the lease row locks, which every writer of these
+     * rows takes first.
      */
     static final String SELECT_CURSORS = StateSql.render("""
             SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.delivery_epoch, o.delivery_seq,
@@ -255,9 +260,22 @@ final class ConsumerSql {
                    EXISTS (SELECT 1 FROM queue_delivery_state r
                            WHERE r.tenant = o.tenant AND r.consumer_group = o.consumer_group AND r.topic = o.topic
                              AND r.partition_key = o.partition_key AND r.message_offset <= o.committed_offset
-                             AND r.state IN ({UNFINISHED})) AS requeued
+                             AND r.state IN ({UNFINISHED})) AS requeued,
+                   (SELECT COUNT(*) FROM queue_delivery_state f
+                    WHERE f.tenant = o.tenant AND f.consumer_group = o.consumer_group AND f.topic = o.topic
+                      AND f.partition_key = o.partition_key AND f.message_offset > o.committed_offset
+                      AND f.state IN ({FINISHED})) AS finished_rows,
+                   EXISTS (SELECT 1 FROM queue_delivery_state b
+                           WHERE b.tenant = o.tenant AND b.consumer_group = o.consumer_group AND b.topic = o.topic
+                             AND b.partition_key = o.partition_key AND b.message_offset > o.committed_offset
+                             AND b.message_offset <= o.delivered_offset) AS rows_in_batch,
+                   bm.`offset` AS batch_offset
             FROM queue_offsets o
-            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%%s) AND o.consumer_group = ?"""
+            LEFT JOIN queue_messages bm
+              ON bm.tenant = o.tenant AND bm.topic = o.topic AND bm.partition_key = o.partition_key
+             AND bm.`offset` > o.committed_offset AND bm.`offset` <= o.delivered_offset
+            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%%s) AND o.consumer_group = ?
+            ORDER BY o.partition_key, bm.`offset`"""
             .formatted(batchHoldsAMessage()));
 
     /** Binds of {@link #SELECT_CURSORS}, in placeholder order; {@code keys} fills the IN list. */
@@ -288,13 +306,25 @@ final class ConsumerSql {
      * @param batchInvisible whether that deadline is still ahead and the batch still holds a message
      *     ({@link #batchHoldsAMessage}): a batch whose messages were all deleted holds nothing back
      * @param requeued whether a requeued message waits at or below {@code committed}
+     * @param finishedRows delivery rows above {@code committed} that are finished (acked, dead)
+     * @param rowsInBatch whether a message of the open batch has a delivery row (handed out again)
+     * @param batchOffsets offsets of the open batch's messages still stored, ascending
      */
     record Cursor(String key, long committed, long delivered, long batchEpoch, long seq,
-                  String batchVisibleAt, boolean batchInvisible, boolean requeued) {
+                  String batchVisibleAt, boolean batchInvisible, boolean requeued, int finishedRows,
+                  boolean rowsInBatch, List<Long> batchOffsets) {
+        /** Maps the first row of a partition; {@link #batchOffset} reads each row's batch message. */
         static final Db.RowMapper<Cursor> ROW = rs -> new Cursor(rs.getString("partition_key"),
                 rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getLong("delivery_epoch"),
                 rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
-                rs.getBoolean("requeued"));
+                rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"),
+                new ArrayList<>());
+
+        /** The batch message of a row of {@link #SELECT_CURSORS}, or null when the row has none. */
+        static Long batchOffset(java.sql.ResultSet rs) throws java.sql.SQLException {
+            long offset = rs.getLong("batch_offset");
+            return rs.wasNull() ? null : offset;
+        }
 
         /** The batch's state: open while {@code delivered_offset} is above {@code committed_offset}. */
         BatchState batch() {
@@ -305,12 +335,15 @@ final class ConsumerSql {
             return batch() == BatchState.OPEN;
         }
 
+        /** After materializing: the batch is closed, and every message it held has a delivery row. */
         Cursor closed() {
-            return new Cursor(key, committed, committed, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued);
+            return new Cursor(key, committed, committed, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
+                    finishedRows, false, List.of());
         }
 
         Cursor committedAt(long offset) {
-            return new Cursor(key, offset, delivered, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued);
+            return new Cursor(key, offset, delivered, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
+                    finishedRows, rowsInBatch, batchOffsets.stream().filter(o -> o > offset).toList());
         }
     }
 
@@ -394,31 +427,49 @@ final class ConsumerSql {
     }
 
     /**
-     * Records a fetch's hand-out of a partition: the new batch (the messages up to
-     * {@code delivered_offset} handed out for the first time), its lease epoch, its delivery
-     * number and its visibility deadline. Compare-and-set on the delivery number read under the
-     * lease row lock, so a mismatch is a bug.
+     * {@code ELT(FIELD(partition_key, k1, k2 ...), v1, v2 ...)} as a signed integer: in a statement
+     * over several partitions, the value given for the row's own partition. The two {@code %s}
+     * are the keys and the values, in the same order. One multi-row statement instead of one per
+     * partition; FIELD compares under the column's collation, as {@code partition_key = ?} does.
      */
-    static final String OPEN_BATCH = """
-            UPDATE queue_offsets
-            SET delivered_offset = ?, delivery_epoch = ?, delivery_seq = ?,
-                visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND delivery_seq = ?""";
+    private static final String PER_PARTITION = "CAST(ELT(FIELD(partition_key, %s), %s) AS SIGNED)";
 
-    /** Binds of {@link #OPEN_BATCH}, in placeholder order. */
-    record OpenBatch(long deliveredOffset, long epoch, long seq, long visibilityMicros, GroupScope scope,
-                     String partitionKey, long seqAsRead) implements Statement {
+    /**
+     * Records a fetch's hand-outs, one row per partition it handed messages out of, in one
+     * statement: each partition's new batch (the messages up to {@code delivered_offset} handed
+     * out for the first time), its lease epoch, its delivery number, and the fetch's visibility
+     * deadline. Compare-and-set on each partition's delivery number read under the lease row lock,
+     * so fewer rows than partitions is a bug. The {@code %s} are filled by {@link OpenBatches}.
+     */
+    static final String OPEN_BATCHES = ("""
+            UPDATE queue_offsets
+            SET delivered_offset = %1$s, delivery_epoch = %1$s, delivery_seq = %1$s,
+                visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+            WHERE tenant = ? AND topic = ? AND consumer_group = ? AND partition_key IN (%%s)
+              AND delivery_seq = %1$s""").formatted(PER_PARTITION);
+
+    /** One partition's new batch, for {@link OpenBatches}. */
+    record OpenBatch(String partitionKey, long deliveredOffset, long epoch, long seq, long seqAsRead) {}
+
+    /** Binds of {@link #OPEN_BATCHES}, in placeholder order: the batches of one fetch, at least one. */
+    record OpenBatches(GroupScope scope, long visibilityMicros, List<OpenBatch> batches) implements Statement {
         @Override
         public String sql() {
-            return OPEN_BATCH;
+            String p = Db.placeholders(batches.size());
+            return OPEN_BATCHES.formatted(p, p, p, p, p, p, p, p, p);
         }
 
         @Override
         public List<Bind> binds() {
-            return Bind.list(Bind.of("delivered_offset", deliveredOffset), Bind.of("delivery_epoch", epoch),
-                    Bind.of("delivery_seq", seq), Bind.of("micros", visibilityMicros), // SET
-                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), Bind.group(scope), // row
-                    Bind.of("delivery_seq", seqAsRead)); // compare-and-set
+            List<String> keys = batches.stream().map(OpenBatch::partitionKey).toList();
+            return Bind.list(Bind.each("partition_key", keys),
+                    Bind.each("delivered_offset", batches.stream().map(OpenBatch::deliveredOffset).toList()),
+                    Bind.each("partition_key", keys), Bind.each("delivery_epoch", batches.stream().map(OpenBatch::epoch).toList()),
+                    Bind.each("partition_key", keys), Bind.each("delivery_seq", batches.stream().map(OpenBatch::seq).toList()),
+                    Bind.of("micros", visibilityMicros), // SET
+                    Bind.tenant(scope), Bind.topic(scope), Bind.group(scope), Bind.each("partition_key", keys), // rows
+                    Bind.each("partition_key", keys),
+                    Bind.each("delivery_seq", batches.stream().map(OpenBatch::seqAsRead).toList())); // compare-and-set
         }
     }
 
@@ -781,24 +832,34 @@ final class ConsumerSql {
         }
     }
 
-    /** Compare-and-set of the committed offset; the lease row lock makes a mismatch a bug. */
-    static final String ADVANCE_COMMITTED = """
-            UPDATE queue_offsets SET committed_offset = ?, updated_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND committed_offset = ?""";
+    /**
+     * Compare-and-set of the committed offsets of several partitions in one statement (the
+     * {@code %s} as in {@link #OPEN_BATCHES}); the lease row locks make a mismatch a bug.
+     */
+    static final String ADVANCE_COMMITTED = ("""
+            UPDATE queue_offsets SET committed_offset = %1$s, updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND topic = ? AND consumer_group = ? AND partition_key IN (%%s)
+              AND committed_offset = %1$s""").formatted(PER_PARTITION);
 
-    /** Binds of {@link #ADVANCE_COMMITTED}, in placeholder order. */
-    record AdvanceCommitted(long committed, GroupScope scope, String partitionKey, long committedAsRead)
-            implements Statement {
+    /** One partition's move of its committed offset, for {@link AdvanceCommitted}. */
+    record Advance(String partitionKey, long committed, long committedAsRead) {}
+
+    /** Binds of {@link #ADVANCE_COMMITTED}, in placeholder order: the moves of one transaction, at least one. */
+    record AdvanceCommitted(GroupScope scope, List<Advance> moves) implements Statement {
         @Override
         public String sql() {
-            return ADVANCE_COMMITTED;
+            String p = Db.placeholders(moves.size());
+            return ADVANCE_COMMITTED.formatted(p, p, p, p, p);
         }
 
         @Override
         public List<Bind> binds() {
-            return Bind.list(Bind.of("committed_offset", committed), // SET
-                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), Bind.group(scope), // row
-                    Bind.of("committed_offset", committedAsRead)); // compare-and-set
+            List<String> keys = moves.stream().map(Advance::partitionKey).toList();
+            return Bind.list(Bind.each("partition_key", keys),
+                    Bind.each("committed_offset", moves.stream().map(Advance::committed).toList()), // SET
+                    Bind.tenant(scope), Bind.topic(scope), Bind.group(scope), Bind.each("partition_key", keys), // rows
+                    Bind.each("partition_key", keys),
+                    Bind.each("committed_offset", moves.stream().map(Advance::committedAsRead).toList())); // compare-and-set
         }
     }
 

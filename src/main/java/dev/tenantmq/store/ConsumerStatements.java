@@ -3,6 +3,8 @@ package dev.tenantmq.store;
 import dev.tenantmq.model.CommitWalk;
 import dev.tenantmq.model.DeliveryState;
 import dev.tenantmq.store.ConsumerSql.AckDelivery;
+import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.store.ConsumerSql.Advance;
 import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
 import dev.tenantmq.store.ConsumerSql.CloseBatch;
 import dev.tenantmq.store.ConsumerSql.CountFinished;
@@ -19,6 +21,7 @@ import dev.tenantmq.store.ConsumerSql.MessageKey;
 import dev.tenantmq.store.ConsumerSql.MessageRow;
 import dev.tenantmq.store.ConsumerSql.NackDelivery;
 import dev.tenantmq.store.ConsumerSql.OpenBatch;
+import dev.tenantmq.store.ConsumerSql.OpenBatches;
 import dev.tenantmq.store.ConsumerSql.PruneDeliveries;
 import dev.tenantmq.store.ConsumerSql.ScanPartition;
 import dev.tenantmq.store.ConsumerSql.ScanRequeued;
@@ -85,12 +88,23 @@ final class ConsumerStatements {
 
     // ---- reads under the lease row locks -------------------------------------------------
 
-    /** {@link ConsumerSql#SELECT_CURSORS}: the group's position per partition that has an offsets row. */
+    /**
+     * {@link ConsumerSql#SELECT_CURSORS}: the group's position per partition that has an offsets
+     * row, with the stored messages of its open batch (one result row each).
+     */
     static Map<String, Cursor> cursors(Connection c, SelectCursors q) throws SQLException {
         Map<String, Cursor> cursors = new HashMap<>();
-        for (Cursor cur : Db.list(c, q.sql(), q, Cursor.ROW)) {
-            cursors.put(cur.key(), cur);
-        }
+        Db.forEach(c, q.sql(), q, rs -> {
+            Cursor cur = cursors.get(rs.getString("partition_key"));
+            if (cur == null) {
+                cur = Cursor.ROW.map(rs);
+                cursors.put(cur.key(), cur);
+            }
+            Long offset = Cursor.batchOffset(rs);
+            if (offset != null) {
+                cur.batchOffsets().add(offset); // rows come in offset order per partition
+            }
+        });
         return cursors;
     }
 
@@ -167,9 +181,17 @@ final class ConsumerStatements {
 
     // ---- writes --------------------------------------------------------------------------
 
-    /** {@link ConsumerSql#OPEN_BATCH}, one JDBC batch: exactly one offsets row each (compare-and-set on the seq read). */
-    static void openBatches(Connection c, List<OpenBatch> rows) throws SQLException {
-        UpdateCount.EXACTLY_ONE.checkEach(Db.updateEach(c, ConsumerSql.OPEN_BATCH, rows), "open delivery batch");
+    /**
+     * {@link ConsumerSql#OPEN_BATCHES}, one statement for every partition a fetch handed messages
+     * out of: exactly one offsets row each (compare-and-set on the seq read). None: no statement.
+     */
+    static void openBatches(Connection c, GroupScope s, long visibilityMicros, List<OpenBatch> batches)
+            throws SQLException {
+        if (batches.isEmpty()) {
+            return;
+        }
+        OpenBatches q = new OpenBatches(s, visibilityMicros, batches);
+        UpdateCount.EXACTLY_ONE.checkRows(Db.update(c, q.sql(), q), batches.size(), "open delivery batches");
     }
 
     /** {@link ConsumerSql#INSERT_BATCH_DELIVERY}, one JDBC batch: exactly one row each. */
@@ -214,10 +236,16 @@ final class ConsumerStatements {
         return UpdateCount.ANY.check(Db.update(c, q.sql(), q), "hand back");
     }
 
-    /** {@link ConsumerSql#ADVANCE_COMMITTED}, one JDBC batch: exactly one offsets row each (compare-and-set). */
-    static void advanceCommitted(Connection c, List<AdvanceCommitted> rows) throws SQLException {
-        UpdateCount.EXACTLY_ONE.checkEach(Db.updateEach(c, ConsumerSql.ADVANCE_COMMITTED, rows),
-                "advance committed offset");
+    /**
+     * {@link ConsumerSql#ADVANCE_COMMITTED}, one statement for every partition whose committed
+     * offset moves: exactly one offsets row each (compare-and-set). None: no statement.
+     */
+    static void advanceCommitted(Connection c, GroupScope s, List<Advance> moves) throws SQLException {
+        if (moves.isEmpty()) {
+            return;
+        }
+        AdvanceCommitted q = new AdvanceCommitted(s, moves);
+        UpdateCount.EXACTLY_ONE.checkRows(Db.update(c, q.sql(), q), moves.size(), "advance committed offsets");
     }
 
     /** {@link ConsumerSql#PRUNE_DELIVERIES}, one JDBC batch: any number of acknowledged rows each. */

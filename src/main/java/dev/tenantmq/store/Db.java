@@ -52,9 +52,10 @@ public class Db {
     /** Transaction isolation levels the store uses. */
     public enum Isolation {
         /**
-         * Each statement sees the latest committed rows; no gap locks. Every transaction of the
-         * store: appenders need no gap lock either, because the partition head lock is a row of
-         * its own (see {@code MessageStore.LOCK_HEADS}).
+         * Each statement sees the latest committed rows; no gap locks. The pool's default
+         * ({@code quarkus.datasource.jdbc.transaction-isolation-level}), so a transaction at this
+         * level sends no SET. Every transaction of the store: appenders need no gap lock either,
+         * because the partition head lock is a row of its own (see {@code MessageStore.LOCK_HEADS}).
          */
         READ_COMMITTED(Connection.TRANSACTION_READ_COMMITTED);
 
@@ -77,11 +78,18 @@ public class Db {
     public <T> T inTransaction(Isolation isolation, Work<T> work) {
         for (int attempt = 1; ; attempt++) {
             try (Connection c = connect()) {
-                c.setTransactionIsolation(isolation.level);
-                c.setAutoCommit(false);
+                // READ COMMITTED is the pool's default (application.properties): the common case
+                // sends no SET, and the pool resets only a connection whose level was changed.
+                if (c.getTransactionIsolation() != isolation.level) {
+                    c.setTransactionIsolation(isolation.level);
+                }
+                // The pool's connections stay in autocommit mode: an explicit START TRANSACTION
+                // and COMMIT are two statements, where setAutoCommit(false), commit() and the
+                // pool's reset to autocommit on return would be three.
+                execute(c, "START TRANSACTION");
                 try {
                     T result = work.run(c);
-                    c.commit();
+                    execute(c, "COMMIT");
                     return result;
                 } catch (SQLException e) {
                     rollbackQuietly(c);
@@ -327,9 +335,15 @@ public class Db {
                 || e.getErrorCode() == ER_DUP_ENTRY;
     }
 
+    private static void execute(Connection c, String sql) throws SQLException {
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
     private static void rollbackQuietly(Connection c) {
         try {
-            c.rollback();
+            execute(c, "ROLLBACK");
         } catch (SQLException ignored) {
             // The connection is broken; the pool discards it and the server rolls back.
         }

@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * SQL of {@code queue_dedup_ids} (migration V4): the identities of deleted messages, kept for
  * {@code mq.publish.dedup-window} after their publish, so that a producer's retry hours later is
- * still a duplicate. Retention and the admin delete call {@link #remember} in the transaction
- * that deletes the messages; publish reads both tables in one statement
+ * still a duplicate. Retention ({@link #rememberRanges}) and the admin delete ({@link #remember})
+ * write them in the transaction that deletes the messages; publish reads both tables in one statement
  * ({@link MessageStore#SELECT_EXISTING_IDS}); retention drops expired rows with
  * {@link #DELETE_EXPIRED}.
  */
@@ -135,9 +135,97 @@ final class DedupSql {
     }
 
     /**
+     * The identities, offsets and publish times of the messages of one partition's offset range
+     * {@code [?, ?]} that are younger than the window: the ones whose identity must outlive them.
+     * One branch of a UNION ALL over the ranges one retention transaction deletes; a plain
+     * consistent read of a primary-key range, and the caller deletes the range next in the same
+     * transaction.
+     */
+    static final String SELECT_RANGE_IDENTITIES = """
+            SELECT partition_key, id, `offset`, created_at FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` >= ? AND `offset` <= ?
+              AND created_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
+
+    /** Binds of one {@link #SELECT_RANGE_IDENTITIES} branch, in placeholder order: the range {@code [from, to]} and the window. */
+    record SelectRangeIdentities(String tenant, String topic, String partitionKey, long from, long to, long windowMicros)
+            implements ConsumerSql.Branch {
+        @Override
+        public String sql() {
+            return SELECT_RANGE_IDENTITIES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", from), Bind.of("offset", to), // the range
+                    Bind.of("micros", windowMicros)); // the window
+        }
+    }
+
+    /**
+     * {@link #INSERT_IDENTITIES} that renews an identity remembered before (published again after
+     * its window, and deleted again before retention dropped its old row): it starts a new window,
+     * with no separate delete of the old row. {@link #renewIdentities} adds a row per identity.
+     */
+    static final String RENEW_IDENTITIES = INSERT_IDENTITIES + """
+
+            ON DUPLICATE KEY UPDATE `offset` = VALUES(`offset`), created_at = VALUES(created_at)""";
+
+    /** Binds of {@link #RENEW_IDENTITIES} with one identity; {@link #renewIdentities} joins several. */
+    record RenewIdentity(String tenant, String topic, String partitionKey, String id, long offset, String createdAt)
+            implements Statement {
+        @Override
+        public String sql() {
+            return RENEW_IDENTITIES;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return new InsertIdentity(tenant, topic, partitionKey, id, offset, createdAt).binds();
+        }
+    }
+
+    /** {@link #RENEW_IDENTITIES} with one VALUES row per element of {@code rows}, binding them in order. */
+    static Statement renewIdentities(List<InsertIdentity> rows) {
+        Statement insert = insertIdentities(rows);
+        return Statement.of(insert.sql() + RENEW_IDENTITIES.substring(INSERT_IDENTITIES.length()), insert.binds());
+    }
+
+    /**
+     * Remembers the identities of the messages in the given offset ranges that are younger than
+     * the window, in the caller's transaction, before the caller deletes the ranges: one read of
+     * every range ({@link #SELECT_RANGE_IDENTITIES}, UNION ALL) and one multi-row insert, however
+     * many ranges and partitions; nothing when every message is older. Nothing is copied ahead
+     * of time per consumed message.
+     *
+     * @return identities remembered
+     */
+    static int rememberRanges(Connection c, List<SelectRangeIdentities> ranges) throws SQLException {
+        if (ranges.isEmpty() || ranges.get(0).windowMicros() <= 0) {
+            return 0;
+        }
+        Statement select = ConsumerSql.union(ranges);
+        List<Identity> recent = Db.list(c, select.sql(), select, IDENTITY_ROW);
+        if (recent.isEmpty()) {
+            return 0;
+        }
+        String tenant = ranges.get(0).tenant();
+        String topic = ranges.get(0).topic();
+        List<InsertIdentity> rows = new ArrayList<>(recent.size());
+        for (Identity r : recent) {
+            rows.add(new InsertIdentity(tenant, topic, r.partitionKey(), r.id(), r.offset(), r.createdAt()));
+        }
+        Statement insert = renewIdentities(rows);
+        // One per new identity, two per renewed one (ON DUPLICATE KEY UPDATE), 0 for one unchanged.
+        Db.update(c, insert.sql(), insert);
+        return recent.size();
+    }
+
+    /**
      * Copies the identities of the given messages of one partition that are younger than the
      * window into {@code queue_dedup_ids}, in the caller's transaction, before the caller deletes
-     * the messages. Nothing happens when {@code windowMicros} is 0 or every message is older.
+     * the messages (the admin delete of one message). Nothing happens when {@code windowMicros}
+     * is 0 or every message is older.
      *
      * @return identities remembered
      */

@@ -48,9 +48,12 @@ final class DeliveryBatches {
         return cur.batchOpen() && cur.batchEpoch() == epoch && cur.batchInvisible();
     }
 
-    /** Records a fetch's hand-outs: each partition's new batch (see {@link ConsumerSql#OPEN_BATCH}). */
-    static void open(Connection c, List<OpenBatch> batches) throws SQLException {
-        ConsumerStatements.openBatches(c, batches);
+    /**
+     * Records a fetch's hand-outs: each partition's new batch, with the fetch's visibility
+     * timeout, in one statement (see {@link ConsumerSql#OPEN_BATCHES}).
+     */
+    static void open(Connection c, GroupScope s, long visibilityMicros, List<OpenBatch> batches) throws SQLException {
+        ConsumerStatements.openBatches(c, s, visibilityMicros, batches);
     }
 
     /** The open batch of each of {@code cursors} that has one, as the ack plan sees it. */
@@ -67,11 +70,12 @@ final class DeliveryBatches {
     /**
      * Offsets of the delivery rows inside each partition's open batch: a message handed out again
      * in a batch (after a hand-back) has a row there, and settles through it. Reads only when one
-     * of {@code keys} has an open batch.
+     * of {@code keys} has an open batch with such a row (the cursor tells).
      */
     static Map<String, Set<Long>> rowsInBatches(Connection c, GroupScope s, Set<String> keys, Map<String, Cursor> cursors)
             throws SQLException {
-        List<String> open = keys.stream().filter(k -> cursors.containsKey(k) && cursors.get(k).batchOpen()).toList();
+        List<String> open = keys.stream().filter(k -> cursors.containsKey(k) && cursors.get(k).batchOpen()
+                && cursors.get(k).rowsInBatch()).toList();
         if (open.isEmpty()) {
             return new HashMap<>();
         }

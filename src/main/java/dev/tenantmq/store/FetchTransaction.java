@@ -17,6 +17,7 @@ import dev.tenantmq.store.ConsumerSql.UpdateRedelivery;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -69,9 +70,10 @@ public class FetchTransaction {
      * Leases messages for delivery: in one transaction, locks the lease rows this subscriber
      * still holds among {@code partitions}, and from each partition with nothing holding it back
      * takes, in offset order, first its requeued messages and then the messages above the
-     * committed offset, as {@link PartitionWalk} decides. Partitions are scanned in rounds of
-     * 1, 2, 4 ... partitions (one statement each), so a fetch that one deep partition fills reads
-     * one partition, and one spread over many shallow partitions still takes few statements.
+     * committed offset, as {@link PartitionWalk} decides. All partitions are scanned in one
+     * statement, each up to its share of {@code maxMessages}; budget that shallow partitions leave
+     * goes to the deeper ones in at most {@value #MAX_MORE_ROUNDS} more statements. One
+     * transaction, a constant number of statements, however many partitions.
      *
      * @param maxMessages most messages to return in total, at least 1
      * @param visibilityMicros visibility timeout in microseconds
@@ -106,9 +108,69 @@ public class FetchTransaction {
                 partitions, 0, 0, policy)).deadLettered();
     }
 
+    /** Most scan statements of one walk after the first: each takes the partitions that still had more to give. */
+    private static final int MAX_MORE_ROUNDS = 3;
+
+    /**
+     * One partition in the walk: its walk, the rows scanned and not yet offered, and whether its
+     * scan stopped at its LIMIT (more rows may follow the last one).
+     */
+    private static final class Lane {
+        final Cursor cur;
+        final long epoch;
+        final Map<Long, Scanned> seen = new HashMap<>();
+        final ArrayDeque<Scanned> queued = new ArrayDeque<>();
+        PartitionWalk walk;
+        long lastScanned;
+        boolean cut;
+        /** Whether the partition can give nothing more in this fetch. */
+        boolean done;
+
+        Lane(Cursor cur, long epoch) {
+            this.cur = cur;
+            this.epoch = epoch;
+            this.lastScanned = cur.committed();
+        }
+
+        /** Queues scanned rows above the committed offset; {@code limit} is the scan's LIMIT. */
+        void scanned(List<Scanned> rows, int limit) {
+            queued.addAll(rows);
+            if (!rows.isEmpty()) {
+                lastScanned = rows.get(rows.size() - 1).offset();
+            }
+            cut = rows.size() >= limit;
+        }
+
+        /** Offers the queued rows until the walk stops; then decides whether the lane is done. */
+        void offer() {
+            while (!queued.isEmpty()) {
+                Scanned m = queued.peekFirst();
+                seen.put(m.offset(), m);
+                if (!walk.accept(m.row())) {
+                    done = !walk.outOfBudget(); // held: nothing more; out of budget: the row waits
+                    return;
+                }
+                queued.pollFirst();
+            }
+            done = !cut; // every row offered: more only where the scan stopped at its LIMIT
+        }
+
+        /** Whether another round may take more from this partition, given more budget. */
+        boolean wantsMore() {
+            return walk != null && !done;
+        }
+    }
+
     /**
      * The transaction's body. Every read after the lease row locks sees the same rows under
      * READ COMMITTED, because all writers of those rows take the same locks first.
+     *
+     * <p>A fetch reads every given partition in one scan statement, each partition up to its
+     * share of the budget ({@link PartitionWalk#share}) plus {@value #SCAN_SLACK} rows; when
+     * shallow partitions leave budget over, a next round (at most {@value #MAX_MORE_ROUNDS})
+     * shares it among the partitions that had more, again in one statement. So a fetch over many
+     * partitions takes a constant number of statements, and a deep partition among them reads
+     * about its share, not the whole budget.
      *
      * @param maxMessages the fetch's budget; ignored in {@link Mode#SWEEP}, which delivers nothing
      */
@@ -120,70 +182,102 @@ public class FetchTransaction {
             return new LeaseResult(List.of(), 0);
         }
         Map<String, Cursor> cursors = DeliveryBatches.cursors(c, s, epochs.keySet());
-        List<String> keys = new ArrayList<>(epochs.keySet());
+        List<Lane> lanes = new ArrayList<>();
+        for (String key : epochs.keySet()) { // key order
+            Cursor cur = cursors.get(key);
+            if (cur == null) {
+                continue; // offsets row is created with the lease; absent means not ready yet
+            }
+            if (DeliveryBatches.holdsPartition(cur, epochs.get(key))) {
+                continue; // the current lease's batch is still out: nothing may go now
+            }
+            // An open batch here expired, or was handed out under a lost lease: each message
+            // failed an attempt, which the walk counts on the rows.
+            lanes.add(new Lane(DeliveryBatches.materialize(c, s, cur), epochs.get(key)));
+        }
+        int budget = mode == Mode.SWEEP ? 0 : maxMessages;
+        int share = PartitionWalk.share(budget, lanes.size());
+        int requeuedLimit = budget + SCAN_SLACK;
+        Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, lanes.stream()
+                .filter(l -> l.cur.requeued())
+                .map(l -> new ScanRequeued(s, l.cur.key(), l.cur.committed(), requeuedLimit)).toList());
+        int limit = share + SCAN_SLACK;
+        Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, lanes.stream()
+                .map(l -> new ScanPartition(s, l.cur.key(), l.cur.committed(), limit)).toList());
+        int delivered = 0;
+        for (Lane lane : lanes) {
+            int left = budget - delivered;
+            if (left <= 0 && mode == Mode.FETCH) {
+                break; // the budget is spent: the partitions after this one are not walked
+            }
+            // Up to the rows scanned, not just the share: the first deep partitions fill the fetch,
+            // so it holds few partitions and concurrent fetches of the group find the others ready.
+            lane.walk = new PartitionWalk(lane.epoch, Math.min(limit, left), policy.maxDeliveries());
+            List<Scanned> first = requeued.getOrDefault(lane.cur.key(), List.of());
+            lane.queued.addAll(first);
+            if (first.size() < requeuedLimit) {
+                lane.scanned(above.getOrDefault(lane.cur.key(), List.of()), limit);
+            } // else more requeued messages may follow: nothing above them goes in this fetch
+            lane.offer();
+            delivered += lane.walk.delivered();
+        }
+        for (int round = 0; round < MAX_MORE_ROUNDS && delivered < budget; round++) {
+            List<Lane> more = lanes.stream().filter(Lane::wantsMore).toList();
+            if (more.isEmpty()) {
+                break;
+            }
+            int moreShare = PartitionWalk.share(budget - delivered, more.size());
+            int moreLimit = moreShare + SCAN_SLACK;
+            Map<String, List<Scanned>> next = ConsumerStatements.scanPartitions(c, more.stream()
+                    .filter(l -> l.queued.isEmpty())
+                    .map(l -> new ScanPartition(s, l.cur.key(), l.lastScanned, moreLimit)).toList());
+            for (Lane lane : more) {
+                int left = budget - delivered;
+                if (left <= 0) {
+                    break;
+                }
+                if (lane.queued.isEmpty()) {
+                    lane.scanned(next.getOrDefault(lane.cur.key(), List.of()), moreLimit);
+                }
+                int before = lane.walk.delivered();
+                lane.walk.addBudget(Math.min(moreShare, left));
+                lane.offer();
+                delivered += lane.walk.delivered() - before;
+            }
+        }
         List<Delivery> out = new ArrayList<>();
         List<UpdateRedelivery> redeliveries = new ArrayList<>();
         List<OpenBatch> batches = new ArrayList<>();
         List<DeadLetters.Dead> deads = new ArrayList<>();
-        int next = 0;
-        for (int width = 1; wantsMore(mode, maxMessages, out) && next < keys.size(); width *= 2) {
-            List<Cursor> round = new ArrayList<>();
-            for (; next < keys.size() && round.size() < width; next++) {
-                Cursor cur = cursors.get(keys.get(next));
-                if (cur == null) {
-                    continue; // offsets row is created with the lease; absent means not ready yet
-                }
-                if (DeliveryBatches.holdsPartition(cur, epochs.get(cur.key()))) {
-                    continue; // the current lease's batch is still out: nothing may go now
-                }
-                // An open batch here expired, or was handed out under a lost lease: each message
-                // failed an attempt, which the walk counts on the rows.
-                round.add(DeliveryBatches.materialize(c, s, cur));
+        for (Lane lane : lanes) {
+            if (lane.walk == null || lane.walk.busy()) {
+                continue; // not walked, or an earlier delivery row of the current lease is still out
             }
-            int limit = budget(mode, maxMessages, out) + SCAN_SLACK;
-            Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, round.stream()
-                    .filter(Cursor::requeued).map(cur -> new ScanRequeued(s, cur.key(), cur.committed(), limit)).toList());
-            Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, round.stream()
-                    .map(cur -> new ScanPartition(s, cur.key(), cur.committed(), limit)).toList());
-            for (Cursor cur : round) {
-                int left = budget(mode, maxMessages, out);
-                if (left <= 0 && mode == Mode.FETCH) {
-                    break;
-                }
-                long epoch = epochs.get(cur.key());
-                PartitionWalk walk = new PartitionWalk(epoch, left, policy.maxDeliveries());
-                Map<Long, Scanned> seen = new HashMap<>();
-                if (offer(walk, requeued.getOrDefault(cur.key(), List.of()), seen)) {
-                    offer(walk, above.getOrDefault(cur.key(), List.of()), seen);
-                }
-                if (walk.busy()) {
-                    continue; // an earlier delivery row of the current lease is still out
-                }
-                long seq = cur.seq() + 1;
-                for (PartitionWalk.Step step : walk.steps()) {
-                    Scanned m = seen.get(step.offset());
-                    if (step instanceof PartitionWalk.Deliver d) {
-                        if (!d.first()) {
-                            redeliveries.add(new UpdateRedelivery(d.attempt(), seq, epoch, visibilityMicros, s,
-                                    cur.key(), d.offset(), d.fromState(), d.fromDelivery()));
-                        }
-                        out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payloadJson(), m.metadataJson(),
-                                m.createdAt(), d.attempt(), seq, epoch));
-                    } else if (step instanceof PartitionWalk.DeadLetter dl) {
-                        deads.add(new DeadLetters.Dead(cur.key(), dl.offset(), m.id(), m.payloadJson(),
-                                m.metadataJson(), dl.fromState(), dl.fromDelivery(), dl.attempts(), dl.reason()));
+            Cursor cur = lane.cur;
+            long epoch = lane.epoch;
+            long seq = cur.seq() + 1;
+            for (PartitionWalk.Step step : lane.walk.steps()) {
+                Scanned m = lane.seen.get(step.offset());
+                if (step instanceof PartitionWalk.Deliver d) {
+                    if (!d.first()) {
+                        redeliveries.add(new UpdateRedelivery(d.attempt(), seq, epoch, visibilityMicros, s,
+                                cur.key(), d.offset(), d.fromState(), d.fromDelivery()));
                     }
+                    out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payloadJson(), m.metadataJson(),
+                            m.createdAt(), d.attempt(), seq, epoch));
+                } else if (step instanceof PartitionWalk.DeadLetter dl) {
+                    deads.add(new DeadLetters.Dead(cur.key(), dl.offset(), m.id(), m.payloadJson(),
+                            m.metadataJson(), dl.fromState(), dl.fromDelivery(), dl.attempts(), dl.reason()));
                 }
-                if (walk.delivered() > 0) {
-                    long deliveredOffset = walk.lastFirstDelivery(cur.committed());
-                    BatchState.Change.OPEN_BATCH.require(cur.batch(), BatchState.of(cur.committed(), deliveredOffset));
-                    batches.add(new OpenBatch(deliveredOffset, epoch, seq, visibilityMicros,
-                            s, cur.key(), cur.seq()));
-                }
+            }
+            if (lane.walk.delivered() > 0) {
+                long deliveredOffset = lane.walk.lastFirstDelivery(cur.committed());
+                BatchState.Change.OPEN_BATCH.require(cur.batch(), BatchState.of(cur.committed(), deliveredOffset));
+                batches.add(new OpenBatch(cur.key(), deliveredOffset, epoch, seq, cur.seq()));
             }
         }
         ConsumerStatements.redeliver(c, redeliveries);
-        DeliveryBatches.open(c, batches);
+        DeliveryBatches.open(c, s, visibilityMicros, batches);
         Set<String> deadKeys = new TreeSet<>();
         for (DeadLetters.Dead d : deads) {
             DeadLetters.write(c, s, policy, d);
@@ -191,26 +285,5 @@ public class FetchTransaction {
         }
         CommittedOffsets.advance(c, s, deadKeys, cursors, Map.of(), Set.of());
         return new LeaseResult(out, deads.size());
-    }
-
-    /** Whether the walk goes on to more partitions: a sweep walks them all, a fetch until its budget is spent. */
-    private static boolean wantsMore(Mode mode, int maxMessages, List<Delivery> out) {
-        return mode == Mode.SWEEP || out.size() < maxMessages;
-    }
-
-    /** Messages the walk may still deliver: none in a sweep. */
-    private static int budget(Mode mode, int maxMessages, List<Delivery> out) {
-        return mode == Mode.SWEEP ? 0 : maxMessages - out.size();
-    }
-
-    /** Offers scanned rows to the walk in order; false when the partition gives nothing more. */
-    private static boolean offer(PartitionWalk walk, List<Scanned> rows, Map<Long, Scanned> seen) {
-        for (Scanned m : rows) {
-            seen.put(m.offset(), m);
-            if (!walk.accept(m.row())) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -1,10 +1,8 @@
 package dev.tenantmq.store;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -180,54 +178,63 @@ public class RetentionStore {
             rs.getBoolean("dead_lettered"), rs.getBoolean("undelivered"));
 
     /**
-     * Deletes messages of one partition by offset (%s is the IN list). Record locks on these
-     * rows only (READ COMMITTED takes no gap locks); a publisher waits for them only when the
-     * newest row of the partition is among them, for the length of this short transaction.
+     * Deletes the messages of one partition's offset range {@code [?, ?]}: a primary-key range,
+     * whatever its length. Record locks on these rows only (READ COMMITTED takes no gap locks); a
+     * publisher waits for them only when the newest row of the partition is among them, for the
+     * length of this short transaction.
      */
-    static final String DELETE_MESSAGES = """
+    static final String DELETE_MESSAGE_RANGE = """
             DELETE FROM queue_messages
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` IN (%s)""";
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` >= ? AND `offset` <= ?""";
 
-    /** Binds of {@link #DELETE_MESSAGES}, in placeholder order ({@code offsets} fills the IN list). */
-    record DeleteMessages(String tenant, String topic, String partitionKey, List<Long> offsets) implements Statement {
-        /** The statement with its IN list for {@code offsets}. */
+    /** Binds of {@link #DELETE_MESSAGE_RANGE}, in placeholder order. */
+    record DeleteMessageRange(String tenant, String topic, String partitionKey, long from, long to) implements Statement {
         @Override
         public String sql() {
-            return DELETE_MESSAGES.formatted(Db.placeholders(offsets.size()));
+            return DELETE_MESSAGE_RANGE;
         }
 
         @Override
         public List<Bind> binds() {
             return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
-                    Bind.each("offset", offsets));
+                    Bind.of("offset", from), Bind.of("offset", to));
         }
     }
 
     /**
-     * Deletes the delivery state of deleted messages for the topic's groups (the first %s is
-     * the group IN list, the second the offset IN list); both lists keep it on the primary key.
+     * Deletes the delivery state of the topic's groups (%s is the group IN list) for one
+     * partition's deleted offset range: a primary-key range per group.
      */
-    static final String DELETE_DELIVERY_STATES = """
+    static final String DELETE_DELIVERY_STATE_RANGE = """
             DELETE FROM queue_delivery_state
             WHERE tenant = ? AND consumer_group IN (%s) AND topic = ? AND partition_key = ?
-              AND message_offset IN (%s)""";
+              AND message_offset >= ? AND message_offset <= ?""";
 
-    /**
-     * Binds of {@link #DELETE_DELIVERY_STATES}, in placeholder order ({@code groups} fills the
-     * first IN list, {@code offsets} the second).
-     */
-    record DeleteDeliveryStates(String tenant, List<String> groups, String topic, String partitionKey, List<Long> offsets)
-            implements Statement {
-        /** The statement with its two IN lists. */
+    /** Binds of {@link #DELETE_DELIVERY_STATE_RANGE}, in placeholder order ({@code groups} fills the IN list). */
+    record DeleteDeliveryStateRange(String tenant, List<String> groups, String topic, String partitionKey, long from,
+                                    long to) implements Statement {
+        /** The statement with its IN list for {@code groups}. */
         @Override
         public String sql() {
-            return DELETE_DELIVERY_STATES.formatted(Db.placeholders(groups.size()), Db.placeholders(offsets.size()));
+            return DELETE_DELIVERY_STATE_RANGE.formatted(Db.placeholders(groups.size()));
         }
 
         @Override
         public List<Bind> binds() {
             return Bind.list(Bind.of("tenant", tenant), Bind.each("consumer_group", groups),
-                    Bind.of("topic", topic), Bind.of("partition_key", partitionKey), Bind.each("message_offset", offsets));
+                    Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("message_offset", from), Bind.of("message_offset", to));
+        }
+    }
+
+    /**
+     * A run of consecutive offsets of one partition, {@code [from, to]}, every stored message of
+     * which retention deletes.
+     */
+    public record Range(String partitionKey, long from, long to) {
+        /** How many offsets the range spans; at least as many as it holds messages. */
+        public long span() {
+            return to - from + 1;
         }
     }
 
@@ -331,33 +338,48 @@ public class RetentionStore {
     }
 
     /**
-     * Deletes messages of one or more partitions of a topic and the delivery state of the
-     * topic's groups for them, in one short READ COMMITTED transaction (two statements per
-     * partition, and three more where messages younger than the dedup window are deleted: their
-     * identities move to {@code queue_dedup_ids}, see {@link DedupSql}). Record locks only; a
-     * publisher waits for them only when a partition's newest row is among them.
+     * Deletes the messages of offset ranges of a topic and the delivery state of the topic's
+     * groups for them, in one short READ COMMITTED transaction: the identities of their messages
+     * younger than the dedup window are remembered ({@link DedupSql#rememberRanges}: one read and
+     * one insert), then the ranges are deleted, each kind of delete as one JDBC batch over all
+     * ranges. So a transaction takes at most four round trips however many partitions and
+     * messages it deletes.
+     * Record locks only; a publisher waits for them only when a partition's newest row is among
+     * them.
      *
      * @param groups the topic's consumer groups (see {@link #floors})
      * @param dedupWindowMicros identities of messages published less than this long ago (in
      *     microseconds) are remembered; 0 remembers none
-     * @param offsets offsets to delete by partition key; at most about one batch in all
-     * @return messages deleted; fewer than the offsets when a concurrent delete (another
-     *     process's retention, an admin delete) removed some first
-     * @throws StoreException when a partition lost more rows than offsets were given (a bug; rolled back)
+     * @param ranges offset ranges to delete, every stored message of which is deletable; at most
+     *     about one batch of messages in all
+     * @return messages deleted; fewer than the ranges span when a concurrent delete (another
+     *     process's retention, an admin delete) removed some first, or offsets in them were gaps
+     * @throws StoreException when a range lost more rows than it spans (a bug; rolled back)
      */
-    public int delete(String tenant, String topic, List<String> groups, Map<String, List<Long>> offsets,
-                      long dedupWindowMicros) {
-        if (offsets.isEmpty()) {
+    public int delete(String tenant, String topic, List<String> groups, List<Range> ranges, long dedupWindowMicros) {
+        if (ranges.isEmpty()) {
             return 0;
         }
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            if (dedupWindowMicros > 0) {
+                DedupSql.rememberRanges(c, ranges.stream().map(r -> new DedupSql.SelectRangeIdentities(tenant, topic,
+                        r.partitionKey(), r.from(), r.to(), dedupWindowMicros)).toList());
+            }
+            int[] counts = Db.updateEach(c, DELETE_MESSAGE_RANGE, ranges.stream()
+                    .map(r -> new DeleteMessageRange(tenant, topic, r.partitionKey(), r.from(), r.to())).toList());
             int deleted = 0;
-            for (Map.Entry<String, List<Long>> e : offsets.entrySet()) {
-                DedupSql.remember(c, tenant, topic, e.getKey(), e.getValue(), dedupWindowMicros);
-                deleted += deleteMessages(c, tenant, topic, e.getKey(), e.getValue());
-                if (!groups.isEmpty()) {
-                    deleteDeliveryStates(c, tenant, topic, e.getKey(), groups, e.getValue());
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] > ranges.get(i).span()) {
+                    throw new StoreException("retention deleted " + counts[i] + " messages in a range of "
+                            + ranges.get(i).span() + " offsets", null);
                 }
+                deleted += Math.max(counts[i], 0);
+            }
+            if (!groups.isEmpty()) {
+                List<DeleteDeliveryStateRange> states = ranges.stream().map(r -> new DeleteDeliveryStateRange(tenant,
+                        groups, topic, r.partitionKey(), r.from(), r.to())).toList();
+                // Any number: not every group has state for every message.
+                Db.updateEach(c, states.get(0).sql(), states);
             }
             return deleted;
         });
@@ -373,21 +395,5 @@ public class RetentionStore {
     public int deleteExpiredIdentities(String tenant, long dedupWindowMicros, int limit) {
         DedupSql.DeleteExpired delete = new DedupSql.DeleteExpired(tenant, dedupWindowMicros, limit);
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> Db.update(c, delete.sql(), delete));
-    }
-
-    private static int deleteMessages(Connection c, String tenant, String topic, String partitionKey, List<Long> offsets)
-            throws SQLException {
-        DeleteMessages delete = new DeleteMessages(tenant, topic, partitionKey, offsets);
-        int n = Db.update(c, delete.sql(), delete);
-        if (n > offsets.size()) {
-            throw new StoreException("retention deleted " + n + " messages for " + offsets.size() + " offsets", null);
-        }
-        return n;
-    }
-
-    private static void deleteDeliveryStates(Connection c, String tenant, String topic, String partitionKey,
-                                             List<String> groups, List<Long> offsets) throws SQLException {
-        DeleteDeliveryStates delete = new DeleteDeliveryStates(tenant, groups, topic, partitionKey, offsets);
-        Db.update(c, delete.sql(), delete); // any number: not every group has state for every message
     }
 }

@@ -50,6 +50,27 @@ enum UpdateCount {
         return n;
     }
 
+    /**
+     * Checks the count of one statement that writes {@code rows} rows at once (a multi-row
+     * UPDATE): as {@link #check} of each row, so for {@link #EXACTLY_ONE} fewer rows are a
+     * {@link ConflictRetry} and more a bug.
+     *
+     * @return {@code n}
+     */
+    int checkRows(int n, int rows, String what) throws SQLException {
+        if (n == Statement.SUCCESS_NO_INFO || this == ANY) {
+            return n;
+        }
+        if (this == EXACTLY_ONE && n < rows) {
+            throw new ConflictRetry(what + " changed " + n + " of " + rows + " rows");
+        }
+        if (n > rows) {
+            throw new SQLException(what + " changed " + n + " rows, expected " + (this == EXACTLY_ONE ? "" : "at most ")
+                    + rows);
+        }
+        return n;
+    }
+
     /** Checks each count of a JDBC batch, as {@link #check}. */
     void checkEach(int[] counts, String what) throws SQLException {
         for (int n : counts) {

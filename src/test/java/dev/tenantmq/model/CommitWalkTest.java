@@ -60,4 +60,24 @@ class CommitWalkTest {
         assertEquals(42, a.committed());
         assertFalse(a.prunable());
     }
+
+    @Test
+    void a_whole_batch_acknowledged_with_no_rows_above_commits_to_its_end_without_reading_rows() {
+        CommitWalk.Advance a = CommitWalk.wholeBatch(List.of(6L, 9L, 12L), false, Set.of(6L, 9L, 12L)).orElseThrow();
+        assertEquals(12, a.committed());
+        assertEquals(Set.of(6L, 9L, 12L), a.batchAcks());
+        assertFalse(a.prunable());
+        // The same outcome as the walk over the rows it did not read.
+        assertEquals(a, CommitWalk.advance(5, List.of(new Row(6, null), new Row(9, null), new Row(12, null),
+                new Row(14, null)), Set.of(6L, 9L, 12L)));
+    }
+
+    @Test
+    void a_batch_with_a_deleted_message_acked_a_missing_ack_or_rows_above_needs_the_rows() {
+        assertTrue(CommitWalk.wholeBatch(List.of(6L, 12L), false, Set.of(6L, 9L, 12L)).isEmpty(),
+                "9 was deleted after its hand-out: its ack is no batch ack the rows confirm");
+        assertTrue(CommitWalk.wholeBatch(List.of(6L, 9L, 12L), false, Set.of(6L, 12L)).isEmpty(), "9 is not acknowledged");
+        assertTrue(CommitWalk.wholeBatch(List.of(6L, 9L), true, Set.of(6L, 9L)).isEmpty(), "a finished row may follow");
+        assertTrue(CommitWalk.wholeBatch(List.of(), false, Set.of()).isEmpty(), "no open batch");
+    }
 }

@@ -137,4 +137,35 @@ class PartitionWalkTest {
         assertEquals(List.of(new Deliver(1, 1, null, 0), new DeadLetter(2, INFLIGHT, 4, MAX, PartitionWalk.EXPIRED)),
                 walk.steps());
     }
+
+    @Test
+    void a_walk_out_of_budget_goes_on_from_the_message_it_stopped_at_when_given_more() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 1, MAX);
+        assertTrue(walk.accept(Row.undelivered(10)));
+        assertFalse(walk.accept(Row.undelivered(11)), "the budget is spent");
+        assertTrue(walk.outOfBudget());
+        walk.addBudget(2);
+        assertFalse(walk.outOfBudget());
+        assertEquals(2, offer(walk, Row.undelivered(11), Row.undelivered(12), Row.undelivered(13)));
+        assertEquals(List.of(new Deliver(10, 1, null, 0), new Deliver(11, 1, null, 0), new Deliver(12, 1, null, 0)),
+                walk.steps());
+        assertEquals(12, walk.lastFirstDelivery(9));
+    }
+
+    @Test
+    void a_held_partition_takes_no_more_budget() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
+        assertFalse(walk.accept(row(10, INFLIGHT, 1, 4, EPOCH, true)));
+        assertFalse(walk.outOfBudget());
+        assertThrows(IllegalStateException.class, () -> walk.addBudget(1));
+    }
+
+    @Test
+    void a_budget_is_shared_over_partitions_rounding_up() {
+        assertEquals(2, PartitionWalk.share(100, 50));
+        assertEquals(4, PartitionWalk.share(100, 30));
+        assertEquals(100, PartitionWalk.share(100, 1));
+        assertEquals(1, PartitionWalk.share(3, 50));
+        assertEquals(0, PartitionWalk.share(0, 50), "a sweep delivers nothing");
+    }
 }

@@ -76,4 +76,12 @@ class RetentionPlanTest {
         assertEquals(12, floors.floor("p"));
         assertEquals(0, floors.floor("q"));
     }
+
+    @Test
+    void deletable_offsets_become_runs_of_consecutive_offsets_split_where_a_row_stays() {
+        assertEquals(List.of(new RetentionStore.Range("p", 3, 5), new RetentionStore.Range("p", 7, 7),
+                        new RetentionStore.Range("p", 9, 10)),
+                RetentionJob.runs("p", List.of(3L, 4L, 5L, 7L, 9L, 10L)));
+        assertEquals(List.of(), RetentionJob.runs("p", List.of()));
+    }
 }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tenantmq.model.CommitWalk.Row;
 import dev.tenantmq.model.GroupScope;
-import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
+import dev.tenantmq.store.ConsumerSql.Advance;
 import dev.tenantmq.store.ConsumerSql.Cursor;
 import dev.tenantmq.store.ConsumerSql.PruneDeliveries;
 import java.util.List;
@@ -20,7 +20,7 @@ class CommittedOffsetsPlanTest {
     private static final GroupScope S = new GroupScope("tenant-a", "group-a", "topic-a");
 
     private static Cursor at(String key, long committed) {
-        return new Cursor(key, committed, committed, 1, 1, "2026-01-01 00:00:00.000000", false, false);
+        return new Cursor(key, committed, committed, 1, 1, "2026-01-01 00:00:00.000000", false, false, 0, false, List.of());
     }
 
     @Test
@@ -30,7 +30,7 @@ class CommittedOffsetsPlanTest {
                 Map.of("p", 2), Map.of(), Set.of());
 
         assertEquals(12, plan.advances().get("p").committed());
-        assertEquals(List.of(new AdvanceCommitted(12, S, "p", 10)), plan.moves());
+        assertEquals(List.of(new Advance("p", 12, 10)), plan.moves());
         assertEquals(List.of(new PruneDeliveries(S, "p", 12)), plan.prunes());
     }
 
@@ -51,7 +51,7 @@ class CommittedOffsetsPlanTest {
                 Map.of("p", Set.of(11L, 12L)), Set.of());
 
         assertEquals(Set.of(11L, 12L), plan.advances().get("p").batchAcks());
-        assertEquals(List.of(new AdvanceCommitted(12, S, "p", 10)), plan.moves());
+        assertEquals(List.of(new Advance("p", 12, 10)), plan.moves());
         assertEquals(List.of(), plan.prunes());
     }
 

@@ -244,18 +244,64 @@ public final class Bench {
     Map<String, Object> repeat(String what, Run r, long msgsPerRun, boolean dbCounters) throws Exception {
         List<Double> xs = new ArrayList<>();
         Cpu cpu = new Cpu();
-        Map<String, Long> before = dbCounters ? db.status() : null;
+        Map<String, Long> before = db.status();
         for (int i = 0; i < sizes.runs(); i++) {
             double x = r.run(i);
             log("  %s run %d: %.1f", what, i + 1, x);
             xs.add(x);
         }
         Map<String, Object> m = Stats.figure(xs);
-        m.put("cpu", cpu.since());
+        Map<String, Object> spent = cpu.since();
+        Map<String, Long> after = db.status();
+        m.put("cpu", spent);
         if (dbCounters) {
-            m.put("db_per_msg", Db.perMessage(before, db.status(), msgsPerRun * sizes.runs()));
+            m.put("db_per_msg", Db.perMessage(before, after, msgsPerRun * sizes.runs()));
         }
+        String side = what.equals("raw JDBC") ? "client_cpu_s" : what.equals("RabbitMQ") ? "rabbitmq_cpu_s" : "service_cpu_s";
+        m.put("per_msg", perMessage(spent, side, before, after, msgsPerRun * sizes.runs()));
         return m;
+    }
+
+    /**
+     * The work per message of a measured span: statements the database received (the
+     * {@code Questions} delta of SHOW GLOBAL STATUS: every statement a client sent, SET and
+     * COMMIT included, the scheduler's too), the database's CPU time and the CPU time of the
+     * side that does the queueing ({@code serviceSide}: the service's process for tenant-mq, this
+     * JVM for the raw JDBC loops, which run here), each over the messages of the span. From
+     * /proc (utime + stime of the process) and the server's own counters.
+     */
+    static Map<String, Object> perMessage(Map<String, Object> cpu, String serviceSide, Map<String, Long> before,
+                                          Map<String, Long> after, long msgs) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        double n = Math.max(1, msgs);
+        m.put("messages", msgs);
+        m.put("statements", before.containsKey("Questions") && after.containsKey("Questions")
+                ? Stats.round((after.get("Questions") - before.get("Questions")) / n) : null);
+        m.put("db_cpu_us", Stats.round((double) cpu.get("db_cpu_s") * 1e6 / n));
+        m.put("service_cpu_us", Stats.round((double) cpu.get(serviceSide) * 1e6 / n));
+        m.put("service_side", serviceSide);
+        return m;
+    }
+
+    /**
+     * The issue's three per-message fields of a throughput row, {@code {"tenant_mq": x,
+     * "baseline": y}} each, from the {@code per_msg} of both sides ({@link #perMessage}); null
+     * where a side was not measured that way.
+     */
+    static void perMessageFields(Map<String, Object> e, Map<String, Object> mine, Map<String, Object> base) {
+        for (String[] f : new String[][] {{"statements_per_msg", "statements"}, {"db_cpu_us_per_msg", "db_cpu_us"},
+                {"service_cpu_us_per_msg", "service_cpu_us"}}) {
+            Map<String, Object> pair = new LinkedHashMap<>();
+            pair.put("tenant_mq", perMsg(mine, f[1]));
+            pair.put("baseline", perMsg(base, f[1]));
+            e.put(f[0], pair);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object perMsg(Map<String, Object> side, String field) {
+        Object p = side.get("per_msg");
+        return p instanceof Map<?, ?> m ? ((Map<String, Object>) m).get(field) : null;
     }
 
     /** A throughput entry: msgs_per_s and baseline_msgs_per_s (medians) with their stats and the ratio. */
@@ -268,6 +314,7 @@ public final class Bench {
         e.put("baseline", baselineKind);
         e.put("ratio", Stats.round(m / b));
         e.put("target", ratioMin > 0 ? target(target, m / b >= ratioMin) : target(target, null));
+        perMessageFields(e, mine, base);
         e.put("tenant_mq", mine);
         e.put("baseline_runs", base);
         return e;
@@ -593,8 +640,11 @@ public final class Bench {
             runs.add(r);
         }
         Map<String, Object> mineR = Stats.figure(e2e);
-        mineR.put("cpu", cpu.since());
-        mineR.put("db_per_msg", Db.perMessage(before, db.status(), (long) events.size() * sizes.runs()));
+        Map<String, Object> replayCpu = cpu.since();
+        Map<String, Long> replayAfter = db.status();
+        mineR.put("cpu", replayCpu);
+        mineR.put("db_per_msg", Db.perMessage(before, replayAfter, (long) events.size() * sizes.runs()));
+        mineR.put("per_msg", perMessage(replayCpu, "service_cpu_s", before, replayAfter, (long) events.size() * sizes.runs()));
         Map<String, Object> replay = throughput(mineR, Stats.figure(pub),
                 "publish rate of the same replay (its publishers run while the consumers drain)",
                 0.5, "end to end at least 0.5 of its publish rate");
@@ -851,6 +901,13 @@ public final class Bench {
                 log("  at %d run %d: publish %.0f msg/s, consume %.0f msg/s", backlog, i + 1, pubRates.get(i), conRates.get(i));
             }
             Map<String, Object> consume = Stats.figure(conRates), publish = Stats.figure(pubRates);
+            Map<String, Object> levelCpu = cpu.since();
+            Map<String, Long> levelAfter = db.status();
+            // Publish and consume alternate in one span here: the work per message covers both.
+            Map<String, Object> levelPerMsg = perMessage(levelCpu, "service_cpu_s", before, levelAfter, m * sizes.runs());
+            levelPerMsg.put("covers", "one publish and one consume of each message");
+            consume.put("per_msg", levelPerMsg);
+            publish.put("per_msg", levelPerMsg);
             consume.put("fetch_p99_ms", Stats.round(fetchLat.percentileMs(99)));
             consume.put("ack_p99_ms", Stats.round(ackLat.percentileMs(99)));
             publish.put("request_p99_ms", Stats.round(pubLat.percentileMs(99)));
@@ -859,8 +916,8 @@ public final class Bench {
             l.put("backlog_observed_rows", observed);
             l.put("consume", consume);
             l.put("publish", publish);
-            l.put("cpu", cpu.since());
-            l.put("db_per_msg_published_and_consumed", Db.perMessage(before, db.status(), m * sizes.runs()));
+            l.put("cpu", levelCpu);
+            l.put("db_per_msg_published_and_consumed", Db.perMessage(before, levelAfter, m * sizes.runs()));
             l.put("fill_msgs_per_s", Stats.round(fill));
             l.put("fill_cpu", fillInfo);
             levels.add(l);

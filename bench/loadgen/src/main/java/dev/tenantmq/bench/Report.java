@@ -118,6 +118,17 @@ final class Report {
                         .append(" s CPU over ").append(num(c.get("wall_s"))).append(" s wall\n");
             }
         }
+        b.append("\nWork per message (tenant-mq / baseline of the same row): statements the database received, "
+                + "database CPU µs, service CPU µs (the raw JDBC loops: the load generator's CPU, where they run):\n\n");
+        b.append("| row | statements/msg | db CPU µs/msg | service CPU µs/msg |\n|---|---|---|---|\n");
+        for (String row : List.of("publish_batch", "publish_single", "consume_ack", "end_to_end")) {
+            Map<String, Object> e = map(r.get(row));
+            if (e.containsKey("statements_per_msg")) {
+                b.append("| ").append(row).append(" | ").append(pair(e.get("statements_per_msg"))).append(" | ")
+                        .append(pair(e.get("db_cpu_us_per_msg"))).append(" | ").append(pair(e.get("service_cpu_us_per_msg")))
+                        .append(" |\n");
+            }
+        }
         Map<String, Object> dbc = map(map(map(r.get("consume_ack")).get("tenant_mq")).get("db_per_msg"));
         if (!dbc.isEmpty()) {
             b.append("\nDatabase work per consumed message in consume_ack (SHOW GLOBAL STATUS deltas): ").append(dbc).append("\n");
@@ -136,6 +147,12 @@ final class Report {
                 .append(e.containsKey("rabbitmq_msgs_per_s") ? num(e.get("rabbitmq_msgs_per_s"))
                         + (e.containsKey("ratio_rabbitmq") ? " (ratio " + num(e.get("ratio_rabbitmq")) + ")" : "") : "-")
                 .append(" | ").append(met(e)).append(" |\n");
+    }
+
+    /** A {@code {"tenant_mq": x, "baseline": y}} field as {@code x / y}. */
+    private static String pair(Object field) {
+        Map<String, Object> p = map(field);
+        return num(p.get("tenant_mq")) + " / " + num(p.get("baseline"));
     }
 
     private static void error(StringBuilder b, String label, Map<String, Object> e) {
