@@ -137,7 +137,9 @@ class LongPollTest {
     /**
      * The thundering herd: a published message wakes as many waiting polls of each group as it
      * may feed, not every poll of the topic. Counted as the look-up statements ("which leased
-     * partitions have something to deliver") that the database received for the test's topic.
+     * partitions have something to deliver") that the database received for the test's topic,
+     * and as its lease transactions (each starts by locking the lease rows it delivers from): a
+     * woken poll that goes straight to the partitions its signal named runs no look-up.
      */
     @Test
     void a_publish_wakes_one_waiting_poll_per_message_not_every_poll_of_the_group() throws Exception {
@@ -170,10 +172,13 @@ class LongPollTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> delivered(waiting) == 1);
         });
         // With no timer re-checks, every look here is one the signal caused. The woken poll looks
-        // once: at most two statements, the partitions after the group's fairness cursor and
-        // then those from the start. A herd (every waiting poll woken) would be 30 looks or more.
-        assertTrue(oneMessage.size() <= 2, "look-ups for one message to " + polls + " waiting polls: "
-                + oneMessage.size() + " " + oneMessage);
+        // once: at most two look-up statements, the partitions after the group's fairness cursor
+        // and then those from the start, and one lease transaction. A herd (every waiting poll
+        // woken) would be 30 looks or more.
+        assertTrue(lookUps(oneMessage).size() <= 2, "look-ups for one message to " + polls + " waiting polls: "
+                + lookUps(oneMessage).size() + " " + oneMessage);
+        assertTrue(leaseTransactions(oneMessage).size() <= 1, "lease transactions for one message to " + polls
+                + " waiting polls: " + leaseTransactions(oneMessage).size() + " " + oneMessage);
 
         List<String> twoMessages = looksWhile(topic, () -> {
             Api.publishOk(tenant, topic, List.of(Api.msg("k1", "two", 2), Api.msg("k2", "three", 3)));
@@ -181,9 +186,12 @@ class LongPollTest {
         });
         // Two woken polls race for the two partitions: the loser of a partition looks further, and
         // the claimant then wakes one more poll for the partition it kept from the other (see
-        // ConsumeService.claimed), at most two statements each. A herd would be 29 looks or more.
-        assertTrue(twoMessages.size() <= 8, "look-ups for a batch of two messages to " + (polls - 1)
-                + " waiting polls: " + twoMessages.size() + " " + twoMessages);
+        // ConsumeService.claimed), at most two look-ups and one lease transaction each. A herd
+        // would be 29 looks or more.
+        assertTrue(lookUps(twoMessages).size() <= 8, "look-ups for a batch of two messages to " + (polls - 1)
+                + " waiting polls: " + lookUps(twoMessages).size() + " " + twoMessages);
+        assertTrue(leaseTransactions(twoMessages).size() <= 4, "lease transactions for a batch of two messages to "
+                + (polls - 1) + " waiting polls: " + leaseTransactions(twoMessages).size() + " " + twoMessages);
         assumePollsAlive(issued);
         await("the rest keep waiting").atMost(Duration.ofSeconds(5))
                 .until(() -> signals.waiting(tenant, topic) == polls - 3);
@@ -251,16 +259,75 @@ class LongPollTest {
         assertEquals(polls.size(), delivered(polls), "every poll received one message");
     }
 
+    /**
+     * A publish hands the partitions it touched to the poll it wakes (docs/architecture.md, "Long
+     * polls"): the woken poll leases from them at once, without asking the database which leased
+     * partitions are ready, so the one statement of the look is its lease transaction's.
+     */
+    @Test
+    void a_woken_poll_leases_from_the_published_partition_without_a_ready_partitions_query() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        Api.publishOk(tenant, topic, List.of(Api.msg("k0", "seed", 0))); // leased by the first fetches' tick
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(10).waitSeconds(1).visibilitySeconds(30));
+            Delivered.receipts(got).forEach(r -> assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, List.of(r))));
+            return Delivered.ids(got).contains("seed");
+        });
+        HttpJson http = new HttpJson(base.toString());
+        String fetch = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + "/fetch";
+        Instant issued = Instant.now();
+        CompletableFuture<JsonNode> poll = http.postAsync(fetch, Map.of("maxMessages", 10, "waitSeconds", 30));
+        await("the poll waits").atMost(ALIVE).until(() -> signals.waiting(tenant, topic) == 1);
+        assumePollsAlive(issued);
+
+        List<String> statements;
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            Api.publishOk(tenant, topic, List.of(Api.msg("k0", "woken", 1)));
+            JsonNode got = poll.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals("woken", got.get("messages").get(0).get("id").asText(), "the woken poll delivers the message");
+            statements = log.stop(topic);
+        }
+        assertEquals(List.of(), statements.stream().filter(LongPollTest::isReadyPartitionsQuery).toList(),
+                "ready-partitions queries of the woken poll");
+        assertEquals(1, statements.stream().filter(LongPollTest::isLeaseTransaction).count(),
+                "one lease transaction: " + statements);
+    }
+
+    private static List<String> lookUps(List<String> looks) {
+        return looks.stream().filter(LongPollTest::isReadyPartitionsQuery).toList();
+    }
+
+    private static List<String> leaseTransactions(List<String> looks) {
+        return looks.stream().filter(LongPollTest::isLeaseTransaction).toList();
+    }
+
+    /** The look-up "which leased partitions have something to deliver". */
+    private static boolean isReadyPartitionsQuery(String sql) {
+        return sql.strip().startsWith("SELECT l.partition_key");
+    }
+
+    /** The first statement of a lease transaction: it locks the lease rows this process holds among the partitions. */
+    private static boolean isLeaseTransaction(String sql) {
+        String s = sql.strip();
+        return s.startsWith("SELECT partition_key, epoch FROM queue_partition_leases") && s.contains("leased_by")
+                && s.endsWith("FOR UPDATE");
+    }
+
     /** Polls that completed with a message. */
     private static long delivered(List<CompletableFuture<JsonNode>> polls) {
         return polls.stream().filter(CompletableFuture::isDone).filter(f -> f.join().get("messages").size() == 1).count();
     }
 
-    /** The look-up statements of {@code topic} that the database received while {@code action} ran. */
+    /**
+     * The look-up statements and lease transactions of {@code topic} that the database received
+     * while {@code action} ran.
+     */
     private List<String> looksWhile(String topic, Runnable action) throws Exception {
         try (GeneralLog log = GeneralLog.start(dataSource)) {
             action.run();
-            return log.stop(topic).stream().filter(sql -> sql.strip().startsWith("SELECT l.partition_key")).toList();
+            return log.stop(topic).stream().filter(sql -> isReadyPartitionsQuery(sql) || isLeaseTransaction(sql)).toList();
         }
     }
 

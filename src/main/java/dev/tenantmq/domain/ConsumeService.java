@@ -26,9 +26,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -95,10 +98,16 @@ public class ConsumeService {
                 f.visibility()));
         GroupScope scope = new GroupScope(f.tenant().value(), f.consumerGroup().value(), f.topic().value());
         Instant deadline = clock.instant().plus(f.waitTime());
-        return attempt(scope, f, deadline, true);
+        return attempt(scope, f, deadline, true, Set.of());
     }
 
-    private Uni<List<Delivered>> attempt(GroupScope scope, Fetch f, Instant deadline, boolean first) {
+    /**
+     * One look, and a wait after an empty one.
+     *
+     * @param touched the partitions the signal that woke this poll named, or empty: then the look
+     *     asks the database which leased partitions are ready
+     */
+    private Uni<List<Delivered>> attempt(GroupScope scope, Fetch f, Instant deadline, boolean first, Set<String> touched) {
         // A waiting long poll is a fetch in progress: it keeps the triple's interest alive even
         // when mq.interest-timeout is shorter than its wait.
         interest.touch(scope);
@@ -110,13 +119,16 @@ public class ConsumeService {
             return waitThenRetry(scope, f, deadline, seen);
         }
         Instant lookedAt = clock.instant();
-        return Uni.createFrom().item(() -> fetchOnce(scope, f))
+        return Uni.createFrom().item(() -> touched.isEmpty() ? fetchOnce(scope, f) : fetchTouched(scope, f, touched))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                 .flatMap(found -> {
                     if (!found.isEmpty()) {
                         return Uni.createFrom().item(found);
                     }
-                    emptyLooks.put(scope, new EmptyLook(seen, lookedAt));
+                    if (touched.isEmpty()) {
+                        // (a look at the touched partitions alone says nothing about the others)
+                        emptyLooks.put(scope, new EmptyLook(seen, lookedAt));
+                    }
                     return waitThenRetry(scope, f, deadline, seen);
                 });
     }
@@ -127,9 +139,10 @@ public class ConsumeService {
     /**
      * Waits for a signal or the re-check interval, then looks again. A signal that picks this
      * waiter (publish, ack, new leases in this process; see {@link FetchSignals}) always looks
-     * again. A timer re-check is rate-limited per (tenant, group, topic): a waiter looks only
-     * when no other waiter of the triple claimed a look in the last half interval, so many idle
-     * long polls cost about one query per interval, not one each.
+     * again: at the partitions it names, when it names them (a publish, an ack), else at every
+     * partition this process leases for the group. A timer re-check is rate-limited per (tenant,
+     * group, topic): a waiter looks only when no other waiter of the triple claimed a look in the
+     * last half interval, so many idle long polls cost about one query per interval, not one each.
      */
     private Uni<List<Delivered>> waitThenRetry(GroupScope scope, Fetch f, Instant deadline, long seen) {
         Duration remaining = Duration.between(clock.instant(), deadline);
@@ -138,12 +151,13 @@ public class ConsumeService {
         }
         Duration recheck = config.fetch().recheckInterval();
         Duration pause = remaining.compareTo(recheck) < 0 ? remaining : recheck;
-        return signals.await(scope.tenant(), scope.topic(), scope.consumerGroup(), seen, pause).flatMap(woken -> {
+        return signals.await(scope.tenant(), scope.topic(), scope.consumerGroup(), seen, pause).flatMap(wake -> {
+            boolean woken = wake.signalled();
             if (!woken && !claimRecheck(scope, recheck)) {
                 // another waiter looked, or is looking; a signal meanwhile that picked other waiters is theirs
                 return waitThenRetry(scope, f, deadline, signals.generation(scope.tenant(), scope.topic()));
             }
-            return attempt(scope, f, deadline, false);
+            return attempt(scope, f, deadline, false, wake.partitions());
         });
     }
 
@@ -197,11 +211,10 @@ public class ConsumeService {
      * repeated only while the fetch has room and more partitions may be ready. Keys after the
      * group's fairness cursor come first, then the rest from the start; the cursor is kept only
      * when a look left ready partitions out, so a group whose ready partitions all fit in a fetch
-     * looks once. A look asks for as many
-     * partitions as the fetch has room for messages (each ready partition has at least one), and
-     * the lease transaction shares the room among them ({@code FetchTransaction#lease}), so a
-     * fetch over many shallow partitions takes one look and one transaction, not one per few
-     * partitions.
+     * looks once. A look asks for as many partitions as the fetch has room for messages (each
+     * ready partition has at least one), and the lease transaction shares the room among them
+     * ({@code FetchTransaction#lease}), so a fetch over many shallow partitions takes one look and
+     * one transaction, not one per few partitions.
      */
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f) {
         String subscriber = identity.subscriberName().value();
@@ -212,38 +225,11 @@ public class ConsumeService {
         String upTo = null; // no upper bound until the look wraps around to the start
         boolean leftOut = false; // whether a look stopped at its LIMIT: ready partitions may be unseen
         while (leased.size() < f.maxMessages()) {
-            int room = f.maxMessages() - leased.size();
-            int ask = room;
+            int ask = f.maxMessages() - leased.size();
             // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
             int asked = ask + busy.size();
             List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
-            List<String> mine = new ArrayList<>();
-            for (String p : ready) {
-                if (mine.size() < ask && busy.putIfAbsent(p, Boolean.FALSE) == null) {
-                    mine.add(p);
-                } else {
-                    busy.computeIfPresent(p, (k, skipped) -> Boolean.TRUE);
-                }
-            }
-            if (!mine.isEmpty()) {
-                java.util.Set<String> handedOut = new java.util.HashSet<>();
-                try {
-                    FetchTransaction.LeaseResult result = store.lease(scope, subscriber, mine, room,
-                            micros(f.visibility()), deadLetterPolicy(scope));
-                    deadLettered(scope, result.deadLettered());
-                    leased.addAll(result.deliveries());
-                    result.deliveries().forEach(d -> handedOut.add(d.partitionKey()));
-                } finally {
-                    int skipped = 0;
-                    for (String p : mine) {
-                        // A partition this fetch handed messages out of is held until their ack,
-                        // which signals; only one it took nothing from may still be ready.
-                        skipped += Boolean.TRUE.equals(busy.remove(p)) && !handedOut.contains(p) ? 1 : 0;
-                    }
-                    // see `claimed`: one more look per skipped partition that may still be ready
-                    signals.signal(scope.tenant(), scope.topic(), skipped);
-                }
-            }
+            leaseUnclaimed(scope, f, subscriber, busy, ready, ask, leased);
             leftOut |= ready.size() >= asked;
             if (ready.size() < asked) {
                 if (upTo != null || cursor.isEmpty()) {
@@ -255,6 +241,68 @@ public class ConsumeService {
                 after = ready.get(ready.size() - 1);
             }
         }
+        return delivered(scope, leased, leftOut);
+    }
+
+    /**
+     * A look at the partitions a signal named ({@link FetchSignals.Wake#partitions}): a publish or
+     * an ack touched them a moment ago, so the ready-partitions query is skipped and the lease
+     * transaction goes to them at once; it delivers from those this process still leases and
+     * that have nothing in flight. Partitions it does not lease here are for another process,
+     * which finds them on its re-check. At most {@code maxMessages} partitions are claimed, each
+     * of which may give a message; the waiters the same signal woke claim the others.
+     */
+    private List<Delivered> fetchTouched(GroupScope scope, Fetch f, Set<String> touched) {
+        String subscriber = identity.subscriberName().value();
+        Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
+        List<Delivery> leased = new ArrayList<>();
+        leaseUnclaimed(scope, f, subscriber, busy, new ArrayList<>(touched), f.maxMessages(), leased); // in key order
+        return delivered(scope, leased, true); // other partitions may be ready: the cursor moves on
+    }
+
+    /**
+     * Claims up to {@code ask} of {@code candidates} that no other fetch of this process has
+     * claimed (marking those skipped, see {@link #claimed}), leases messages from them into
+     * {@code leased} in one lease transaction, and releases the claims; then signals the topic
+     * once for each skipped partition it took nothing from.
+     */
+    private void leaseUnclaimed(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
+                                List<String> candidates, int ask, List<Delivery> leased) {
+        List<String> mine = new ArrayList<>();
+        for (String p : candidates) {
+            if (mine.size() < ask && busy.putIfAbsent(p, Boolean.FALSE) == null) {
+                mine.add(p);
+            } else {
+                busy.computeIfPresent(p, (k, skipped) -> Boolean.TRUE);
+            }
+        }
+        if (mine.isEmpty()) {
+            return;
+        }
+        int room = f.maxMessages() - leased.size();
+        Set<String> handedOut = new HashSet<>();
+        try {
+            FetchTransaction.LeaseResult result = store.lease(scope, subscriber, mine, room,
+                    micros(f.visibility()), deadLetterPolicy(scope));
+            deadLettered(scope, result.deadLettered());
+            leased.addAll(result.deliveries());
+            result.deliveries().forEach(d -> handedOut.add(d.partitionKey()));
+        } finally {
+            List<String> skipped = new ArrayList<>();
+            for (String p : mine) {
+                // A partition this fetch handed messages out of is held until their ack,
+                // which signals; only one it took nothing from may still be ready.
+                if (Boolean.TRUE.equals(busy.remove(p)) && !handedOut.contains(p)) {
+                    skipped.add(p);
+                }
+            }
+            // see `claimed`: one more look per skipped partition that may still be ready
+            signals.signal(scope.tenant(), scope.topic(), skipped, skipped.size());
+        }
+    }
+
+    /** The leased messages as delivered, with their receipts; moves the group's fairness cursor, or clears it when no ready partition was {@code leftOut}. */
+    private List<Delivered> delivered(GroupScope scope, List<Delivery> leased, boolean leftOut) {
         if (leased.isEmpty()) {
             return List.of();
         }
@@ -374,10 +422,17 @@ public class ConsumeService {
     public List<ReceiptResult> ack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts) {
         List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.ACKED,
                 (scope, targets) -> store.ack(scope, targets));
-        long acked = out.stream().filter(r -> r.status() == ReceiptStatus.ACKED).count();
-        metrics.acked(tenant.value(), topic.value(), (int) acked);
-        // An ack can make a partition deliverable again for long polls waiting on it.
-        signals.signal(tenant.value(), topic.value(), (int) acked);
+        Set<String> partitions = new TreeSet<>();
+        int acked = 0;
+        for (ReceiptResult r : out) {
+            if (r.status() == ReceiptStatus.ACKED) {
+                acked++;
+                Receipt.decode(r.receipt()).ifPresent(receipt -> partitions.add(receipt.partitionKey()));
+            }
+        }
+        metrics.acked(tenant.value(), topic.value(), acked);
+        // An ack can make its partitions deliverable again (the messages after the acked batch).
+        signals.signal(tenant.value(), topic.value(), partitions, acked);
         return out;
     }
 

@@ -5,7 +5,11 @@ import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.Queue;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentMap;
@@ -24,6 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * not pick stays registered; its later timer re-check is rate-limited per group by
  * {@link ConsumeService}. A waiter whose generation moved between its read and its registration
  * (it was looking while the signal came) counts as woken, so no signal is lost.
+ *
+ * <p>A signal may name the partitions the change touched (a publish, an ack). The waiter it wakes
+ * gets them ({@link Wake#partitions}), so its look can go straight to those partitions instead
+ * of asking the database which leased partitions are ready (docs/architecture.md, "Long polls").
  */
 @ApplicationScoped
 public class FetchSignals {
@@ -33,15 +41,33 @@ public class FetchSignals {
     private record Key(String tenant, String topic) {}
 
     /**
+     * How a wait ended.
+     *
+     * @param signalled whether a signal ended it (or the generation had moved); false after the time-out
+     * @param partitions the partitions the waking signal touched, in key order, or an empty set when they are
+     *     unknown (a signal that names none, a generation that moved while the caller looked, a
+     *     time-out): then the caller looks at every partition it leases
+     */
+    public record Wake(boolean signalled, Set<String> partitions) {
+        static final Wake TIMED_OUT = new Wake(false, Set.of());
+        static final Wake UNKNOWN = new Wake(true, Set.of());
+
+        /** Whether the waking signal named the partitions it touched. */
+        public boolean targeted() {
+            return signalled && !partitions.isEmpty();
+        }
+    }
+
+    /**
      * One waiting poll. Its state moves once, from waiting to woken (by a signal) or to gone (its
      * wait ended by time-out or cancellation), so a signal never spends a wake on a gone waiter.
      */
     private static final class Waiter {
         private static final int WAITING = 0, WOKEN = 1, GONE = 2;
-        final UniEmitter<? super Boolean> emitter;
+        final UniEmitter<? super Wake> emitter;
         final AtomicInteger state = new AtomicInteger(WAITING);
 
-        Waiter(UniEmitter<? super Boolean> emitter) {
+        Waiter(UniEmitter<? super Wake> emitter) {
             this.emitter = emitter;
         }
     }
@@ -82,16 +108,18 @@ public class FetchSignals {
 
     /**
      * Waits for a signal that picks this waiter, or for {@code max} at the latest. Completes with
-     * {@code true} when woken by a signal, or at once when the generation of this (tenant, topic)
-     * is no longer {@code seen} (a signal came while the caller looked); {@code false} after
-     * {@code max}. Waiting holds only a registration, removed on completion or cancellation.
+     * a signalled {@link Wake} (carrying the signal's partitions, if it named them) when woken by a
+     * signal, or at once, with unknown partitions, when the generation of this (tenant, topic) is
+     * no longer {@code seen} (a signal came while the caller looked); with a wake that is not
+     * signalled after {@code max}. Waiting holds only a registration, removed on completion or
+     * cancellation.
      *
      * @param consumerGroup the group the waiter fetches for; signals wake a bounded number per group
      * @param seen the generation read before the caller's last look
      */
-    public Uni<Boolean> await(String tenant, String topic, String consumerGroup, long seen, Duration max) {
+    public Uni<Wake> await(String tenant, String topic, String consumerGroup, long seen, Duration max) {
         Slot slot = slot(tenant, topic);
-        Uni<Boolean> signalled = Uni.createFrom().emitter(emitter -> {
+        Uni<Wake> signalled = Uni.createFrom().emitter(emitter -> {
             Waiter w = new Waiter(emitter);
             Queue<Waiter> queue = slot.groups.computeIfAbsent(consumerGroup, g -> new ConcurrentLinkedQueue<>());
             queue.add(w);
@@ -102,12 +130,12 @@ public class FetchSignals {
                 waiting.decrementAndGet();
             });
             if (slot.generation.get() != seen && w.state.compareAndSet(Waiter.WAITING, Waiter.WOKEN)) {
-                emitter.complete(true); // signalled between the read and the registration
+                emitter.complete(Wake.UNKNOWN); // signalled between the read and the registration
             }
         });
         // Vert.x timers refuse delays under 1 ms; a shorter wait would never complete.
         Duration wait = max.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : max;
-        return signalled.ifNoItem().after(wait).recoverWithItem(false);
+        return signalled.ifNoItem().after(wait).recoverWithItem(Wake.TIMED_OUT);
     }
 
     /**
@@ -117,6 +145,23 @@ public class FetchSignals {
      * @param deliverable an upper bound of the messages that became deliverable, or {@link #ALL}
      */
     public void signal(String tenant, String topic, int deliverable) {
+        wake(tenant, topic, deliverable, Wake.UNKNOWN);
+    }
+
+    /**
+     * Records a change to {@code partitions} of this (tenant, topic) that may have made up to
+     * {@code deliverable} messages deliverable, and wakes up to that many waiters of each consumer
+     * group, handing each the partitions: its look may go to them alone.
+     *
+     * @param partitions the partitions the change touched; when empty, as {@link #signal(String, String, int)}
+     * @param deliverable an upper bound of the messages that became deliverable
+     */
+    public void signal(String tenant, String topic, Collection<String> partitions, int deliverable) {
+        wake(tenant, topic, deliverable, partitions.isEmpty() ? Wake.UNKNOWN
+                : new Wake(true, Collections.unmodifiableSortedSet(new TreeSet<>(partitions))));
+    }
+
+    private void wake(String tenant, String topic, int deliverable, Wake wake) {
         if (deliverable <= 0) {
             return;
         }
@@ -126,7 +171,7 @@ public class FetchSignals {
             int woken = 0;
             for (Waiter w; woken < deliverable && (w = queue.poll()) != null; ) {
                 if (w.state.compareAndSet(Waiter.WAITING, Waiter.WOKEN)) {
-                    w.emitter.complete(true);
+                    w.emitter.complete(wake);
                     woken++;
                 }
             }

@@ -16,9 +16,11 @@ import dev.tenantmq.store.MessageStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /** Publish (SPEC section 4, "Publish"; RFC "Publish"). */
@@ -108,14 +110,19 @@ public class PublishService {
         }
         List<Result> results = new ArrayList<>(rows.size());
         int duplicates = 0;
+        Set<String> touched = new HashSet<>();
         for (int i = 0; i < rows.size(); i++) {
             MessageStore.Published p = stored.get(i);
             duplicates += p.duplicate() ? 1 : 0;
+            if (!p.duplicate()) {
+                touched.add(rows.get(i).partitionKey());
+            }
             results.add(new Result(rows.get(i).id(), rows.get(i).partitionKey(), p.offset(), p.duplicate()));
         }
         admission.stored(rows.size() - duplicates);
         metrics.published(tenant.value(), topic.value(), rows.size() - duplicates, duplicates);
-        signals.signal(tenant.value(), topic.value(), rows.size() - duplicates);
+        // Committed: a poll this wakes looks at these partitions alone (docs/architecture.md, "Long polls").
+        signals.signal(tenant.value(), topic.value(), touched, rows.size() - duplicates);
         return results;
     }
 

@@ -77,16 +77,42 @@ public class LeaseStore {
     }
 
     /**
+     * Most rows one statement of {@link #acquire} writes or compares (lease inserts, takeovers,
+     * offsets rows): the first tick over 100,000 partitions runs a few hundred statements, not
+     * hundreds of thousands, and no statement grows with the topic (docs/architecture.md,
+     * "The scheduler's tick").
+     */
+    static final int ACQUIRE_ROWS_PER_STATEMENT = 500;
+
+    /** One VALUES row of {@link #INSERT_LEASE}; binds: {@link InsertLease}. */
+    private static final String LEASE_VALUES =
+            "(?, ?, ?, ?, ?, 1, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))";
+
+    /**
      * Creates the lease of a partition nobody has leased yet, with epoch 1. When another
      * subscriber inserted it first the no-op update leaves its row alone; the caller re-reads.
+     * {@link #insertLeases} repeats the VALUES row, one per partition.
      */
     static final String INSERT_LEASE = """
             INSERT INTO queue_partition_leases
               (tenant, consumer_group, topic, partition_key, leased_by, epoch, expires_at, acquired_at, renewed_at)
-            VALUES (?, ?, ?, ?, ?, 1, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
+            VALUES """ + LEASE_VALUES + """
+
             ON DUPLICATE KEY UPDATE epoch = epoch""";
 
-    /** Binds of {@link #INSERT_LEASE}, in placeholder order. */
+    /** {@link #INSERT_LEASE} with one VALUES row per record: one statement for them all. */
+    static Statement insertLeases(List<InsertLease> rows) {
+        return multiRow(INSERT_LEASE, LEASE_VALUES, rows);
+    }
+
+    /** {@code sql} with its one VALUES row {@code row} repeated for each of {@code rows}, and their binds in order. */
+    private static Statement multiRow(String sql, String row, List<? extends Statement> rows) {
+        List<Bind> binds = new ArrayList<>();
+        rows.forEach(r -> binds.addAll(r.binds()));
+        return Statement.of(sql.replace(row, String.join(",\n  ", java.util.Collections.nCopies(rows.size(), row))), binds);
+    }
+
+    /** Binds of one row of {@link #INSERT_LEASE}, in placeholder order. */
     record InsertLease(GroupScope scope, String partitionKey, String subscriber, long leaseMicros) implements Statement {
         @Override
         public String sql() {
@@ -101,30 +127,35 @@ public class LeaseStore {
     }
 
     /**
-     * Takes over an expired (or released) lease: compare-and-set on the epoch read a moment
-     * ago, so of two subscribers racing for it exactly one changes the row. Bumps the epoch,
-     * which fences every receipt of the previous holder.
+     * Takes over expired (or released) leases: compare-and-set on each one's epoch read a
+     * moment ago (the (partition_key, epoch) pairs of %s), so of two subscribers racing for a
+     * lease exactly one changes its row. Bumps the epoch, which fences every receipt of the
+     * previous holder. The rows are locked in index order, as fetch and ack lock them.
      */
-    static final String TAKE_OVER_LEASE = """
+    static final String TAKE_OVER_LEASES = """
             UPDATE queue_partition_leases
             SET leased_by = ?, epoch = epoch + 1, expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
                 acquired_at = UTC_TIMESTAMP(6), renewed_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
-              AND epoch = ? AND expires_at <= UTC_TIMESTAMP(6)""";
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND (partition_key, epoch) IN (%s)
+              AND expires_at <= UTC_TIMESTAMP(6)""";
 
-    /** Binds of {@link #TAKE_OVER_LEASE}, in placeholder order. */
-    record TakeOverLease(String subscriber, long leaseMicros, GroupScope scope, String partitionKey, long epoch)
+    /** Binds of {@link #TAKE_OVER_LEASES}, in placeholder order ({@code leases} fill the pairs). */
+    record TakeOverLeases(String subscriber, long leaseMicros, GroupScope scope, List<Lease> leases)
             implements Statement {
         @Override
         public String sql() {
-            return TAKE_OVER_LEASE;
+            return TAKE_OVER_LEASES.formatted(String.join(", ", java.util.Collections.nCopies(leases.size(), "(?, ?)")));
         }
 
         @Override
         public List<Bind> binds() {
+            List<Bind> pairs = new ArrayList<>(2 * leases.size());
+            for (Lease l : leases) { // compare-and-set: each lease's epoch as read
+                pairs.add(Bind.of("partition_key", l.partitionKey()));
+                pairs.add(Bind.of("epoch", l.epoch()));
+            }
             return Bind.list(Bind.of("leased_by", subscriber), Bind.of("micros", leaseMicros), // SET
-                    Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), // row
-                    Bind.of("epoch", epoch)); // compare-and-set: the epoch as read
+                    Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), pairs); // rows
         }
     }
 
@@ -361,13 +392,25 @@ public class LeaseStore {
         }
     }
 
-    /** Starting point of a new partition for the group: nothing committed. */
+    /** One VALUES row of {@link #ENSURE_OFFSET_ROW}; binds: {@link EnsureOffsetRow}. */
+    private static final String OFFSET_VALUES = "(?, ?, ?, ?, 0, UTC_TIMESTAMP(6))";
+
+    /**
+     * Starting point of a new partition for the group: nothing committed. {@link #ensureOffsetRows}
+     * repeats the VALUES row, one per partition.
+     */
     static final String ENSURE_OFFSET_ROW = """
             INSERT INTO queue_offsets (tenant, topic, partition_key, consumer_group, committed_offset, updated_at)
-            VALUES (?, ?, ?, ?, 0, UTC_TIMESTAMP(6))
+            VALUES """ + OFFSET_VALUES + """
+
             ON DUPLICATE KEY UPDATE committed_offset = committed_offset""";
 
-    /** Binds of {@link #ENSURE_OFFSET_ROW}, in placeholder order (queue_offsets key order). */
+    /** {@link #ENSURE_OFFSET_ROW} with one VALUES row per record: one statement for them all. */
+    static Statement ensureOffsetRows(List<EnsureOffsetRow> rows) {
+        return multiRow(ENSURE_OFFSET_ROW, OFFSET_VALUES, rows);
+    }
+
+    /** Binds of one row of {@link #ENSURE_OFFSET_ROW}, in placeholder order (queue_offsets key order). */
     record EnsureOffsetRow(GroupScope scope, String partitionKey) implements Statement {
         @Override
         public String sql() {
@@ -467,7 +510,10 @@ public class LeaseStore {
     /**
      * Acquires leases: inserts the never-leased partitions in {@code fresh}, takes over the
      * expired leases in {@code expired} (by compare-and-set on their epoch), and makes sure
-     * every partition acquired has a committed-offset row.
+     * every partition acquired has a committed-offset row. Each kind is written with multi-row
+     * statements of at most {@link #ACQUIRE_ROWS_PER_STATEMENT} rows, in lock order
+     * ({@link #inLockOrder}), so the statements grow with neither the topic nor the share; one
+     * read of the triple's leases then tells which leases this subscriber won.
      *
      * @return how many leases this subscriber won
      */
@@ -475,51 +521,54 @@ public class LeaseStore {
         if (fresh.isEmpty() && expired.isEmpty()) {
             return 0;
         }
+        List<String> freshKeys = fresh.stream().distinct().sorted(LeaseStore::byBytes).toList();
+        List<Lease> takeOver = inLockOrder(expired);
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            List<String> candidates = new ArrayList<>(fresh);
-            if (!fresh.isEmpty()) {
-                try (PreparedStatement ps = c.prepareStatement(INSERT_LEASE)) {
-                    for (String key : fresh) {
-                        new InsertLease(t, key, subscriber, leaseMicros).bindTo(ps);
-                        ps.addBatch();
-                    }
-                    ps.executeBatch();
+            for (List<String> chunk : chunks(freshKeys)) {
+                Statement insert = insertLeases(chunk.stream()
+                        .map(key -> new InsertLease(t, key, subscriber, leaseMicros)).toList());
+                // 1 per row inserted, 0 for a row another subscriber inserted first (the no-op update)
+                atMostOnePerRow(Db.update(c, insert.sql(), insert), chunk.size(), "lease insert");
+            }
+            for (List<Lease> chunk : chunks(takeOver)) {
+                TakeOverLeases update = new TakeOverLeases(subscriber, leaseMicros, t, chunk);
+                atMostOnePerRow(Db.update(c, update.sql(), update), chunk.size(), "lease takeover");
+            }
+            // Ours now: a fresh lease at epoch 1, a taken-over one at the epoch read plus one (the
+            // rows this transaction changed are locked until it commits, so they read as written).
+            java.util.Set<String> freshSet = new java.util.HashSet<>(freshKeys);
+            java.util.Map<String, Long> takeOverEpochs = new java.util.HashMap<>();
+            takeOver.forEach(l -> takeOverEpochs.put(l.partitionKey(), l.epoch() + 1));
+            List<String> won = new ArrayList<>();
+            for (Lease l : readLeases(c, t)) {
+                if (l.leasedBy().equals(subscriber) && !l.expired()
+                        && (freshSet.contains(l.partitionKey()) ? l.epoch() == 1
+                                : Long.valueOf(l.epoch()).equals(takeOverEpochs.get(l.partitionKey())))) {
+                    won.add(l.partitionKey());
                 }
             }
-            int won = 0;
-            if (!expired.isEmpty()) {
-                try (PreparedStatement ps = c.prepareStatement(TAKE_OVER_LEASE)) {
-                    for (Lease l : expired) {
-                        new TakeOverLease(subscriber, leaseMicros, t, l.partitionKey(), l.epoch()).bindTo(ps);
-                        int n = ps.executeUpdate();
-                        if (n > 1) {
-                            throw new SQLException("lease takeover changed " + n + " rows");
-                        }
-                        if (n == 1) {
-                            won++;
-                            candidates.add(l.partitionKey());
-                        }
-                    }
-                }
+            for (List<String> chunk : chunks(won.stream().sorted(LeaseStore::byBytes).toList())) {
+                Statement ensure = ensureOffsetRows(chunk.stream().map(key -> new EnsureOffsetRow(t, key)).toList());
+                Db.update(c, ensure.sql(), ensure); // 1 per row created, 0 per row that was there
             }
-            if (!fresh.isEmpty()) {
-                // Inserts that lost a race left the other subscriber's row: count only ours.
-                java.util.Set<String> freshSet = new java.util.HashSet<>(fresh);
-                for (Lease l : readLeases(c, t)) {
-                    if (freshSet.contains(l.partitionKey()) && l.leasedBy().equals(subscriber) && l.epoch() == 1) {
-                        won++;
-                    }
-                }
-            }
-            try (PreparedStatement ps = c.prepareStatement(ENSURE_OFFSET_ROW)) {
-                for (String key : candidates) {
-                    new EnsureOffsetRow(t, key).bindTo(ps);
-                    ps.addBatch();
-                }
-                ps.executeBatch();
-            }
-            return won;
+            return won.size();
         });
+    }
+
+    /** A multi-row write changes at most one row per row it names; more is a bug. */
+    private static void atMostOnePerRow(int n, int rows, String what) throws SQLException {
+        if (n > rows) {
+            throw new SQLException(what + " of " + rows + " rows changed " + n);
+        }
+    }
+
+    /** {@code all} in consecutive pieces of at most {@link #ACQUIRE_ROWS_PER_STATEMENT}. */
+    private static <T> List<List<T>> chunks(List<T> all) {
+        List<List<T>> out = new ArrayList<>();
+        for (int from = 0; from < all.size(); from += ACQUIRE_ROWS_PER_STATEMENT) {
+            out.add(all.subList(from, Math.min(all.size(), from + ACQUIRE_ROWS_PER_STATEMENT)));
+        }
+        return out;
     }
 
     /**

@@ -1,0 +1,81 @@
+package dev.tenantmq;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.store.LeaseStore;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scheduler acquires many leases with a bounded number of multi-row statements, not one
+ * statement per partition (docs/architecture.md, "The scheduler's tick"): the first tick over a large topic
+ * inserts its leases and offsets rows, and a takeover after a holder's death updates the
+ * expired leases, {@value #BATCH} rows per statement at most. Counted as the database received
+ * them ({@link GeneralLog}), by the test's own topic; the epoch rules hold as before.
+ */
+@QuarkusTest
+class LeaseAcquireStatementsTest {
+    /** LeaseStore's rows per statement (its ACQUIRE_ROWS_PER_STATEMENT). */
+    private static final int BATCH = 500;
+    /** More than two statements' worth, so a third, partial statement is needed. */
+    private static final int PARTITIONS = 1_201;
+    private static final long LEASE_MICROS = 60_000_000L;
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Inject
+    LeaseStore leases;
+
+    @Test
+    void fresh_leases_and_takeovers_are_written_in_at_most_one_statement_per_batch_of_rows() throws Exception {
+        GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        List<String> keys = IntStream.range(0, PARTITIONS).mapToObj(i -> "p-" + i).toList();
+        int statements = (PARTITIONS + BATCH - 1) / BATCH;
+
+        int[] won = new int[1];
+        List<String> first = writesWhile(scope.topic(), () -> won[0] = leases.acquire(scope, "first", keys, List.of(), LEASE_MICROS));
+        assertEquals(PARTITIONS, won[0], "a fresh lease for every partition");
+        assertTrue(leases.leases(scope).stream().allMatch(l -> l.leasedBy().equals("first") && l.epoch() == 1),
+                "a new lease starts at epoch 1");
+        assertEquals(statements, count(first, "INSERT INTO queue_partition_leases"), "lease inserts: " + brief(first));
+        assertEquals(statements, count(first, "INSERT INTO queue_offsets"), "offsets rows: " + brief(first));
+
+        leases.leave(scope, "first"); // every lease expires now: anyone's to take over, with a new epoch
+        List<LeaseStore.Lease> expired = leases.leases(scope);
+        assertTrue(expired.stream().allMatch(LeaseStore.Lease::expired));
+        List<String> takeover = writesWhile(scope.topic(), () -> won[0] = leases.acquire(scope, "second", List.of(), expired, LEASE_MICROS));
+        assertEquals(PARTITIONS, won[0], "every expired lease taken over");
+        assertTrue(leases.leases(scope).stream().allMatch(l -> l.leasedBy().equals("second") && l.epoch() == 2 && !l.expired()),
+                "a taken-over lease gets the next epoch");
+        assertEquals(statements, count(takeover, "UPDATE queue_partition_leases"), "takeovers: " + brief(takeover));
+
+        // The epochs read before the takeover are stale now: compare-and-set fails for each.
+        leases.leave(scope, "second");
+        assertEquals(0, leases.acquire(scope, "third", List.of(), expired, LEASE_MICROS), "a takeover by stale epochs wins nothing");
+        assertTrue(leases.leases(scope).stream().noneMatch(l -> l.leasedBy().equals("third")));
+    }
+
+    /** The statements of {@code topic} the database received while {@code action} ran. */
+    private List<String> writesWhile(String topic, Runnable action) throws Exception {
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            action.run();
+            return log.stop(topic);
+        }
+    }
+
+    private static long count(List<String> statements, String prefix) {
+        return statements.stream().filter(sql -> sql.strip().startsWith(prefix)).count();
+    }
+
+    private static String brief(List<String> statements) {
+        return statements.stream().map(s -> s.strip().substring(0, Math.min(60, s.strip().length())).replaceAll("\\s+", " "))
+                .distinct().toList() + " (" + statements.size() + " in all)";
+    }
+}
