@@ -14,10 +14,23 @@ import java.util.OptionalLong;
  * @param publishRate messages per second through this process; 0 unlimited
  * @param publishBurst token-bucket capacity in messages: the configured burst, or one second's worth
  * @param maxUnackedPerTopic most unacknowledged messages one topic may hold; 0 unlimited
+ * @param publishByteRate payload bytes per second through this process; 0 unlimited
+ * @param publishByteBurst byte token-bucket capacity: the configured byte burst, or one second's worth
  */
-public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPerTopic) {
+public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPerTopic, long publishByteRate,
+                          long publishByteBurst) {
     /** No limit at all: what every tenant gets unless configured. */
     public static final QuotaLimits UNLIMITED = new QuotaLimits(0, 0, 0);
+
+    /** Limits without a byte rate. */
+    public QuotaLimits(long publishRate, long publishBurst, long maxUnackedPerTopic) {
+        this(publishRate, publishBurst, maxUnackedPerTopic, 0, 0);
+    }
+
+    /** Whether a publish rate in payload bytes applies. */
+    public boolean limitsByteRate() {
+        return publishByteRate > 0;
+    }
 
     /** Whether a publish rate applies. */
     public boolean limitsRate() {
@@ -36,7 +49,10 @@ public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPe
         long rate = pick(own == null ? OptionalLong.empty() : own.publishRate(), defaults.publishRate());
         long burst = pick(own == null ? OptionalLong.empty() : own.publishBurst(), defaults.publishBurst());
         long unacked = pick(own == null ? OptionalLong.empty() : own.maxUnackedPerTopic(), defaults.maxUnackedPerTopic());
-        return new QuotaLimits(rate, rate == 0 ? 0 : (burst > 0 ? burst : rate), unacked);
+        long byteRate = pick(own == null ? OptionalLong.empty() : own.publishByteRate(), defaults.publishByteRate());
+        long byteBurst = pick(own == null ? OptionalLong.empty() : own.publishByteBurst(), defaults.publishByteBurst());
+        return new QuotaLimits(rate, rate == 0 ? 0 : (burst > 0 ? burst : rate), unacked, byteRate,
+                byteRate == 0 ? 0 : (byteBurst > 0 ? byteBurst : byteRate));
     }
 
     private static long pick(OptionalLong own, OptionalLong fallback) {
@@ -70,6 +86,8 @@ public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPe
         checkOne(problems, prefix + ".publish-rate", limits.publishRate());
         checkOne(problems, prefix + ".publish-burst", limits.publishBurst());
         checkOne(problems, prefix + ".max-unacked-per-topic", limits.maxUnackedPerTopic());
+        checkOne(problems, prefix + ".publish-byte-rate", limits.publishByteRate());
+        checkOne(problems, prefix + ".publish-byte-burst", limits.publishByteBurst());
     }
 
     private static void checkOne(List<String> problems, String setting, OptionalLong value) {

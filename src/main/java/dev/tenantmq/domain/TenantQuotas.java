@@ -26,6 +26,7 @@ public class TenantQuotas {
     private final MqConfig config;
     private final QuotaMetrics metrics;
     private final PublishRateLimiter rates;
+    private final PublishRateLimiter byteRates;
     private final UnackedCounts unacked;
     private final Map<String, QuotaLimits> limits = new ConcurrentHashMap<>();
 
@@ -34,6 +35,7 @@ public class TenantQuotas {
         this.config = config;
         this.metrics = metrics;
         this.rates = new PublishRateLimiter(System::nanoTime);
+        this.byteRates = new PublishRateLimiter(System::nanoTime);
         this.unacked = new UnackedCounts(store::unacked, System::nanoTime, config.interestTimeout());
     }
 
@@ -60,23 +62,30 @@ public class TenantQuotas {
     }
 
     /**
-     * Admits a batch of {@code messages} to (tenant, topic) under both quotas, or refuses it
-     * whole. The unacknowledged-messages check reserves its room first and gives it back when
-     * the rate refuses, so a refused batch takes nothing from either quota.
+     * Admits a batch of {@code messages} with {@code payloadBytes} of payload to (tenant, topic)
+     * under every quota, or refuses it whole. The unacknowledged-messages check reserves its room
+     * first and the message rate takes its tokens before the byte rate; each is given back when a
+     * later check refuses, so a refused batch takes nothing from any quota.
      *
+     * @param payloadBytes the batch's payload bytes: the UTF-8 length of each payload's JSON text, summed
      * @throws QuotaExceededException (429) when the batch is over a quota; counted in {@code mq.quota.rejections}
      * @throws InvalidRequestException (400, field {@code messages}) when the batch is larger than
-     *     the tenant's publish burst, so that no retry could ever pass
+     *     the tenant's publish burst or byte burst, so that no retry could ever pass
      */
-    public Admission admit(Tenant tenant, Topic topic, int messages) {
+    public Admission admit(Tenant tenant, Topic topic, int messages, long payloadBytes) {
         QuotaLimits l = limitsOf(tenant);
-        if (!l.limitsRate() && !l.limitsUnacked()) {
+        if (!l.limitsRate() && !l.limitsUnacked() && !l.limitsByteRate()) {
             return FREE;
         }
         if (l.limitsRate() && messages > l.publishBurst()) {
             throw InvalidRequestException.of("messages", "must hold at most " + l.publishBurst() + " messages for tenant '"
                     + tenant.value() + "': its publish quota admits at most that many at once (publish-burst; got "
                     + messages + ")");
+        }
+        if (l.limitsByteRate() && payloadBytes > l.publishByteBurst()) {
+            throw InvalidRequestException.of("messages", "must hold at most " + l.publishByteBurst()
+                    + " payload bytes for tenant '" + tenant.value() + "': its publish quota admits at most that many"
+                    + " at once (publish-byte-burst; got " + payloadBytes + ")");
         }
         UnackedCounts.Reservation reservation = null;
         if (l.limitsUnacked()) {
@@ -99,6 +108,22 @@ public class TenantQuotas {
                         "tenant '" + tenant.value() + "' is over its publish rate of " + l.publishRate()
                                 + " messages per second (publish-rate, burst " + l.publishBurst() + "); a batch of "
                                 + messages + " was refused whole. Nothing was stored: retry after " + retryAfter + " s");
+            }
+        }
+        if (l.limitsByteRate()) {
+            long retryAfter = byteRates.tryAcquire(tenant.value(), l.publishByteBurst(), l.publishByteRate(), payloadBytes);
+            if (retryAfter > 0) {
+                if (l.limitsRate()) {
+                    rates.giveBack(tenant.value(), messages);
+                }
+                if (reservation != null) {
+                    reservation.cancel();
+                }
+                throw refused(tenant, QuotaExceededException.Kind.PUBLISH_BYTE_RATE, l.publishByteRate(), retryAfter,
+                        "tenant '" + tenant.value() + "' is over its publish rate of " + l.publishByteRate()
+                                + " payload bytes per second (publish-byte-rate, burst " + l.publishByteBurst()
+                                + "); a batch of " + payloadBytes + " payload bytes was refused whole. Nothing was"
+                                + " stored: retry after " + retryAfter + " s");
             }
         }
         if (reservation == null) {

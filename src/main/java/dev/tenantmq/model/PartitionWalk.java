@@ -81,26 +81,41 @@ public final class PartitionWalk {
     }
 
     private final long leaseEpoch;
-    private final int budget;
+    private FetchBudget budget;
     private final int maxDeliveries;
     private final List<Step> steps = new ArrayList<>();
     private int delivered;
+    /** The payload size of the row being decided. */
+    private long payloadBytes;
     private boolean busy;
     private boolean stopped;
 
     /**
+     * A walk with a budget of messages only ({@link FetchBudget#messages}).
+     *
      * @param leaseEpoch the epoch of the lease the fetch holds on the partition
      * @param budget most messages to hand out; 0 for a sweep that only dead-letters
      * @param maxDeliveries failed attempts after which a message is dead-lettered
      */
     public PartitionWalk(long leaseEpoch, int budget, int maxDeliveries) {
+        this(leaseEpoch, FetchBudget.messages(budget), maxDeliveries);
+    }
+
+    /**
+     * @param leaseEpoch the epoch of the lease the fetch holds on the partition
+     * @param budget what the fetch may still hand out, in messages and payload bytes;
+     *     {@link FetchBudget#NOTHING} for a sweep that only dead-letters
+     * @param maxDeliveries failed attempts after which a message is dead-lettered
+     */
+    public PartitionWalk(long leaseEpoch, FetchBudget budget, int maxDeliveries) {
         this.leaseEpoch = leaseEpoch;
         this.budget = budget;
         this.maxDeliveries = maxDeliveries;
     }
 
     /**
-     * Takes the next row, in offset order.
+     * Takes the next row, in offset order, counting its payload as no bytes: for a walk whose
+     * budget limits messages only (the sweep, and tests of the delivery rules).
      *
      * @return false when the partition can give nothing more now: the row is one to hand out and
      *     the budget is spent, or the row holds the partition back; later rows must not be offered
@@ -109,9 +124,19 @@ public final class PartitionWalk {
      *     expired last attempts at the head of the partition and delivers nothing.
      */
     public boolean accept(Row row) {
+        return accept(row, 0);
+    }
+
+    /**
+     * Takes the next row, in offset order, whose payload is {@code payloadBytes} long (as
+     * {@link FetchBudget} counts it). As {@link #accept(Row)}, and a row to hand out whose payload
+     * does not fit in the bytes left stops the walk too ({@link FetchBudget#fits}).
+     */
+    public boolean accept(Row row, long payloadBytes) {
         if (stopped) {
             throw new IllegalStateException("the walk of this partition has stopped");
         }
+        this.payloadBytes = payloadBytes;
         if (!decide(row)) {
             stopped = true;
             return false;
@@ -151,14 +176,23 @@ public final class PartitionWalk {
         return deliver(new Deliver(row.offset(), row.attempt() + 1, row.state(), row.delivery()));
     }
 
-    /** Hands the message out, or stops the walk when the budget is spent: it waits for the next fetch. */
+    /**
+     * Hands the message out, or stops the walk when it does not fit in the budget (messages or
+     * bytes): it waits for the next fetch, and so do the messages after it (ordering).
+     */
     private boolean deliver(Deliver d) {
-        if (delivered >= budget) {
+        if (!budget.fits(payloadBytes)) {
             return false;
         }
+        budget = budget.take(payloadBytes);
         steps.add(d);
         delivered++;
         return true;
+    }
+
+    /** The fetch's budget after this walk's hand-outs: what the next partition of the fetch may use. */
+    public FetchBudget budget() {
+        return budget;
     }
 
     /** The decisions so far, in offset order. */

@@ -3,6 +3,7 @@ package dev.tenantmq.store;
 import dev.tenantmq.model.BatchState;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.Delivery;
+import dev.tenantmq.model.FetchBudget;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
 import dev.tenantmq.store.ConsumerSql.Cursor;
@@ -46,8 +47,11 @@ public class FetchTransaction {
         SWEEP
     }
 
-    /** What {@link #lease} did: the deliveries, and how many messages it dead-lettered instead. */
-    public record LeaseResult(List<Delivery> deliveries, int deadLettered) {}
+    /**
+     * What {@link #lease} did: the deliveries, how many messages it dead-lettered instead, and the
+     * fetch's budget after the deliveries (what a further lease of the same fetch may use).
+     */
+    public record LeaseResult(List<Delivery> deliveries, int deadLettered, FetchBudget budget) {}
 
     private final Db db;
 
@@ -73,17 +77,18 @@ public class FetchTransaction {
      * 1, 2, 4 ... partitions (one statement each), so a fetch that one deep partition fills reads
      * one partition, and one spread over many shallow partitions still takes few statements.
      *
-     * @param maxMessages most messages to return in total, at least 1
+     * @param budget what the fetch may still hand out, in messages (at least 1) and payload bytes
+     *     ({@link FetchBudget}: the first message of a fetch always goes)
      * @param visibilityMicros visibility timeout in microseconds
      * @return deliveries grouped by partition, each partition in offset order
      */
-    public LeaseResult lease(GroupScope s, String subscriber, List<String> partitions, int maxMessages,
+    public LeaseResult lease(GroupScope s, String subscriber, List<String> partitions, FetchBudget budget,
                              long visibilityMicros, DeadLetterPolicy policy) {
         if (partitions.isEmpty()) {
-            return new LeaseResult(List.of(), 0);
+            return new LeaseResult(List.of(), 0, budget);
         }
         return db.inTransactionWithGapLocksIfNeeded((c, gapLocks) -> walk(c, gapLocks, Mode.FETCH, s, subscriber,
-                partitions, maxMessages, visibilityMicros, policy));
+                partitions, budget, visibilityMicros, policy));
     }
 
     /**
@@ -103,21 +108,21 @@ public class FetchTransaction {
             return 0;
         }
         return db.inTransactionWithGapLocksIfNeeded((c, gapLocks) -> walk(c, gapLocks, Mode.SWEEP, s, subscriber,
-                partitions, 0, 0, policy)).deadLettered();
+                partitions, FetchBudget.NOTHING, 0, policy)).deadLettered();
     }
 
     /**
      * The transaction's body. Every read after the lease row locks sees the same rows under
      * either isolation level, because all writers of those rows take the same locks first.
      *
-     * @param maxMessages the fetch's budget; ignored in {@link Mode#SWEEP}, which delivers nothing
+     * @param budget the fetch's budget; {@link FetchBudget#NOTHING} in {@link Mode#SWEEP}, which delivers nothing
      */
     private LeaseResult walk(Connection c, boolean gapLocks, Mode mode, GroupScope s, String subscriber,
-                             List<String> partitions, int maxMessages, long visibilityMicros,
+                             List<String> partitions, FetchBudget budget, long visibilityMicros,
                              DeadLetterPolicy policy) throws SQLException {
         Map<String, Long> epochs = ConsumerStatements.lockHeldLeases(c, new LockHeldLeases(s, partitions, subscriber));
         if (epochs.isEmpty()) {
-            return new LeaseResult(List.of(), 0);
+            return new LeaseResult(List.of(), 0, budget);
         }
         Map<String, Cursor> cursors = DeliveryBatches.cursors(c, s, epochs.keySet());
         List<String> keys = new ArrayList<>(epochs.keySet());
@@ -126,7 +131,7 @@ public class FetchTransaction {
         List<OpenBatch> batches = new ArrayList<>();
         List<DeadLetters.Dead> deads = new ArrayList<>();
         int next = 0;
-        for (int width = 1; wantsMore(mode, maxMessages, out) && next < keys.size(); width *= 2) {
+        for (int width = 1; wantsMore(mode, budget) && next < keys.size(); width *= 2) {
             List<Cursor> round = new ArrayList<>();
             for (; next < keys.size() && round.size() < width; next++) {
                 Cursor cur = cursors.get(keys.get(next));
@@ -140,18 +145,17 @@ public class FetchTransaction {
                 // failed an attempt, which the walk counts on the rows.
                 round.add(DeliveryBatches.materialize(c, s, cur));
             }
-            int limit = budget(mode, maxMessages, out) + SCAN_SLACK;
+            int limit = budget.messagesLeft() + SCAN_SLACK;
             Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, round.stream()
                     .filter(Cursor::requeued).map(cur -> new ScanRequeued(s, cur.key(), cur.committed(), limit)).toList());
             Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, round.stream()
                     .map(cur -> new ScanPartition(s, cur.key(), cur.committed(), limit)).toList());
             for (Cursor cur : round) {
-                int left = budget(mode, maxMessages, out);
-                if (left <= 0 && mode == Mode.FETCH) {
+                if (budget.spent() && mode == Mode.FETCH) {
                     break;
                 }
                 long epoch = epochs.get(cur.key());
-                PartitionWalk walk = new PartitionWalk(epoch, left, policy.maxDeliveries());
+                PartitionWalk walk = new PartitionWalk(epoch, budget, policy.maxDeliveries());
                 Map<Long, Scanned> seen = new HashMap<>();
                 if (offer(walk, requeued.getOrDefault(cur.key(), List.of()), seen)) {
                     offer(walk, above.getOrDefault(cur.key(), List.of()), seen);
@@ -159,6 +163,7 @@ public class FetchTransaction {
                 if (walk.busy()) {
                     continue; // an earlier delivery row of the current lease is still out
                 }
+                budget = walk.budget(); // what this partition handed out
                 long seq = cur.seq() + 1;
                 for (PartitionWalk.Step step : walk.steps()) {
                     Scanned m = seen.get(step.offset());
@@ -190,24 +195,19 @@ public class FetchTransaction {
             deadKeys.add(d.partitionKey());
         }
         CommittedOffsets.advance(c, s, deadKeys, cursors, Map.of(), Set.of());
-        return new LeaseResult(out, deads.size());
+        return new LeaseResult(out, deads.size(), budget);
     }
 
     /** Whether the walk goes on to more partitions: a sweep walks them all, a fetch until its budget is spent. */
-    private static boolean wantsMore(Mode mode, int maxMessages, List<Delivery> out) {
-        return mode == Mode.SWEEP || out.size() < maxMessages;
-    }
-
-    /** Messages the walk may still deliver: none in a sweep. */
-    private static int budget(Mode mode, int maxMessages, List<Delivery> out) {
-        return mode == Mode.SWEEP ? 0 : maxMessages - out.size();
+    private static boolean wantsMore(Mode mode, FetchBudget budget) {
+        return mode == Mode.SWEEP || !budget.spent();
     }
 
     /** Offers scanned rows to the walk in order; false when the partition gives nothing more. */
     private static boolean offer(PartitionWalk walk, List<Scanned> rows, Map<Long, Scanned> seen) {
         for (Scanned m : rows) {
             seen.put(m.offset(), m);
-            if (!walk.accept(m.row())) {
+            if (!walk.accept(m.row(), FetchBudget.bytesOf(m.payloadJson()))) {
                 return false;
             }
         }

@@ -137,4 +137,36 @@ class PartitionWalkTest {
         assertEquals(List.of(new Deliver(1, 1, null, 0), new DeadLetter(2, INFLIGHT, 4, MAX, PartitionWalk.EXPIRED)),
                 walk.steps());
     }
+
+    @Test
+    void a_row_whose_payload_does_not_fit_in_the_byte_budget_stops_the_walk_before_it() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, FetchBudget.of(10, 250), MAX);
+        assertTrue(walk.accept(Row.undelivered(1), 100));
+        assertTrue(walk.accept(Row.undelivered(2), 100));
+        assertFalse(walk.accept(Row.undelivered(3), 100), "300 bytes would pass the budget of 250");
+        assertEquals(List.of(new Deliver(1, 1, null, 0), new Deliver(2, 1, null, 0)), walk.steps());
+        assertEquals(8, walk.budget().messagesLeft());
+        assertEquals(50, walk.budget().bytesLeft());
+    }
+
+    @Test
+    void the_first_message_of_a_fetch_goes_alone_when_it_is_larger_than_the_byte_budget() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, FetchBudget.of(10, 100), MAX);
+        assertTrue(walk.accept(Row.undelivered(1), 5_000));
+        assertFalse(walk.accept(Row.undelivered(2), 1));
+        assertEquals(1, walk.delivered());
+        PartitionWalk next = new PartitionWalk(EPOCH, walk.budget(), MAX);
+        assertFalse(next.accept(Row.undelivered(7), 1), "the next partition of the same fetch gets nothing");
+    }
+
+    @Test
+    void finished_rows_and_dead_letters_take_nothing_from_the_byte_budget() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, FetchBudget.of(10, 100), MAX);
+        assertTrue(walk.accept(row(1, ACKED, 1, 4, EPOCH, false), 1_000));
+        assertTrue(walk.accept(row(2, INFLIGHT, MAX, 4, EPOCH - 1, false), 1_000)); // lease lost on the last attempt
+        assertTrue(walk.accept(Row.undelivered(3), 100));
+        assertEquals(2, walk.steps().size());
+        assertTrue(walk.steps().get(0) instanceof DeadLetter);
+        assertEquals(0, walk.budget().bytesLeft());
+    }
 }
