@@ -1,5 +1,5 @@
 """The generated Python client against the packaged service (docs/api.md, "Clients"): publish
-(a null payload and exact numbers included), long-poll fetch, ack, extend, nack into the
+(a null payload and exact numbers included), long-poll fetch (with a byte budget too), ack, extend, nack into the
 dead-letter topic and the admin requeue, all through ``tenant_mq_client``.
 
 Until the service leases a new consumer group's partitions within its first fetch, that fetch
@@ -73,6 +73,25 @@ def test_a_null_payload_and_big_numbers_are_published_and_fetched_unchanged(clie
     assert settle(client, tenant, topic, "g", got[1]) == ReceiptStatus.ALREADY_ACKED
     again = publish(client, tenant, topic, OutgoingMessage(partition_key="k", id="big", payload=1))
     assert again.messages[0].duplicate
+
+
+def test_a_fetch_with_a_byte_budget_returns_no_more_payload_bytes_than_it_except_a_larger_first_message_alone(
+        client, tenant):
+    topic = unique("bytes")
+    kilobyte = "x" * 998  # 1000 bytes of JSON text with its quotes
+    publish(client, tenant, topic, *[OutgoingMessage(partition_key="k", id=i, payload=kilobyte) for i in "abc"])
+    got = []
+    deadline = time.monotonic() + 30
+    while not got:
+        assert time.monotonic() < deadline, "no message within 30 s"
+        got = ConsumeApi(client).fetch(tenant, topic, "g", FetchRequest(
+            max_messages=100, max_bytes=2500, wait_seconds=2)).messages
+    assert [m.id for m in got] == ["a", "b"], "2000 of 2500 bytes; 3000 would not fit"
+    for m in got:
+        assert settle(client, tenant, topic, "g", m) == ReceiptStatus.ACKED
+    alone = ConsumeApi(client).fetch(tenant, topic, "g", FetchRequest(max_messages=100, max_bytes=10, wait_seconds=2)).messages
+    assert [m.id for m in alone] == ["c"], "larger than the budget: delivered alone"
+    assert settle(client, tenant, topic, "g", alone[0]) == ReceiptStatus.ACKED
 
 
 def test_a_long_poll_returns_a_message_published_while_it_waits(client, tenant):

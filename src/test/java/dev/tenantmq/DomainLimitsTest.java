@@ -39,9 +39,17 @@ class DomainLimitsTest {
     @Test
     void a_fetch_above_the_configured_batch_limit_is_refused_by_the_domain() {
         int max = config.fetch().maxMessages();
-        var fetch = new ConsumeService.Fetch(tenant, topic, group, max + 1, Duration.ZERO, Duration.ofSeconds(30));
+        var fetch = new ConsumeService.Fetch(tenant, topic, group, max + 1, 1024, Duration.ZERO, Duration.ofSeconds(30));
         assertEquals(List.of(new FieldError("maxMessages", "must be between 1 and " + max + " (got " + (max + 1) + ")")),
                 problems(() -> consume.fetch(fetch)));
+    }
+
+    @Test
+    void a_fetch_above_the_configured_byte_budget_ceiling_is_refused_by_the_domain() {
+        int max = config.fetch().maxBytes();
+        var fetch = new ConsumeService.Fetch(tenant, topic, group, 1, max + 1, Duration.ZERO, Duration.ofSeconds(30));
+        assertEquals(List.of(new FieldError("maxBytes", "must be between 1 and " + max + " payload bytes (got " + (max + 1)
+                + "; mq.fetch.max-bytes is the ceiling)")), problems(() -> consume.fetch(fetch)));
     }
 
     @Test

@@ -34,6 +34,9 @@ class FetchAckTest {
     @Inject
     AgroalDataSource dataSource;
 
+    @Inject
+    dev.tenantmq.domain.ReceiptSigning signing;
+
     @Test
     void each_partition_is_delivered_in_offset_order_with_attempt_one() {
         List<Map<String, Object>> batch = new ArrayList<>();
@@ -261,9 +264,10 @@ class FetchAckTest {
         publishOk(tenant, topic, List.of(msg("k", "real", 1)));
         List<Delivered> got = fetchUntil(1);
         String real = got.get(0).receipt();
-        dev.tenantmq.domain.Receipt r = dev.tenantmq.domain.Receipt.decode(real).orElseThrow();
-        String forged = new dev.tenantmq.domain.Receipt(r.tenant(), r.consumerGroup(), r.topic(), r.partitionKey(),
-                r.offset() + 1_000_000, r.leaseEpoch(), r.delivery()).encode();
+        // Signed with the service's own key, so that it passes the signature check and reaches the database.
+        dev.tenantmq.domain.Receipt r = signing.decode(real).orElseThrow();
+        String forged = signing.encode(new dev.tenantmq.domain.Receipt(r.tenant(), r.consumerGroup(), r.topic(),
+                r.partitionKey(), r.offset() + 1_000_000, r.leaseEpoch(), r.delivery()));
         assertEquals(List.of("INVALID"), ack(tenant, topic, group, List.of(forged)));
         assertEquals(List.of("INVALID"), Api.nack(tenant, topic, group, List.of(forged), 0, null));
         assertEquals(List.of("INVALID"), extend(List.of(forged), 60));

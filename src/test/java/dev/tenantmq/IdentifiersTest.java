@@ -52,10 +52,11 @@ class IdentifiersTest {
 
     @Test
     void receipts_round_trip_and_garbage_decodes_to_empty() {
+        dev.tenantmq.domain.ReceiptKeys keys = dev.tenantmq.domain.ReceiptKeys.ofBytes(new byte[32]);
         Receipt r = new Receipt("t", "g", "topic", "k/\uD83D\uDE00 x", 42, 7, 3);
-        assertEquals(r, Receipt.decode(r.encode()).orElseThrow());
-        assertEquals(java.util.Optional.empty(), Receipt.decode("not a receipt"));
-        assertEquals(java.util.Optional.empty(), Receipt.decode(""));
-        assertEquals(java.util.Optional.empty(), Receipt.decode(r.encode() + "AA"));
+        assertEquals(r, Receipt.decode(r.encode(keys), keys).orElseThrow());
+        assertEquals(java.util.Optional.empty(), Receipt.decode("not a receipt", keys));
+        assertEquals(java.util.Optional.empty(), Receipt.decode("", keys));
+        assertEquals(java.util.Optional.empty(), Receipt.decode(r.encode(keys) + "AA", keys));
     }
 }

@@ -50,19 +50,23 @@ class QuotaTest {
      * Tenants with small quotas: every tenant gets 1000 messages per second by default
      * ({@code q-calm} keeps it); {@code q-rate} 1 per second with a burst of 100; {@code q-unacked}
      * 10 unacknowledged messages per topic; {@code q-flood} 20 per second; {@code q-total} 10 per
-     * topic and 15 over all its topics.
+     * topic and 15 over all its topics; {@code q-bytes} 100 payload bytes per second with a burst
+     * of 5000.
      */
     public static class SmallQuotas implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("mq.tenants", "it-00,q-rate,q-unacked,q-flood,q-calm,q-total",
-                    "mq.quota.default.publish-rate", "1000",
-                    "mq.quota.tenants.\"q-rate\".publish-rate", "1",
-                    "mq.quota.tenants.\"q-rate\".publish-burst", "100",
-                    "mq.quota.tenants.\"q-unacked\".max-unacked-per-topic", "10",
-                    "mq.quota.tenants.\"q-flood\".publish-rate", "20",
-                    "mq.quota.tenants.\"q-total\".max-unacked-per-topic", "10",
-                    "mq.quota.tenants.\"q-total\".max-unacked-per-tenant", "15");
+            return Map.ofEntries(
+                    Map.entry("mq.tenants", "it-00,q-rate,q-unacked,q-flood,q-calm,q-total,q-bytes"),
+                    Map.entry("mq.quota.default.publish-rate", "1000"),
+                    Map.entry("mq.quota.tenants.\"q-rate\".publish-rate", "1"),
+                    Map.entry("mq.quota.tenants.\"q-rate\".publish-burst", "100"),
+                    Map.entry("mq.quota.tenants.\"q-unacked\".max-unacked-per-topic", "10"),
+                    Map.entry("mq.quota.tenants.\"q-flood\".publish-rate", "20"),
+                    Map.entry("mq.quota.tenants.\"q-total\".max-unacked-per-topic", "10"),
+                    Map.entry("mq.quota.tenants.\"q-total\".max-unacked-per-tenant", "15"),
+                    Map.entry("mq.quota.tenants.\"q-bytes\".publish-byte-rate", "100"),
+                    Map.entry("mq.quota.tenants.\"q-bytes\".publish-byte-burst", "5000"));
         }
     }
 
@@ -91,6 +95,33 @@ class QuotaTest {
         assertTrue(text.contains("# HELP mq_quota_rejections Publish requests refused with 429"),
                 "the counter has a HELP text: " + text.lines().filter(l -> l.contains("mq_quota")).toList());
         assertEquals(1.0, metric(text, "mq_quota_rejections_total{quota=\"publish_rate\",tenant=\"q-rate\"}"));
+    }
+
+    @Test
+    void a_batch_over_the_publish_byte_rate_gets_429_with_retry_after_and_nothing_of_it_is_stored() {
+        String topic = TestIds.topic();
+        String kilobyte = "x".repeat(998); // 1000 bytes of JSON text with its quotes
+        List<Map<String, Object>> five = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            five.add(msg("k", "ok-" + i, kilobyte));
+        }
+        publishOk("q-bytes", topic, five); // the whole byte burst
+
+        Response refused = publish("q-bytes", topic, Map.of("messages", List.of(msg("k", "over", kilobyte))));
+
+        assertEquals(429, refused.statusCode(), refused.asString());
+        assertEquals("application/problem+json", refused.contentType().split(";")[0]);
+        assertEquals("q-bytes", refused.jsonPath().getString("tenant"));
+        assertEquals("publish-byte-rate", refused.jsonPath().getString("quota"));
+        assertEquals(100, refused.jsonPath().getLong("limit"));
+        long retryAfter = Long.parseLong(refused.getHeader("Retry-After"));
+        assertTrue(retryAfter >= 1 && retryAfter <= 10, "1000 bytes at 100/s come back within 10 s: " + retryAfter);
+        assertEquals(5, stored("q-bytes", topic), "nothing of the refused batch is stored");
+
+        Response tooBig = publish("q-bytes", topic, Map.of("messages", List.of(msg("k", "huge", "x".repeat(5_000)))));
+        assertEquals(400, tooBig.statusCode(), tooBig.asString());
+        assertEquals("messages", tooBig.jsonPath().getString("errors[0].field"));
+        assertTrue(tooBig.jsonPath().getString("errors[0].message").contains("at most 5000 payload bytes"), tooBig.asString());
     }
 
     @Test

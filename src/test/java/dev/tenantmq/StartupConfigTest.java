@@ -103,6 +103,27 @@ class StartupConfigTest {
     }
 
     @Test
+    void a_default_byte_budget_above_the_ceiling_refuses_start() {
+        String message = refusal(Map.of("mq.tenants", "a", "mq.fetch.max-bytes", "1048576",
+                "mq.fetch.default-max-bytes", "1048577"));
+        assertTrue(message.startsWith("mq.fetch.default-max-bytes (1048577) must be at most mq.fetch.max-bytes"), message);
+        assertTrue(refusal(Map.of("mq.tenants", "a", "mq.fetch.max-bytes", "1023")).startsWith("mq.fetch.max-bytes"));
+    }
+
+    @Test
+    void a_receipt_key_shorter_than_32_bytes_refuses_start_without_printing_it() throws Exception {
+        var ctor = dev.tenantmq.domain.ReceiptSigning.class.getDeclaredConstructor(MqConfig.class);
+        ctor.setAccessible(true);
+        var e = assertThrows(java.lang.reflect.InvocationTargetException.class,
+                () -> ctor.newInstance(config(Map.of("mq.tenants", "a", "mq.receipt.key", "short-s3cr3t"))));
+        String message = e.getCause().getMessage();
+        assertTrue(message.startsWith("mq.receipt.key must be at least 32 bytes"), message);
+        assertTrue(!message.contains("short-s3cr3t"), message);
+        ctor.newInstance(config(Map.of("mq.tenants", "a", "mq.receipt.key", "x".repeat(32),
+                "mq.receipt.previous-keys", "y".repeat(32) + "," + "z".repeat(40))));
+    }
+
+    @Test
     void every_broken_bound_is_named_at_once_and_a_secret_is_never_printed() {
         String message = refusal(Map.of("mq.tenants", "a", "mq.max-deliveries", "0", "mq.admin.token", "s3cr3t",
                 "mq.retention.batch-size", "0"));

@@ -42,11 +42,14 @@ class TenantNotServedTest {
     @Inject
     AgroalDataSource dataSource;
 
+    @Inject
+    dev.tenantmq.domain.ReceiptSigning signing;
+
     @ParameterizedTest
     @ValueSource(strings = {"ack", "nack", "extend"})
     void a_settle_call_for_a_tenant_not_served_gets_403_without_touching_the_database(String call) throws Exception {
         long offset = seedInFlightDelivery();
-        String receipt = new Receipt(NOT_SERVED, group, topic, "p", offset, 1, 1).encode();
+        String receipt = signing.encode(new Receipt(NOT_SERVED, group, topic, "p", offset, 1, 1));
         Map<String, Object> body = switch (call) {
             case "nack" -> Map.of("receipts", List.of(receipt), "delaySeconds", 0);
             case "extend" -> Map.of("receipts", List.of(receipt), "visibilitySeconds", 60);

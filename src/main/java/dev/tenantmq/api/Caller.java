@@ -2,10 +2,12 @@ package dev.tenantmq.api;
 
 import dev.tenantmq.domain.AdminService;
 import dev.tenantmq.domain.Receipt;
+import dev.tenantmq.domain.ReceiptSigning;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.Grants;
 import dev.tenantmq.model.Permission;
 import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,6 +19,8 @@ import java.util.Optional;
  */
 @RequestScoped
 public class Caller {
+    @Inject
+    ReceiptSigning signing;
     private Grants grants;
 
     void set(Grants grants) {
@@ -61,14 +65,15 @@ public class Caller {
     /**
      * Every receipt the caller presents must be of a tenant, topic and consumer group it may
      * consume (docs/security.md, "Permissions": a receipt presented under another tenant's token
-     * gets 403, even when it is valid). A receipt that does not decode names no tenant; it is
-     * left to the service, which answers INVALID.
+     * gets 403, even when it is valid). A receipt that does not decode (not signed by this
+     * service: docs/security.md, "Receipt signing") names no tenant; it is left to the service,
+     * which answers INVALID.
      *
      * @throws AccessDeniedException naming the receipt's index, tenant and the {@code consume} permission
      */
     void requireReceipts(List<String> receipts) {
         for (int i = 0; i < receipts.size(); i++) {
-            Optional<Receipt> r = Receipt.decode(receipts.get(i));
+            Optional<Receipt> r = signing.decode(receipts.get(i));
             if (r.isPresent() && (grants == null
                     || !grants.allows(Permission.CONSUME, r.get().tenant(), r.get().topic(), r.get().consumerGroup()))) {
                 throw new AccessDeniedException("receipts[" + i + "] belongs to another queue: "

@@ -155,13 +155,16 @@ public class RequestValidator {
      * @throws InvalidRequestException naming each out-of-range field
      */
     public ConsumeService.Fetch fetch(GroupPath path, FetchRequest body) {
-        FetchRequest b = body != null ? body : new FetchRequest(null, null, null);
+        FetchRequest b = body != null ? body : new FetchRequest(null, null, null, null);
         int maxMessages = b.maxMessages() != null ? b.maxMessages() : DEFAULT_MAX_MESSAGES;
+        int maxBytes = b.maxBytes() != null ? b.maxBytes() : config.fetch().defaultMaxBytes();
         Duration wait = Duration.ofSeconds(b.waitSeconds() != null ? b.waitSeconds() : 0);
         Duration visibility = Duration.ofSeconds(b.visibilitySeconds() != null ? b.visibilitySeconds()
                 : DEFAULT_VISIBILITY_SECONDS);
-        ConsumeLimits.require(ConsumeLimits.fetchProblems(maxMessages, config.fetch().maxMessages(), wait, visibility));
-        return new ConsumeService.Fetch(path.tenant(), path.topic(), path.consumerGroup(), maxMessages, wait, visibility);
+        ConsumeLimits.require(ConsumeLimits.fetchProblems(maxMessages, config.fetch().maxMessages(), maxBytes,
+                config.fetch().maxBytes(), wait, visibility));
+        return new ConsumeService.Fetch(path.tenant(), path.topic(), path.consumerGroup(), maxMessages, maxBytes, wait,
+                visibility);
     }
 
     /**

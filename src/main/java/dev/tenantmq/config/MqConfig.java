@@ -157,6 +157,29 @@ public interface MqConfig {
         int maxBodyReadsPerTenant();
     }
 
+    /** Receipt signing (docs/security.md, "Receipt signing"). */
+    Receipt receipt();
+
+    /**
+     * The keys that sign receipts with HMAC-SHA256. Each key is text: {@code base64:<base64>} or
+     * raw text, at least 32 bytes either way (checked at start-up, without printing the key).
+     */
+    interface Receipt {
+        /**
+         * The key every instance signs receipts with ({@code MQ_RECEIPT_KEY}; a secret). Every
+         * instance of a deployment must have the same one, so that acks work on any instance.
+         * Unset: a random key per process, with a WARN at start-up.
+         */
+        Optional<String> key();
+
+        /**
+         * Keys still accepted when verifying receipts, comma-separated ({@code MQ_RECEIPT_PREVIOUS_KEYS}):
+         * the old key while a new one rolls out. Receipts live at most a visibility timeout (12 h at
+         * most), so a previous key may be dropped that long after every instance signs with the new one.
+         */
+        Optional<List<String>> previousKeys();
+    }
+
     /** Publish limits. */
     interface Publish {
         /** Most messages in one publish call. Default 1000. */
@@ -197,6 +220,24 @@ public interface MqConfig {
         /** Largest {@code maxMessages} a fetch may ask for. Default 1000. */
         @WithDefault("1000")
         int maxMessages();
+
+        /**
+         * Largest {@code maxBytes} (byte budget) a fetch may ask for, in payload bytes: the UTF-8
+         * length of each delivered payload's JSON text as stored (docs/api.md, "Lease-fetch"). The
+         * first message of a fetch goes even when it alone is larger. At least 1024; default
+         * 50 MiB, as Kafka's {@code fetch.max.bytes}.
+         */
+        @WithDefault("52428800")
+        @Min(value = 1024, message = "must be at least 1024")
+        int maxBytes();
+
+        /**
+         * The byte budget of a fetch that names no {@code maxBytes}, in payload bytes. At least 1
+         * and at most {@link #maxBytes()} (checked at start-up); default 8 MiB.
+         */
+        @WithDefault("8388608")
+        @Min(value = 1, message = "must be at least 1")
+        int defaultMaxBytes();
 
         /**
          * While a long poll waits, how often it re-checks the database for messages published
@@ -379,6 +420,24 @@ public interface MqConfig {
              */
             @PositiveOrZero
             OptionalLong maxUnackedPerTenant();
+
+            /**
+             * Payload bytes per second a tenant may publish through this process (a second token
+             * bucket per process, beside {@link #publishRate()}): the UTF-8 length of each payload's
+             * JSON text, as {@code mq.publish.max-payload-bytes} and a fetch's {@code maxBytes}
+             * count them. A batch takes its payload bytes or is refused whole. Unset: the default's
+             * value, finally 0 (unlimited).
+             */
+            @PositiveOrZero
+            OptionalLong publishByteRate();
+
+            /**
+             * Byte token-bucket capacity: the most payload bytes a tenant may publish at once after
+             * being idle. Unset or 0: one second's worth, {@link #publishByteRate()}. A batch with
+             * more payload bytes than this can never pass, and gets 400.
+             */
+            @PositiveOrZero
+            OptionalLong publishByteBurst();
         }
     }
 }

@@ -64,6 +64,10 @@ public class ProcessIdentity {
                     + " mq.heartbeat-timeout (" + config.heartbeatTimeout() + ") and mq.lease-duration ("
                     + config.leaseDuration() + ")");
         }
+        if (config.fetch().defaultMaxBytes() > config.fetch().maxBytes()) {
+            throw new IllegalStateException("mq.fetch.default-max-bytes (" + config.fetch().defaultMaxBytes()
+                    + ") must be at most mq.fetch.max-bytes (" + config.fetch().maxBytes() + ")");
+        }
     }
 
     private static String hostName() {

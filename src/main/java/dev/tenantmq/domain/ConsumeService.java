@@ -9,6 +9,7 @@ import dev.tenantmq.model.ConsumeLimits;
 import dev.tenantmq.model.ConsumerGroup;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.Delivery;
+import dev.tenantmq.model.FetchBudget;
 import dev.tenantmq.model.Identifiers;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.model.SettleStatus;
@@ -49,11 +50,12 @@ public class ConsumeService {
     private final QueueMetrics metrics;
     private final MqConfig config;
     private final Clock clock;
+    private final ReceiptSigning receipts;
     /** Where the last fetch of each triple stopped, so the next one starts after it (fairness). */
     private final Map<GroupScope, String> cursors = new ConcurrentHashMap<>();
 
     ConsumeService(ConsumerStore store, ProcessIdentity identity, InterestRegistry interest, FetchSignals signals,
-                   QueueMetrics metrics, MqConfig config, Clock clock) {
+                   QueueMetrics metrics, MqConfig config, Clock clock, ReceiptSigning receipts) {
         this.store = store;
         this.identity = identity;
         this.interest = interest;
@@ -61,21 +63,25 @@ public class ConsumeService {
         this.metrics = metrics;
         this.config = config;
         this.clock = clock;
+        this.receipts = receipts;
     }
 
     /**
      * A validated fetch request: it checks its own limits ({@link ConsumeLimits}) when made, all
-     * but the configured upper bound of {@code maxMessages}, which {@link #fetch} checks.
+     * but the configured upper bounds of {@code maxMessages} and {@code maxBytes}, which {@link #fetch} checks.
      *
      * @param maxMessages 1..{@code mq.fetch.max-messages}
+     * @param maxBytes the byte budget: 1..{@code mq.fetch.max-bytes} bytes of payload, as
+     *     {@link FetchBudget} counts them (the first message goes even when it is larger)
      * @param waitTime how long to wait for a message when there is none (0..30 s)
      * @param visibility how long delivered messages stay invisible before redelivery (1 s..12 h)
      * @throws InvalidRequestException naming each field out of its range (400)
      */
-    public record Fetch(Tenant tenant, Topic topic, ConsumerGroup consumerGroup, int maxMessages, Duration waitTime,
-                        Duration visibility) {
+    public record Fetch(Tenant tenant, Topic topic, ConsumerGroup consumerGroup, int maxMessages, int maxBytes,
+                        Duration waitTime, Duration visibility) {
         public Fetch {
-            ConsumeLimits.require(ConsumeLimits.fetchProblems(maxMessages, Integer.MAX_VALUE, waitTime, visibility));
+            ConsumeLimits.require(ConsumeLimits.fetchProblems(maxMessages, Integer.MAX_VALUE, maxBytes, Integer.MAX_VALUE,
+                    waitTime, visibility));
         }
     }
 
@@ -90,12 +96,13 @@ public class ConsumeService {
      * timer plus a {@link FetchSignals} signal.
      *
      * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
-     * @throws InvalidRequestException when {@code maxMessages} is above {@code mq.fetch.max-messages} (400)
+     * @throws InvalidRequestException when {@code maxMessages} is above {@code mq.fetch.max-messages}, or
+     *     {@code maxBytes} above {@code mq.fetch.max-bytes} (400)
      */
     public Uni<List<Delivered>> fetch(Fetch f) {
         TenantNotServedException.requireServed(identity, f.tenant());
-        ConsumeLimits.require(ConsumeLimits.fetchProblems(f.maxMessages(), config.fetch().maxMessages(), f.waitTime(),
-                f.visibility()));
+        ConsumeLimits.require(ConsumeLimits.fetchProblems(f.maxMessages(), config.fetch().maxMessages(), f.maxBytes(),
+                config.fetch().maxBytes(), f.waitTime(), f.visibility()));
         GroupScope scope = new GroupScope(f.tenant().value(), f.consumerGroup().value(), f.topic().value());
         Instant deadline = clock.instant().plus(f.waitTime());
         return attempt(scope, f, deadline, true, Set.of());
@@ -208,7 +215,8 @@ public class ConsumeService {
 
     /**
      * One look for messages: ready partitions (no locks), then one lease transaction for them,
-     * repeated only while the fetch has room and more partitions may be ready. Keys after the
+     * repeated only while the fetch has room in its budget of messages and payload bytes
+     * ({@link FetchBudget}, shared by every lease of the fetch) and more partitions may be ready. Keys after the
      * group's fairness cursor come first, then the rest from the start; the cursor is kept only
      * when a look left ready partitions out, so a group whose ready partitions all fit in a fetch
      * looks once. A look asks for as many partitions as the fetch has room for messages (each
@@ -221,15 +229,16 @@ public class ConsumeService {
         String cursor = cursors.getOrDefault(scope, "");
         Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
         List<Delivery> leased = new ArrayList<>();
+        FetchBudget budget = FetchBudget.of(f.maxMessages(), f.maxBytes());
         String after = cursor;
         String upTo = null; // no upper bound until the look wraps around to the start
         boolean leftOut = false; // whether a look stopped at its LIMIT: ready partitions may be unseen
-        while (leased.size() < f.maxMessages()) {
-            int ask = f.maxMessages() - leased.size();
+        while (!budget.spent()) {
+            int ask = budget.messagesLeft();
             // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
             int asked = ask + busy.size();
             List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
-            leaseUnclaimed(scope, f, subscriber, busy, ready, ask, leased);
+            budget = leaseUnclaimed(scope, f, subscriber, busy, ready, ask, budget, leased);
             leftOut |= ready.size() >= asked;
             if (ready.size() < asked) {
                 if (upTo != null || cursor.isEmpty()) {
@@ -256,7 +265,8 @@ public class ConsumeService {
         String subscriber = identity.subscriberName().value();
         Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
         List<Delivery> leased = new ArrayList<>();
-        leaseUnclaimed(scope, f, subscriber, busy, new ArrayList<>(touched), f.maxMessages(), leased); // in key order
+        leaseUnclaimed(scope, f, subscriber, busy, new ArrayList<>(touched), f.maxMessages(), // in key order
+                FetchBudget.of(f.maxMessages(), f.maxBytes()), leased);
         return delivered(scope, leased, true); // other partitions may be ready: the cursor moves on
     }
 
@@ -265,9 +275,12 @@ public class ConsumeService {
      * claimed (marking those skipped, see {@link #claimed}), leases messages from them into
      * {@code leased} in one lease transaction, and releases the claims; then signals the topic
      * once for each skipped partition it took nothing from.
+     *
+     * @param budget what the fetch may still hand out
+     * @return the fetch's budget after this lease
      */
-    private void leaseUnclaimed(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
-                                List<String> candidates, int ask, List<Delivery> leased) {
+    private FetchBudget leaseUnclaimed(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
+                                       List<String> candidates, int ask, FetchBudget budget, List<Delivery> leased) {
         List<String> mine = new ArrayList<>();
         for (String p : candidates) {
             if (mine.size() < ask && busy.putIfAbsent(p, Boolean.FALSE) == null) {
@@ -277,16 +290,16 @@ public class ConsumeService {
             }
         }
         if (mine.isEmpty()) {
-            return;
+            return budget;
         }
-        int room = f.maxMessages() - leased.size();
         Set<String> handedOut = new HashSet<>();
         try {
-            FetchTransaction.LeaseResult result = store.lease(scope, subscriber, mine, room,
+            FetchTransaction.LeaseResult result = store.lease(scope, subscriber, mine, budget,
                     micros(f.visibility()), deadLetterPolicy(scope));
             deadLettered(scope, result.deadLettered());
             leased.addAll(result.deliveries());
             result.deliveries().forEach(d -> handedOut.add(d.partitionKey()));
+            return result.budget();
         } finally {
             List<String> skipped = new ArrayList<>();
             for (String p : mine) {
@@ -317,8 +330,8 @@ public class ConsumeService {
         int redelivered = 0;
         for (Delivery d : leased) {
             redelivered += d.deliveryAttempt() > 1 ? 1 : 0;
-            String receipt = new Receipt(scope.tenant(), scope.consumerGroup(), scope.topic(), d.partitionKey(), d.offset(),
-                    d.leaseEpoch(), d.delivery()).encode();
+            String receipt = receipts.encode(new Receipt(scope.tenant(), scope.consumerGroup(), scope.topic(),
+                    d.partitionKey(), d.offset(), d.leaseEpoch(), d.delivery()));
             out.add(new Delivered(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(), d.createdAt(),
                     d.deliveryAttempt(), receipt));
         }
@@ -400,7 +413,9 @@ public class ConsumeService {
 
     /**
      * Status of one receipt in an ack, nack or extend response (SPEC section 4). INVALID: the
-     * receipt is not one of this tenant, topic and consumer group, or names no stored message
+     * receipt is not one this service signed (docs/security.md, "Receipt signing": forged or
+     * altered, checked without a database look-up), not one of this tenant, topic and consumer
+     * group, or names no stored message
      * above the group's committed offset (a forged offset, or a message an operator deleted or
      * retention expired); nothing changed, and retrying cannot help.
      */
@@ -427,7 +442,7 @@ public class ConsumeService {
         for (ReceiptResult r : out) {
             if (r.status() == ReceiptStatus.ACKED) {
                 acked++;
-                Receipt.decode(r.receipt()).ifPresent(receipt -> partitions.add(receipt.partitionKey()));
+                this.receipts.decode(r.receipt()).ifPresent(receipt -> partitions.add(receipt.partitionKey()));
             }
         }
         metrics.acked(tenant.value(), topic.value(), acked);
@@ -531,7 +546,7 @@ public class ConsumeService {
         List<Integer> targetIndex = new ArrayList<>();
         ReceiptStatus[] statuses = new ReceiptStatus[receipts.size()];
         for (int i = 0; i < receipts.size(); i++) {
-            Optional<Receipt> r = Receipt.decode(receipts.get(i));
+            Optional<Receipt> r = this.receipts.decode(receipts.get(i)); // a forged or altered one: empty, no look-up
             if (r.isEmpty() || !r.get().tenant().equals(scope.tenant()) || !r.get().topic().equals(scope.topic())
                     || !r.get().consumerGroup().equals(scope.consumerGroup())) {
                 statuses[i] = ReceiptStatus.INVALID;

@@ -76,9 +76,11 @@ public class PublishService {
         TenantNotServedException.requireServed(identity, tenant);
         requireBatchSize(messages.size());
         List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
+        long payloadBytes = 0;
         for (int i = 0; i < messages.size(); i++) {
             Outgoing m = messages.get(i);
             int bytes = m.payloadJson().getBytes(StandardCharsets.UTF_8).length;
+            payloadBytes += bytes;
             if (bytes > config.publish().maxPayloadBytes()) {
                 throw new PayloadTooLargeException("messages[" + i + "].payload", bytes, config.publish().maxPayloadBytes());
             }
@@ -100,7 +102,7 @@ public class PublishService {
             rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson, generated));
         }
         // The quotas, once per batch, after validation and before the store is touched (docs/security.md, "Quotas").
-        TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size());
+        TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size(), payloadBytes);
         List<MessageStore.Published> stored;
         try {
             stored = store.publish(tenant.value(), topic.value(), rows, micros(config.publish().dedupWindow()));

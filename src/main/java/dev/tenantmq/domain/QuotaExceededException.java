@@ -9,6 +9,8 @@ public class QuotaExceededException extends RuntimeException {
     public enum Kind {
         /** {@code publish-rate}: messages per second through this process. */
         PUBLISH_RATE("publish-rate", "publish_rate"),
+        /** {@code publish-byte-rate}: payload bytes per second through this process. */
+        PUBLISH_BYTE_RATE("publish-byte-rate", "publish_byte_rate"),
         /** {@code max-unacked-per-topic}: unacknowledged messages one topic may hold. */
         MAX_UNACKED_PER_TOPIC("max-unacked-per-topic", "max_unacked_per_topic"),
         /** {@code max-unacked-per-tenant}: unacknowledged messages all topics of the tenant may hold together. */

@@ -15,10 +15,28 @@ import java.util.OptionalLong;
  * @param publishBurst token-bucket capacity in messages: the configured burst, or one second's worth
  * @param maxUnackedPerTopic most unacknowledged messages one topic may hold; 0 unlimited
  * @param maxUnackedPerTenant most unacknowledged messages all topics of the tenant may hold together; 0 unlimited
+ * @param publishByteRate payload bytes per second through this process; 0 unlimited
+ * @param publishByteBurst byte token-bucket capacity: the configured byte burst, or one second's worth
  */
-public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPerTopic, long maxUnackedPerTenant) {
+public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPerTopic, long maxUnackedPerTenant,
+                          long publishByteRate, long publishByteBurst) {
     /** No limit at all: what every tenant gets unless configured. */
-    public static final QuotaLimits UNLIMITED = new QuotaLimits(0, 0, 0, 0);
+    public static final QuotaLimits UNLIMITED = new QuotaLimits(0, 0, 0, 0, 0, 0);
+
+    /** Limits without a tenant-wide unacknowledged limit and without a byte rate. */
+    public QuotaLimits(long publishRate, long publishBurst, long maxUnackedPerTopic) {
+        this(publishRate, publishBurst, maxUnackedPerTopic, 0, 0, 0);
+    }
+
+    /** Limits without a byte rate. */
+    public QuotaLimits(long publishRate, long publishBurst, long maxUnackedPerTopic, long maxUnackedPerTenant) {
+        this(publishRate, publishBurst, maxUnackedPerTopic, maxUnackedPerTenant, 0, 0);
+    }
+
+    /** Whether a publish rate in payload bytes applies. */
+    public boolean limitsByteRate() {
+        return publishByteRate > 0;
+    }
 
     /** Whether a publish rate applies. */
     public boolean limitsRate() {
@@ -44,7 +62,10 @@ public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPe
         long unacked = pick(own == null ? OptionalLong.empty() : own.maxUnackedPerTopic(), defaults.maxUnackedPerTopic());
         long tenantUnacked = pick(own == null ? OptionalLong.empty() : own.maxUnackedPerTenant(),
                 defaults.maxUnackedPerTenant());
-        return new QuotaLimits(rate, rate == 0 ? 0 : (burst > 0 ? burst : rate), unacked, tenantUnacked);
+        long byteRate = pick(own == null ? OptionalLong.empty() : own.publishByteRate(), defaults.publishByteRate());
+        long byteBurst = pick(own == null ? OptionalLong.empty() : own.publishByteBurst(), defaults.publishByteBurst());
+        return new QuotaLimits(rate, rate == 0 ? 0 : (burst > 0 ? burst : rate), unacked, tenantUnacked, byteRate,
+                byteRate == 0 ? 0 : (byteBurst > 0 ? byteBurst : byteRate));
     }
 
     private static long pick(OptionalLong own, OptionalLong fallback) {
@@ -79,6 +100,8 @@ public record QuotaLimits(long publishRate, long publishBurst, long maxUnackedPe
         checkOne(problems, prefix + ".publish-burst", limits.publishBurst());
         checkOne(problems, prefix + ".max-unacked-per-topic", limits.maxUnackedPerTopic());
         checkOne(problems, prefix + ".max-unacked-per-tenant", limits.maxUnackedPerTenant());
+        checkOne(problems, prefix + ".publish-byte-rate", limits.publishByteRate());
+        checkOne(problems, prefix + ".publish-byte-burst", limits.publishByteBurst());
     }
 
     private static void checkOne(List<String> problems, String setting, OptionalLong value) {

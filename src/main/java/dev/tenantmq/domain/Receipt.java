@@ -16,18 +16,21 @@ import java.util.Optional;
  * (tenant, consumer group, topic, partition key, offset) and the fencing values: the lease epoch
  * and the delivery number (the partition's {@code queue_offsets.delivery_seq} when the message was
  * handed out: it grows with every hand-out, unlike {@code deliveryAttempt}, which a handed-back
- * message keeps). Encoded as URL-safe base64 without padding of a versioned binary record.
- * Version 3 carries the delivery number as 64 bits; version 2 receipts (32 bits) are still read,
- * so receipts issued before an upgrade keep working. Version 1 carried the attempt and is INVALID.
+ * message keeps). Encoded as URL-safe base64 without padding of a versioned binary record followed
+ * by its tag: HMAC-SHA256 of the record under the shared receipt key, truncated to 128 bits
+ * ({@link ReceiptKeys}; docs/security.md, "Receipt signing"). Every field is covered, so a receipt
+ * built from guessed values or altered in any byte decodes to nothing, without a database look-up.
+ * Version 4 is the signed record; the unsigned versions 1 to 3 are INVALID (anyone could build them).
  */
 public record Receipt(String tenant, String consumerGroup, String topic, String partitionKey, long offset,
                       long leaseEpoch, long delivery) {
-    private static final byte VERSION = 3;
-    private static final byte VERSION_2 = 2;
+    private static final byte VERSION = 4;
+    /** Longest token accepted, in characters. */
+    static final int MAX_TOKEN_LENGTH = 8192;
 
-    /** The token handed to clients. */
-    public String encode() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + partitionKey.length() * 3);
+    /** The token handed to clients, signed with the current key of {@code keys}. */
+    public String encode(ReceiptKeys keys) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + ReceiptKeys.TAG_BYTES + partitionKey.length() * 3);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(VERSION);
             out.writeUTF(tenant);
@@ -37,6 +40,7 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
             out.writeLong(offset);
             out.writeLong(leaseEpoch);
             out.writeLong(delivery);
+            out.write(keys.sign(bytes.toByteArray()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -44,20 +48,30 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
     }
 
     /**
-     * Decodes a token. Returns empty when it is not one this service issued in this format
-     * (the caller reports {@code INVALID}); never throws.
+     * Decodes a token. Returns empty when it is not one this service issued in this format under
+     * one of the accepted keys of {@code keys} (the caller reports {@code INVALID}); never throws.
+     * The tag is checked before any field is read.
      */
-    public static Optional<Receipt> decode(String token) {
-        if (token == null || token.isEmpty() || token.length() > 8192) {
+    public static Optional<Receipt> decode(String token, ReceiptKeys keys) {
+        if (token == null || token.isEmpty() || token.length() > MAX_TOKEN_LENGTH) {
             return Optional.empty();
         }
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(Base64.getUrlDecoder().decode(token)))) {
-            byte version = in.readByte();
-            if (version != VERSION && version != VERSION_2) {
+        byte[] signed;
+        try {
+            signed = Base64.getUrlDecoder().decode(token);
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        if (!keys.verify(signed)) {
+            return Optional.empty();
+        }
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(signed, 0,
+                signed.length - ReceiptKeys.TAG_BYTES))) {
+            if (in.readByte() != VERSION) {
                 return Optional.empty();
             }
             Receipt r = new Receipt(in.readUTF(), in.readUTF(), in.readUTF(), in.readUTF(), in.readLong(), in.readLong(),
-                    version == VERSION ? in.readLong() : in.readInt());
+                    in.readLong());
             if (in.read() != -1 || Identifiers.keyProblem(r.partitionKey) != null || r.offset <= 0 || r.delivery < 1) {
                 return Optional.empty();
             }

@@ -30,6 +30,7 @@ public class TenantQuotas {
     private final MqConfig config;
     private final QuotaMetrics metrics;
     private final PublishRateLimiter rates;
+    private final PublishRateLimiter byteRates;
     private final UnackedCounts unacked;
     /** The whole tenant's unacknowledged messages: one entry per tenant, under the scope {@link #WHOLE_TENANT}. */
     private final UnackedCounts tenantUnacked;
@@ -41,6 +42,7 @@ public class TenantQuotas {
         this.config = config;
         this.metrics = metrics;
         this.rates = new PublishRateLimiter(System::nanoTime);
+        this.byteRates = new PublishRateLimiter(System::nanoTime);
         this.unacked = new UnackedCounts(store::unacked, System::nanoTime, config.interestTimeout());
         this.tenantUnacked = new UnackedCounts((tenant, wholeTenant, atMost) -> store.unackedInTenant(tenant, atMost),
                 System::nanoTime, config.interestTimeout());
@@ -69,24 +71,31 @@ public class TenantQuotas {
     }
 
     /**
-     * Admits a batch of {@code messages} to (tenant, topic) under every quota, or refuses it
-     * whole. The unacknowledged-messages checks (the topic's, then the tenant's) reserve their
-     * room first and give it back when a later check refuses, so a refused batch takes nothing
-     * from any quota.
+     * Admits a batch of {@code messages} with {@code payloadBytes} of payload to (tenant, topic)
+     * under every quota, or refuses it whole. The unacknowledged-messages checks (the topic's,
+     * then the tenant's) reserve their room first, and the message rate takes its tokens before
+     * the byte rate; each is given back when a later check refuses, so a refused batch takes
+     * nothing from any quota.
      *
+     * @param payloadBytes the batch's payload bytes: the UTF-8 length of each payload's JSON text, summed
      * @throws QuotaExceededException (429) when the batch is over a quota; counted in {@code mq.quota.rejections}
      * @throws InvalidRequestException (400, field {@code messages}) when the batch is larger than
-     *     the tenant's publish burst, so that no retry could ever pass
+     *     the tenant's publish burst or byte burst, so that no retry could ever pass
      */
-    public Admission admit(Tenant tenant, Topic topic, int messages) {
+    public Admission admit(Tenant tenant, Topic topic, int messages, long payloadBytes) {
         QuotaLimits l = limitsOf(tenant);
-        if (!l.limitsRate() && !l.limitsUnacked() && !l.limitsTenantUnacked()) {
+        if (!l.limitsRate() && !l.limitsUnacked() && !l.limitsTenantUnacked() && !l.limitsByteRate()) {
             return FREE;
         }
         if (l.limitsRate() && messages > l.publishBurst()) {
             throw InvalidRequestException.of("messages", "must hold at most " + l.publishBurst() + " messages for tenant '"
                     + tenant.value() + "': its publish quota admits at most that many at once (publish-burst; got "
                     + messages + ")");
+        }
+        if (l.limitsByteRate() && payloadBytes > l.publishByteBurst()) {
+            throw InvalidRequestException.of("messages", "must hold at most " + l.publishByteBurst()
+                    + " payload bytes for tenant '" + tenant.value() + "': its publish quota admits at most that many"
+                    + " at once (publish-byte-burst; got " + payloadBytes + ")");
         }
         long tickSeconds = Math.max(1, (config.tickInterval().toMillis() + 999) / 1000);
         List<UnackedCounts.Reservation> reservations = new ArrayList<>(2);
@@ -121,6 +130,20 @@ public class TenantQuotas {
                         "tenant '" + tenant.value() + "' is over its publish rate of " + l.publishRate()
                                 + " messages per second (publish-rate, burst " + l.publishBurst() + "); a batch of "
                                 + messages + " was refused whole. Nothing was stored: retry after " + retryAfter + " s");
+            }
+        }
+        if (l.limitsByteRate()) {
+            long retryAfter = byteRates.tryAcquire(tenant.value(), l.publishByteBurst(), l.publishByteRate(), payloadBytes);
+            if (retryAfter > 0) {
+                if (l.limitsRate()) {
+                    rates.giveBack(tenant.value(), messages);
+                }
+                reservations.forEach(UnackedCounts.Reservation::cancel);
+                throw refused(tenant, QuotaExceededException.Kind.PUBLISH_BYTE_RATE, l.publishByteRate(), retryAfter,
+                        "tenant '" + tenant.value() + "' is over its publish rate of " + l.publishByteRate()
+                                + " payload bytes per second (publish-byte-rate, burst " + l.publishByteBurst()
+                                + "); a batch of " + payloadBytes + " payload bytes was refused whole. Nothing was"
+                                + " stored: retry after " + retryAfter + " s");
             }
         }
         if (reservations.isEmpty()) {

@@ -26,15 +26,21 @@ public final class ConsumeLimits {
 
     /**
      * The broken limits of a fetch, in field order: {@code maxMessages} 1..{@code maxMessagesLimit}
-     * ({@code mq.fetch.max-messages}), {@code waitSeconds} 0..30, {@code visibilitySeconds} 1..43200.
+     * ({@code mq.fetch.max-messages}), {@code maxBytes} 1..{@code maxBytesLimit}
+     * ({@code mq.fetch.max-bytes}, payload bytes: {@link FetchBudget}), {@code waitSeconds} 0..30,
+     * {@code visibilitySeconds} 1..43200.
      *
      * @return empty when the fetch is within its limits
      */
-    public static List<FieldError> fetchProblems(int maxMessages, int maxMessagesLimit, Duration wait,
-                                                 Duration visibility) {
+    public static List<FieldError> fetchProblems(int maxMessages, int maxMessagesLimit, int maxBytes, int maxBytesLimit,
+                                                 Duration wait, Duration visibility) {
         List<FieldError> problems = new ArrayList<>();
         if (maxMessages < 1 || maxMessages > maxMessagesLimit) {
             problems.add(range("maxMessages", String.valueOf(maxMessages), 1, maxMessagesLimit));
+        }
+        if (maxBytes < 1 || maxBytes > maxBytesLimit) {
+            problems.add(new FieldError("maxBytes", "must be between 1 and " + maxBytesLimit
+                    + " payload bytes (got " + maxBytes + "; mq.fetch.max-bytes is the ceiling)"));
         }
         seconds("waitSeconds", wait, 0, MAX_WAIT_SECONDS).ifPresent(problems::add);
         visibilityProblem(visibility).ifPresent(problems::add);

@@ -83,8 +83,12 @@ public final class PartitionWalk {
     private final long leaseEpoch;
     private int budget;
     private final int maxDeliveries;
+    /** The fetch's budget of messages and payload bytes, shared with its other partitions' walks. */
+    private final FetchBudget.Meter fetch;
     private final List<Step> steps = new ArrayList<>();
     private int delivered;
+    /** The payload size of the row being decided, as {@link FetchBudget#bytesOf} counts it. */
+    private long payloadBytes;
     private boolean busy;
     private boolean stopped;
     private boolean outOfBudget;
@@ -95,9 +99,24 @@ public final class PartitionWalk {
      * @param maxDeliveries failed attempts after which a message is dead-lettered
      */
     public PartitionWalk(long leaseEpoch, int budget, int maxDeliveries) {
+        this(leaseEpoch, budget, maxDeliveries, FetchBudget.Meter.unlimited());
+    }
+
+    /**
+     * A walk that also spends the fetch's shared budget of messages and payload bytes
+     * ({@link FetchBudget}; docs/api.md, "Lease-fetch"): a message that does not fit in the bytes
+     * left stops the walk for this fetch, and the first message of a fetch always fits.
+     *
+     * @param leaseEpoch the epoch of the lease the fetch holds on the partition
+     * @param budget most messages this partition may hand out now; 0 for a sweep
+     * @param maxDeliveries failed attempts after which a message is dead-lettered
+     * @param fetch the fetch's budget, shared by the walks of its lease transaction
+     */
+    public PartitionWalk(long leaseEpoch, int budget, int maxDeliveries, FetchBudget.Meter fetch) {
         this.leaseEpoch = leaseEpoch;
         this.budget = budget;
         this.maxDeliveries = maxDeliveries;
+        this.fetch = fetch;
     }
 
     /**
@@ -110,9 +129,20 @@ public final class PartitionWalk {
      *     expired last attempts at the head of the partition and delivers nothing.
      */
     public boolean accept(Row row) {
+        return accept(row, 0);
+    }
+
+    /**
+     * Takes the next row, in offset order, whose payload is {@code payloadBytes} long (as
+     * {@link FetchBudget#bytesOf} counts it). As {@link #accept(Row)}; a row to hand out whose
+     * payload does not fit in the fetch's bytes left also stops the walk, for this fetch: it and
+     * the rows after it wait for the next one (ordering), and {@link #addBudget} cannot resume it.
+     */
+    public boolean accept(Row row, long payloadBytes) {
         if (stopped) {
             throw new IllegalStateException("the walk of this partition has stopped");
         }
+        this.payloadBytes = payloadBytes;
         if (!decide(row)) {
             stopped = true;
             return false;
@@ -152,12 +182,20 @@ public final class PartitionWalk {
         return deliver(new Deliver(row.offset(), row.attempt() + 1, row.state(), row.delivery()));
     }
 
-    /** Hands the message out, or stops the walk when the budget is spent: it waits for the next fetch. */
+    /**
+     * Hands the message out, or stops the walk when this partition's budget is spent (resumable
+     * with {@link #addBudget}) or the message does not fit in the fetch's shared budget (not
+     * resumable): it waits for the next fetch, and so do the messages after it.
+     */
     private boolean deliver(Deliver d) {
         if (delivered >= budget) {
             outOfBudget = true;
             return false;
         }
+        if (!fetch.fits(payloadBytes)) {
+            return false;
+        }
+        fetch.take(payloadBytes);
         steps.add(d);
         delivered++;
         return true;
@@ -175,7 +213,8 @@ public final class PartitionWalk {
      * Raises the budget by {@code more} messages. A walk that stopped for its budget takes rows
      * again, starting with the one it stopped at.
      *
-     * @throws IllegalStateException when the walk stopped for another reason (the partition is held)
+     * @throws IllegalStateException when the walk stopped for another reason (the partition is
+     *     held, or the fetch's bytes are spent)
      */
     public void addBudget(int more) {
         if (stopped && !outOfBudget) {

@@ -7,8 +7,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * Quota rejections (docs/security.md, "Quotas"): {@code mq.quota.rejections}, exported as
  * {@code mq_quota_rejections_total}. Tags {@code tenant} (a served tenant: at most the
- * {@code MQ_TENANTS} list) and {@code quota} ({@code publish_rate}, {@code max_unacked_per_topic}
- * or {@code max_unacked_per_tenant}), so the series are bounded.
+ * {@code MQ_TENANTS} list) and {@code quota} ({@code publish_rate}, {@code publish_byte_rate},
+ * {@code max_unacked_per_topic} or {@code max_unacked_per_tenant}), so the series are bounded.
  */
 @ApplicationScoped
 public class QuotaMetrics {

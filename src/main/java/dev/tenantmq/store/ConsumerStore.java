@@ -2,6 +2,7 @@ package dev.tenantmq.store;
 
 import dev.tenantmq.model.AckTarget;
 import dev.tenantmq.model.DeadLetterPolicy;
+import dev.tenantmq.model.FetchBudget;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.SettleStatus;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -46,9 +47,9 @@ public class ConsumerStore {
     }
 
     /** See {@link FetchTransaction#lease}. */
-    public FetchTransaction.LeaseResult lease(GroupScope s, String subscriber, List<String> partitions, int maxMessages,
-                                              long visibilityMicros, DeadLetterPolicy policy) {
-        return fetch.lease(s, subscriber, partitions, maxMessages, visibilityMicros, policy);
+    public FetchTransaction.LeaseResult lease(GroupScope s, String subscriber, List<String> partitions,
+                                              FetchBudget budget, long visibilityMicros, DeadLetterPolicy policy) {
+        return fetch.lease(s, subscriber, partitions, budget, visibilityMicros, policy);
     }
 
     /** See {@link FetchTransaction#deadLetterExpired}. */

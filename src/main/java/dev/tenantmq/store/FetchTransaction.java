@@ -3,6 +3,7 @@ package dev.tenantmq.store;
 import dev.tenantmq.model.BatchState;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.Delivery;
+import dev.tenantmq.model.FetchBudget;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
 import dev.tenantmq.store.ConsumerSql.Cursor;
@@ -48,7 +49,7 @@ public class FetchTransaction {
     }
 
     /** What {@link #lease} did: the deliveries, and how many messages it dead-lettered instead. */
-    public record LeaseResult(List<Delivery> deliveries, int deadLettered) {}
+    public record LeaseResult(List<Delivery> deliveries, int deadLettered, FetchBudget budget) {}
 
     private final Db db;
 
@@ -75,17 +76,18 @@ public class FetchTransaction {
      * goes to the deeper ones in at most {@value #MAX_MORE_ROUNDS} more statements. One
      * transaction, a constant number of statements, however many partitions.
      *
-     * @param maxMessages most messages to return in total, at least 1
+     * @param budget what the fetch may still hand out, in messages (at least 1) and payload bytes
+     *     ({@link FetchBudget}: the first message of a fetch always goes), shared by the partitions
      * @param visibilityMicros visibility timeout in microseconds
      * @return deliveries grouped by partition, each partition in offset order
      */
-    public LeaseResult lease(GroupScope s, String subscriber, List<String> partitions, int maxMessages,
+    public LeaseResult lease(GroupScope s, String subscriber, List<String> partitions, FetchBudget budget,
                              long visibilityMicros, DeadLetterPolicy policy) {
         if (partitions.isEmpty()) {
-            return new LeaseResult(List.of(), 0);
+            return new LeaseResult(List.of(), 0, budget);
         }
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> walk(c, Mode.FETCH, s, subscriber,
-                partitions, maxMessages, visibilityMicros, policy));
+                partitions, budget, visibilityMicros, policy));
     }
 
     /**
@@ -105,7 +107,7 @@ public class FetchTransaction {
             return 0;
         }
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> walk(c, Mode.SWEEP, s, subscriber,
-                partitions, 0, 0, policy)).deadLettered();
+                partitions, FetchBudget.NOTHING, 0, policy)).deadLettered();
     }
 
     /** Most scan statements of one walk after the first: each takes the partitions that still had more to give. */
@@ -146,7 +148,7 @@ public class FetchTransaction {
             while (!queued.isEmpty()) {
                 Scanned m = queued.peekFirst();
                 seen.put(m.offset(), m);
-                if (!walk.accept(m.row())) {
+                if (!walk.accept(m.row(), FetchBudget.bytesOf(m.payloadJson()))) {
                     done = !walk.outOfBudget(); // held: nothing more; out of budget: the row waits
                     return;
                 }
@@ -172,15 +174,21 @@ public class FetchTransaction {
      * partitions takes a constant number of statements, and a deep partition among them reads
      * about its share, not the whole budget.
      *
-     * @param maxMessages the fetch's budget; ignored in {@link Mode#SWEEP}, which delivers nothing
+     * <p>The payload bytes of the fetch ({@link FetchBudget}) are one budget for all its
+     * partitions, spent in key order ({@link FetchBudget.Meter}): once a message does not fit, its
+     * partition stops for this fetch, and so do the partitions not yet walked.
+     *
+     * @param fetchBudget the fetch's budget; {@link FetchBudget#NOTHING} in {@link Mode#SWEEP}, which delivers nothing
      */
     private LeaseResult walk(Connection c, Mode mode, GroupScope s, String subscriber,
-                             List<String> partitions, int maxMessages, long visibilityMicros,
+                             List<String> partitions, FetchBudget fetchBudget, long visibilityMicros,
                              DeadLetterPolicy policy) throws SQLException {
         Map<String, Long> epochs = ConsumerStatements.lockHeldLeases(c, new LockHeldLeases(s, partitions, subscriber));
         if (epochs.isEmpty()) {
-            return new LeaseResult(List.of(), 0);
+            return new LeaseResult(List.of(), 0, fetchBudget);
         }
+        // Per attempt of the transaction: a retried attempt starts again from the budget it was given.
+        FetchBudget.Meter meter = new FetchBudget.Meter(fetchBudget);
         Map<String, Cursor> cursors = DeliveryBatches.cursors(c, s, epochs.keySet());
         List<Lane> lanes = new ArrayList<>();
         for (String key : epochs.keySet()) { // key order
@@ -195,7 +203,7 @@ public class FetchTransaction {
             // failed an attempt, which the walk counts on the rows.
             lanes.add(new Lane(DeliveryBatches.materialize(c, s, cur), epochs.get(key)));
         }
-        int budget = mode == Mode.SWEEP ? 0 : maxMessages;
+        int budget = mode == Mode.SWEEP ? 0 : fetchBudget.messagesLeft();
         int share = PartitionWalk.share(budget, lanes.size());
         int requeuedLimit = budget + SCAN_SLACK;
         Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, lanes.stream()
@@ -207,12 +215,12 @@ public class FetchTransaction {
         int delivered = 0;
         for (Lane lane : lanes) {
             int left = budget - delivered;
-            if (left <= 0 && mode == Mode.FETCH) {
+            if ((left <= 0 || meter.budget().spent()) && mode == Mode.FETCH) {
                 break; // the budget is spent: the partitions after this one are not walked
             }
             // Up to the rows scanned, not just the share: the first deep partitions fill the fetch,
             // so it holds few partitions and concurrent fetches of the group find the others ready.
-            lane.walk = new PartitionWalk(lane.epoch, Math.min(limit, left), policy.maxDeliveries());
+            lane.walk = new PartitionWalk(lane.epoch, Math.min(limit, left), policy.maxDeliveries(), meter);
             List<Scanned> first = requeued.getOrDefault(lane.cur.key(), List.of());
             lane.queued.addAll(first);
             if (first.size() < requeuedLimit) {
@@ -221,7 +229,7 @@ public class FetchTransaction {
             lane.offer();
             delivered += lane.walk.delivered();
         }
-        for (int round = 0; round < MAX_MORE_ROUNDS && delivered < budget; round++) {
+        for (int round = 0; round < MAX_MORE_ROUNDS && delivered < budget && !meter.budget().spent(); round++) {
             List<Lane> more = lanes.stream().filter(Lane::wantsMore).toList();
             if (more.isEmpty()) {
                 break;
@@ -233,7 +241,7 @@ public class FetchTransaction {
                     .map(l -> new ScanPartition(s, l.cur.key(), l.lastScanned, moreLimit)).toList());
             for (Lane lane : more) {
                 int left = budget - delivered;
-                if (left <= 0) {
+                if (left <= 0 || meter.budget().spent()) {
                     break;
                 }
                 if (lane.queued.isEmpty()) {
@@ -284,6 +292,6 @@ public class FetchTransaction {
             deadKeys.add(d.partitionKey());
         }
         CommittedOffsets.advance(c, s, deadKeys, cursors, Map.of(), Set.of());
-        return new LeaseResult(out, deads.size());
+        return new LeaseResult(out, deads.size(), meter.budget());
     }
 }

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /** A fetch checks its own limits when made, whoever makes it, not only the HTTP validator. */
 class FetchLimitsTest {
     private static ConsumeService.Fetch fetch(int maxMessages, Duration wait, Duration visibility) {
-        return new ConsumeService.Fetch(new Tenant("t"), new Topic("orders"), new ConsumerGroup("g"), maxMessages, wait,
+        return new ConsumeService.Fetch(new Tenant("t"), new Topic("orders"), new ConsumerGroup("g"), maxMessages, 1024, wait,
                 visibility);
     }
 

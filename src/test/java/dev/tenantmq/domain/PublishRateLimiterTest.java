@@ -63,4 +63,15 @@ class PublishRateLimiterTest {
     void a_batch_larger_than_the_burst_is_a_caller_error_not_a_wait() {
         assertThrows(IllegalArgumentException.class, () -> limiter.tryAcquire("a", TEN_PER_SECOND, 11));
     }
+
+    @Test
+    void tokens_given_back_are_there_again_up_to_the_capacity() {
+        assertEquals(0, limiter.tryAcquire("a", 1_000, 100, 1_000));
+        assertEquals(6, limiter.tryAcquire("a", 1_000, 100, 600), "empty: 600 tokens at 100/s take 6 s");
+        limiter.giveBack("a", 600);
+        assertEquals(0, limiter.tryAcquire("a", 1_000, 100, 600), "the 600 given back");
+        limiter.giveBack("a", 5_000);
+        assertEquals(0, limiter.tryAcquire("a", 1_000, 100, 1_000));
+        assertEquals(1, limiter.tryAcquire("a", 1_000, 100, 1), "5000 given back filled it to its capacity only");
+    }
 }

@@ -70,4 +70,16 @@ class QuotaLimitsTest {
         assertTrue(key.getMessage().contains("mq.quota.tenants.\"bad name\": the key is not a tenant name"),
                 key.getMessage());
     }
+
+    @Test
+    void the_byte_rate_resolves_like_the_message_rate_and_its_burst_defaults_to_one_seconds_worth() {
+        MqConfig.Quota q = quota(Map.of(
+                "mq.quota.default.publish-byte-rate", "1000000",
+                "mq.quota.tenants.\"acc-a\".publish-byte-burst", "5000000",
+                "mq.quota.tenants.\"acc-b\".publish-byte-rate", "0"));
+        assertEquals(new QuotaLimits(0, 0, 0, 0, 1_000_000, 5_000_000), QuotaLimits.of(q, "acc-a"));
+        assertEquals(QuotaLimits.UNLIMITED, QuotaLimits.of(q, "acc-b"), "0 lifts the default");
+        assertEquals(new QuotaLimits(0, 0, 0, 0, 1_000_000, 1_000_000), QuotaLimits.of(q, "other"));
+        assertTrue(QuotaLimits.of(q, "other").limitsByteRate());
+    }
 }

@@ -1,87 +1,191 @@
 package dev.tenantmq.domain;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * Receipt tokens (SPEC section 4, "Ack, nack, extend"): what decodes, and every way a token
- * that this service did not issue in this format decodes to empty (the caller answers INVALID).
+ * Receipt tokens (SPEC section 4, "Ack, nack, extend"; docs/security.md, "Receipt signing"): what
+ * decodes, and every way a token that this service did not issue in this format, under an accepted
+ * key, decodes to empty (the caller answers INVALID without a database look-up).
  */
 class ReceiptTest {
+    private static final byte[] KEY = "receipt-test-key-of-thirty-two-bytes!!".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] OLD_KEY = "the-previous-receipt-key-32-bytes-long".getBytes(StandardCharsets.UTF_8);
+    private static final ReceiptKeys KEYS = ReceiptKeys.ofBytes(KEY);
 
     @Test
     void the_smallest_valid_offset_and_delivery_round_trip() {
         Receipt r = new Receipt("t", "g", "topic", "k", 1, 0, 1);
-        assertEquals(Optional.of(r), Receipt.decode(r.encode()));
+        assertEquals(Optional.of(r), Receipt.decode(r.encode(KEYS), KEYS));
     }
 
     @Test
     void tokens_are_url_safe_without_padding() {
-        String token = new Receipt("t", "g", "topic", "\uFFFF\uFFFE?/+", 1, 1, 1).encode();
+        String token = new Receipt("t", "g", "topic", "\uFFFF\uFFFE?/+", 1, 1, 1).encode(KEYS);
         assertTrue(token.matches("[A-Za-z0-9_-]+"), token);
     }
 
     @Test
-    void a_token_with_an_impossible_offset_delivery_or_key_is_invalid() {
-        assertEquals(Optional.empty(), Receipt.decode(token(2, "k", 0, 1)), "offset 0");
-        assertEquals(Optional.empty(), Receipt.decode(token(2, "k", -5, 1)), "negative offset");
-        assertEquals(Optional.empty(), Receipt.decode(token(2, "k", 1, 0)), "delivery 0");
-        assertEquals(Optional.empty(), Receipt.decode(token(2, "k ", 1, 1)), "a key the rules refuse");
+    void a_token_with_an_impossible_offset_delivery_or_key_is_invalid_even_when_signed() {
+        assertEquals(Optional.empty(), Receipt.decode(token(4, "k", 0, 1, KEY), KEYS), "offset 0");
+        assertEquals(Optional.empty(), Receipt.decode(token(4, "k", -5, 1, KEY), KEYS), "negative offset");
+        assertEquals(Optional.empty(), Receipt.decode(token(4, "k", 1, 0, KEY), KEYS), "delivery 0");
+        assertEquals(Optional.empty(), Receipt.decode(token(4, "k ", 1, 1, KEY), KEYS), "a key the rules refuse");
+        assertTrue(Receipt.decode(token(4, "k", 1, 1, KEY), KEYS).isPresent(), "the same token with valid values");
     }
 
     @Test
     void a_token_of_another_version_is_invalid() {
-        assertEquals(Optional.empty(), Receipt.decode(token(1, "k", 1, 1)));
-        assertEquals(Optional.empty(), Receipt.decode(token(4, "k", 1, 1)));
-        assertTrue(Receipt.decode(token(3, "k", 1, 1)).isPresent(), "the same token as version 3 decodes");
-        assertEquals(Optional.of(new Receipt("t", "g", "topic", "k", 1, 3, 1)), Receipt.decode(token(2, "k", 1, 1)),
-                "a version 2 token (32-bit delivery number, issued before migration V3) still decodes");
+        assertEquals(Optional.empty(), Receipt.decode(token(3, "k", 1, 1, KEY), KEYS), "signed, but version 3");
+        assertEquals(Optional.empty(), Receipt.decode(token(5, "k", 1, 1, KEY), KEYS));
+        for (int unsigned = 1; unsigned <= 3; unsigned++) {
+            assertEquals(Optional.empty(), Receipt.decode(token(unsigned, "k", 1, 1, null), KEYS),
+                    "an unsigned version " + unsigned + " token: anyone could build it");
+        }
     }
 
     @Test
     void null_truncated_and_oversized_tokens_are_invalid() {
-        String valid = token(2, "k", 1, 1);
-        assertEquals(Optional.empty(), Receipt.decode(null));
-        assertEquals(Optional.empty(), Receipt.decode(valid.substring(0, valid.length() - 4)));
-        assertEquals(Optional.empty(), Receipt.decode("A".repeat(8193)));
-        assertEquals(Optional.empty(), Receipt.decode("!!!!"), "not base64");
+        String valid = token(4, "k", 1, 1, KEY);
+        assertEquals(Optional.empty(), Receipt.decode(null, KEYS));
+        assertEquals(Optional.empty(), Receipt.decode(valid.substring(0, valid.length() - 4), KEYS));
+        assertEquals(Optional.empty(), Receipt.decode("A".repeat(8193), KEYS));
+        assertEquals(Optional.empty(), Receipt.decode("!!!!", KEYS), "not base64");
     }
 
     @Test
     void a_token_of_the_longest_accepted_length_decodes() {
-        // 6144 bytes encode to exactly 8192 base64 characters: 33 bytes of framing and lengths
-        // (version 3: a 64-bit delivery number) plus "t", "g", "k" and a topic of the rest.
-        Receipt r = new Receipt("t", "g", "x".repeat(6144 - 33 - 3), "k", 1, 1, 1);
-        String token = r.encode();
+        // 6144 bytes encode to exactly 8192 base64 characters: 33 bytes of framing and lengths,
+        // the 16-byte tag, plus "t", "g", "k" and a topic of the rest.
+        Receipt r = new Receipt("t", "g", "x".repeat(6144 - 33 - 16 - 3), "k", 1, 1, 1);
+        String token = r.encode(KEYS);
         assertEquals(8192, token.length());
-        assertEquals(Optional.of(r), Receipt.decode(token));
+        assertEquals(Optional.of(r), Receipt.decode(token, KEYS));
     }
 
-    private static String token(int version, String partitionKey, long offset, int delivery) {
+    @Test
+    void a_receipt_built_from_its_fields_with_guessed_counters_is_invalid() {
+        // What a second consumer of the group could build (docs/security.md, "Receipt signing"):
+        // the tenant, group, topic, key and offset, with lease epochs and delivery numbers guessed.
+        Receipt real = new Receipt("acc-a", "workers", "orders", "k", 17, 3, 12);
+        assertTrue(Receipt.decode(real.encode(KEYS), KEYS).isPresent());
+        for (long epoch = 1; epoch <= 5; epoch++) {
+            for (long delivery = 1; delivery <= 40; delivery++) {
+                String guessed = unsigned(4, "acc-a", "workers", "orders", "k", 17, epoch, delivery);
+                assertEquals(Optional.empty(), Receipt.decode(guessed, KEYS));
+                String zeroTag = base64(concat(raw(4, "acc-a", "workers", "orders", "k", 17, epoch, delivery),
+                        new byte[ReceiptKeys.TAG_BYTES]));
+                assertEquals(Optional.empty(), Receipt.decode(zeroTag, KEYS));
+            }
+        }
+    }
+
+    @Test
+    void a_receipt_altered_in_any_byte_is_invalid() {
+        byte[] bytes = Base64.getUrlDecoder().decode(new Receipt("acc-a", "workers", "orders", "k", 17, 3, 12).encode(KEYS));
+        for (int i = 0; i < bytes.length; i++) {
+            for (int bit = 0; bit < 8; bit++) {
+                byte[] altered = bytes.clone();
+                altered[i] ^= (byte) (1 << bit);
+                assertEquals(Optional.empty(), Receipt.decode(base64(altered), KEYS), "byte " + i + " bit " + bit);
+            }
+        }
+    }
+
+    @Test
+    void a_receipt_signed_with_a_previous_key_is_accepted_and_one_of_an_unknown_key_is_not() {
+        Receipt r = new Receipt("acc-a", "workers", "orders", "k", 17, 3, 12);
+        String old = r.encode(ReceiptKeys.ofBytes(OLD_KEY));
+        assertEquals(Optional.of(r), Receipt.decode(old, ReceiptKeys.ofBytes(KEY, OLD_KEY)), "rotation: old key accepted");
+        assertEquals(Optional.empty(), Receipt.decode(old, KEYS), "once the old key is dropped, it is not");
+        String newer = r.encode(ReceiptKeys.ofBytes(KEY, OLD_KEY));
+        assertEquals(Optional.of(r), Receipt.decode(newer, KEYS), "new receipts are signed with the current key");
+    }
+
+    @Test
+    void a_receipt_signed_by_another_instance_with_the_same_key_is_accepted() {
+        String key = "base64:" + Base64.getEncoder().encodeToString(KEY);
+        ReceiptKeys instanceA = ReceiptKeys.of(Optional.of(key), List.of());
+        ReceiptKeys instanceB = ReceiptKeys.of(Optional.of(key), List.of());
+        Receipt r = new Receipt("acc-a", "workers", "orders", "k", 17, 3, 12);
+        assertEquals(Optional.of(r), Receipt.decode(r.encode(instanceA), instanceB));
+        ReceiptKeys randomA = ReceiptKeys.of(Optional.empty(), List.of());
+        ReceiptKeys randomB = ReceiptKeys.of(Optional.empty(), List.of());
+        assertTrue(randomA.generated());
+        assertEquals(Optional.empty(), Receipt.decode(r.encode(randomA), randomB),
+                "without a shared key, each process's random key verifies its own receipts only");
+    }
+
+    @Test
+    void keys_are_base64_with_a_prefix_or_raw_text_of_at_least_32_bytes() {
+        Receipt r = new Receipt("t", "g", "topic", "k", 1, 1, 1);
+        ReceiptKeys raw = ReceiptKeys.of(Optional.of(new String(KEY, StandardCharsets.UTF_8)), List.of());
+        ReceiptKeys b64 = ReceiptKeys.of(Optional.of("base64:" + Base64.getEncoder().encodeToString(KEY)), List.of());
+        ReceiptKeys urlB64 = ReceiptKeys.of(Optional.of("base64:" + Base64.getUrlEncoder().encodeToString(KEY)), List.of());
+        assertEquals(Optional.of(r), Receipt.decode(r.encode(raw), b64), "the same key bytes, either way");
+        assertEquals(Optional.of(r), Receipt.decode(r.encode(raw), urlB64));
+        IllegalArgumentException shortKey = assertThrows(IllegalArgumentException.class,
+                () -> ReceiptKeys.of(Optional.of("too-short-secret"), List.of()));
+        assertTrue(shortKey.getMessage().contains("mq.receipt.key must be at least 32 bytes (got 16)"), shortKey.getMessage());
+        assertFalse(shortKey.getMessage().contains("too-short-secret"), "the message never shows the key");
+        IllegalArgumentException badOld = assertThrows(IllegalArgumentException.class,
+                () -> ReceiptKeys.of(Optional.of(new String(KEY, StandardCharsets.UTF_8)), List.of("base64:!!notbase64!!")));
+        assertTrue(badOld.getMessage().startsWith("mq.receipt.previous-keys[0]"), badOld.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> ReceiptKeys.of(Optional.of("base64:" + Base64.getEncoder().encodeToString(new byte[31])), List.of()));
+    }
+
+    /** A token of {@code version}, signed with {@code key} (null: unsigned, as versions 1 to 3 were). */
+    private static String token(int version, String partitionKey, long offset, int delivery, byte[] key) {
+        byte[] record = raw(version, "t", "g", "topic", partitionKey, offset, 3, delivery);
+        if (key == null) {
+            return base64(record);
+        }
+        return base64(concat(record, ReceiptKeys.ofBytes(key).sign(record)));
+    }
+
+    private static String unsigned(int version, String tenant, String group, String topic, String partitionKey, long offset,
+                                   long epoch, long delivery) {
+        return base64(raw(version, tenant, group, topic, partitionKey, offset, epoch, delivery));
+    }
+
+    private static byte[] raw(int version, String tenant, String group, String topic, String partitionKey, long offset,
+                              long epoch, long delivery) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(version);
-            out.writeUTF("t");
-            out.writeUTF("g");
-            out.writeUTF("topic");
+            out.writeUTF(tenant);
+            out.writeUTF(group);
+            out.writeUTF(topic);
             out.writeUTF(partitionKey);
             out.writeLong(offset);
-            out.writeLong(3);
-            if (version == 2) {
-                out.writeInt(delivery);
-            } else {
-                out.writeLong(delivery);
-            }
+            out.writeLong(epoch);
+            out.writeLong(delivery);
         } catch (IOException e) {
             throw new AssertionError(e);
         }
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.toByteArray());
+        return bytes.toByteArray();
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static String base64(byte[] bytes) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 }

@@ -92,12 +92,12 @@ public final class ConsumerLoop implements AutoCloseable {
                 if (why == null) {
                     throw new AssertionError(process.name() + ": ack answered STALE although the lease it names is"
                             + " still this process's, unexpired, with the same epoch, and its visibility timeout has not"
-                            + " run out: " + Receipt.decode(receipts.get(i)));
+                            + " run out: " + Receipt.decode(receipts.get(i), ServiceProcess.RECEIPT_KEYS));
                 }
                 into.staleExplained();
             } else {
                 throw new AssertionError(process.name() + ": ack answered " + status + " for a receipt acked once: "
-                        + Receipt.decode(receipts.get(i)));
+                        + Receipt.decode(receipts.get(i), ServiceProcess.RECEIPT_KEYS));
             }
         }
     }
@@ -110,7 +110,7 @@ public final class ConsumerLoop implements AutoCloseable {
         if (System.nanoTime() - fetchedAt >= VISIBILITY.toNanos()) {
             return "visibility timeout ran out before the ack";
         }
-        Receipt receipt = Receipt.decode(token).orElseThrow(() -> new AssertionError("not a receipt: " + token));
+        Receipt receipt = Receipt.decode(token, ServiceProcess.RECEIPT_KEYS).orElseThrow(() -> new AssertionError("not a receipt: " + token));
         Database.Lease now = db.leases(tenant, group, topic).get(receipt.partitionKey());
         if (now == null || !now.live()) {
             return "lease released or expired";

@@ -35,6 +35,8 @@ public class PackagedJarResource implements QuarkusTestResourceLifecycleManager 
                 Map.entry("mq.tick-interval", "1s"),
                 Map.entry("mq.fetch.recheck-interval", "200ms"),
                 Map.entry("mq.retention.enabled", "false"),
+                // A configured key, as production has (docs/security.md, "Receipt signing"), raw text.
+                Map.entry("mq.receipt.key", "packaged-jar-it-receipt-key-of-at-least-32-bytes"),
                 // The prod default is port 9000 on every interface; a test binds loopback, any free port.
                 Map.entry("quarkus.management.host", "127.0.0.1"),
                 Map.entry("quarkus.management.port", "0"));

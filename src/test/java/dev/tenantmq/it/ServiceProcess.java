@@ -22,6 +22,16 @@ public final class ServiceProcess implements AutoCloseable {
     public static final Duration TICK = Duration.ofSeconds(1);
     public static final Duration LEASE = Duration.ofSeconds(6);
     public static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(3);
+    /**
+     * {@code MQ_RECEIPT_KEY} of every process: one shared key, as a deployment of several
+     * instances has (docs/security.md, "Receipt signing"), so a receipt one process issued acks
+     * on any other.
+     */
+    public static final String RECEIPT_KEY = "base64:" + java.util.Base64.getEncoder().encodeToString(
+            "multi-process-it-shared-receipt-key!".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    /** The keys of {@link #RECEIPT_KEY}, to read receipts in a test. */
+    public static final dev.tenantmq.domain.ReceiptKeys RECEIPT_KEYS = dev.tenantmq.domain.ReceiptKeys.of(
+            java.util.Optional.of(RECEIPT_KEY), java.util.List.of());
 
     private final String name;
     private final int port;
@@ -55,6 +65,7 @@ public final class ServiceProcess implements AutoCloseable {
         env.put("MQ_LEASE_DURATION", LEASE.toMillis() + "ms");
         env.put("MQ_HEARTBEAT_TIMEOUT", HEARTBEAT_TIMEOUT.toMillis() + "ms");
         env.put("MQ_FETCH_RECHECK_INTERVAL", "200ms");
+        env.put("MQ_RECEIPT_KEY", RECEIPT_KEY);
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
         env.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(managementPort));
         env.put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");

@@ -14,8 +14,8 @@ class ConsumeLimitsTest {
 
     @Test
     void a_fetch_within_its_limits_has_no_problem() {
-        assertEquals(List.of(), ConsumeLimits.fetchProblems(1, 1000, Duration.ZERO, Duration.ofSeconds(1)));
-        assertEquals(List.of(), ConsumeLimits.fetchProblems(1000, 1000, S30, Duration.ofSeconds(43_200)));
+        assertEquals(List.of(), ConsumeLimits.fetchProblems(1, 1000, 1, 1, Duration.ZERO, Duration.ofSeconds(1)));
+        assertEquals(List.of(), ConsumeLimits.fetchProblems(1000, 1000, 1, 1, S30, Duration.ofSeconds(43_200)));
     }
 
     @Test
@@ -24,17 +24,17 @@ class ConsumeLimitsTest {
                         new FieldError("maxMessages", "must be between 1 and 1000 (got 0)"),
                         new FieldError("waitSeconds", "must be between 0 and 30 (got 31)"),
                         new FieldError("visibilitySeconds", "must be between 1 and 43200 (got 0)")),
-                ConsumeLimits.fetchProblems(0, 1000, Duration.ofSeconds(31), Duration.ZERO));
+                ConsumeLimits.fetchProblems(0, 1000, 1, 1, Duration.ofSeconds(31), Duration.ZERO));
         assertEquals(List.of(new FieldError("maxMessages", "must be between 1 and 1000 (got 1001)"),
                         new FieldError("waitSeconds", "must be between 0 and 30 (got -1)"),
                         new FieldError("visibilitySeconds", "must be between 1 and 43200 (got 43201)")),
-                ConsumeLimits.fetchProblems(1001, 1000, Duration.ofSeconds(-1), Duration.ofSeconds(43_201)));
+                ConsumeLimits.fetchProblems(1001, 1000, 1, 1, Duration.ofSeconds(-1), Duration.ofSeconds(43_201)));
     }
 
     @Test
     void a_duration_with_a_fraction_of_a_second_is_judged_and_printed_exactly() {
         assertEquals(List.of(new FieldError("waitSeconds", "must be between 0 and 30 (got 30.5)")),
-                ConsumeLimits.fetchProblems(1, 1, Duration.ofMillis(30_500), S30));
+                ConsumeLimits.fetchProblems(1, 1, 1, 1, Duration.ofMillis(30_500), S30));
         assertEquals(Optional.of(new FieldError("visibilitySeconds", "must be between 1 and 43200 (got 0.999)")),
                 ConsumeLimits.visibilityProblem(Duration.ofMillis(999)));
     }
@@ -64,8 +64,18 @@ class ConsumeLimitsTest {
     @Test
     void require_throws_every_problem_in_order_and_passes_none() {
         ConsumeLimits.require(List.of());
-        List<FieldError> problems = ConsumeLimits.fetchProblems(0, 10, Duration.ofSeconds(31), S30);
+        List<FieldError> problems = ConsumeLimits.fetchProblems(0, 10, 1, 1, Duration.ofSeconds(31), S30);
         InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> ConsumeLimits.require(problems));
         assertEquals(problems, e.errors());
+    }
+
+    @Test
+    void a_byte_budget_out_of_its_range_names_max_bytes_and_the_ceiling() {
+        assertEquals(List.of(), ConsumeLimits.fetchProblems(1, 10, 1, 1024, S30, S30));
+        assertEquals(List.of(), ConsumeLimits.fetchProblems(1, 10, 1024, 1024, S30, S30));
+        for (int bad : new int[] {0, -1, 1025}) {
+            assertEquals(List.of(new FieldError("maxBytes", "must be between 1 and 1024 payload bytes (got " + bad
+                    + "; mq.fetch.max-bytes is the ceiling)")), ConsumeLimits.fetchProblems(1, 10, bad, 1024, S30, S30));
+        }
     }
 }

@@ -168,4 +168,41 @@ class PartitionWalkTest {
         assertEquals(1, PartitionWalk.share(3, 50));
         assertEquals(0, PartitionWalk.share(0, 50), "a sweep delivers nothing");
     }
+
+    @Test
+    void a_row_whose_payload_does_not_fit_in_the_byte_budget_stops_the_walk_before_it() {
+        FetchBudget.Meter fetch = new FetchBudget.Meter(FetchBudget.of(10, 250));
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX, fetch);
+        assertTrue(walk.accept(Row.undelivered(1), 100));
+        assertTrue(walk.accept(Row.undelivered(2), 100));
+        assertFalse(walk.accept(Row.undelivered(3), 100), "300 bytes would pass the budget of 250");
+        assertEquals(List.of(new Deliver(1, 1, null, 0), new Deliver(2, 1, null, 0)), walk.steps());
+        assertFalse(walk.outOfBudget(), "the fetch's bytes are spent, not the partition's share: no more rounds");
+        assertThrows(IllegalStateException.class, () -> walk.addBudget(1));
+        assertEquals(8, fetch.budget().messagesLeft());
+        assertEquals(50, fetch.budget().bytesLeft());
+    }
+
+    @Test
+    void the_first_message_of_a_fetch_goes_alone_when_it_is_larger_than_the_byte_budget() {
+        FetchBudget.Meter fetch = new FetchBudget.Meter(FetchBudget.of(10, 100));
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX, fetch);
+        assertTrue(walk.accept(Row.undelivered(1), 5_000));
+        assertFalse(walk.accept(Row.undelivered(2), 1));
+        assertEquals(1, walk.delivered());
+        PartitionWalk next = new PartitionWalk(EPOCH, 10, MAX, fetch);
+        assertFalse(next.accept(Row.undelivered(7), 1), "the next partition of the same fetch gets nothing");
+    }
+
+    @Test
+    void finished_rows_and_dead_letters_take_nothing_from_the_byte_budget() {
+        FetchBudget.Meter fetch = new FetchBudget.Meter(FetchBudget.of(10, 100));
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX, fetch);
+        assertTrue(walk.accept(row(1, ACKED, 1, 4, EPOCH, false), 1_000));
+        assertTrue(walk.accept(row(2, INFLIGHT, MAX, 4, EPOCH - 1, false), 1_000)); // lease lost on the last attempt
+        assertTrue(walk.accept(Row.undelivered(3), 100));
+        assertEquals(2, walk.steps().size());
+        assertTrue(walk.steps().get(0) instanceof DeadLetter);
+        assertEquals(0, fetch.budget().bytesLeft());
+    }
 }

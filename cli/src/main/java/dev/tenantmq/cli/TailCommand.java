@@ -56,6 +56,12 @@ final class TailCommand extends BaseCommand {
             description = "Most messages per fetch, 1..1000 (default ${DEFAULT-VALUE}).")
     int batch;
 
+    @Option(names = "--max-bytes", paramLabel = "BYTES",
+            description = {"Byte budget of each fetch: most payload bytes (UTF-8 JSON text as stored) one fetch returns,",
+                "1..the service's mq.fetch.max-bytes; a first message larger than it still comes, alone.",
+                "Default: the service's mq.fetch.default-max-bytes (8 MiB as shipped)."})
+    Integer maxBytes;
+
     /** openapi.yaml, FetchRequest: waitSeconds 0..30, visibilitySeconds 1..43200, maxMessages 1..1000. */
     static final int MAX_WAIT_SECONDS = 30;
     static final int MAX_VISIBILITY_SECONDS = 43200;
@@ -110,6 +116,9 @@ final class TailCommand extends BaseCommand {
                 int want = (int) Math.min(batch, max == null ? batch : max - printed);
                 ObjectNode fetch = Json.MAPPER.createObjectNode()
                         .put("maxMessages", want).put("waitSeconds", wait).put("visibilitySeconds", visibilitySeconds);
+                if (maxBytes != null) {
+                    fetch.put("maxBytes", maxBytes); // out of range: the service's 400 names maxBytes
+                }
                 JsonNode messages = Json.parse(client.post(base + "/fetch", null, Json.write(fetch))).path("messages");
                 if (messages.isEmpty()) {
                     continue;

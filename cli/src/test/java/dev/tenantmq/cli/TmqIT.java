@@ -293,6 +293,26 @@ class TmqIT {
         assertTrue(subscribersJson.path("subscribers").findValuesAsText("consumerGroup").contains(group), subscribersJson::toString);
     }
 
+    /** --max-bytes reaches the service: a budget smaller than each message still delivers them, one per fetch. */
+    @Test
+    void tailWithAByteBudgetPassesItToEachFetch() throws Exception {
+        String topic = unique("bytes");
+        String group = unique("bytes");
+        String big = "\"" + "x".repeat(998) + "\"";
+        for (int i = 1; i <= 3; i++) {
+            publish(topic, "k", "b" + i, big);
+        }
+        Cli.Result tail = ok(tmq.run("tail", "--tenant", tenant, "--topic", topic, "--group", group, "--max", "3", "--wait", "2",
+                "--max-bytes", "10"));
+        assertEquals(3, tail.out().split("\n").length, tail::toString);
+
+        Cli.Result refused = tmq.run("tail", "--tenant", tenant, "--topic", topic, "--group", group, "--max", "1", "--wait", "1",
+                "--max-bytes", "0");
+        assertEquals(ExitCodes.CLIENT_ERROR, refused.code(), refused::toString);
+        assertTrue(refused.err().contains("Invalid request (HTTP 400)") && refused.err().contains("maxBytes: must be between 1 and"),
+                refused::toString);
+    }
+
     /** A topic with fewer messages than --max: tail ends after its idle time-out instead of waiting for ever. */
     @Test
     void tailWithMaxEndsAfterTheIdleTimeoutWhenFewerMessagesExist() throws Exception {

@@ -8,9 +8,13 @@ import dev.tenantmq.api.NullRejecting;
  * ({@link NullRejecting}).
  *
  * @param maxMessages 1..1000, default 10
+ * @param maxBytes byte budget: most payload bytes (UTF-8 JSON text as stored) the response carries, 1..
+ *     {@code mq.fetch.max-bytes} (50 MiB), default {@code mq.fetch.default-max-bytes} (8 MiB); the first message
+ *     goes even when it is larger (docs/api.md, "Lease-fetch")
  * @param waitSeconds long-poll wait in seconds, 0..30, default 0
  * @param visibilitySeconds how long delivered messages stay invisible, in seconds, 1..43200, default 30
  */
 public record FetchRequest(@JsonDeserialize(using = NullRejecting.class) Integer maxMessages,
+                           @JsonDeserialize(using = NullRejecting.class) Integer maxBytes,
                            @JsonDeserialize(using = NullRejecting.class) Integer waitSeconds,
                            @JsonDeserialize(using = NullRejecting.class) Integer visibilitySeconds) {}

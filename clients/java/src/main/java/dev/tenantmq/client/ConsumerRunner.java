@@ -60,6 +60,8 @@ public final class ConsumerRunner implements AutoCloseable {
     private final String consumerGroup;
     private final Handler handler;
     private final int maxMessages;
+    /** The byte budget of each fetch; null for the server's default (mq.fetch.default-max-bytes). */
+    private final Integer maxBytes;
     private final int waitSeconds;
     private final int visibilitySeconds;
     private final Duration extendEvery;
@@ -80,6 +82,7 @@ public final class ConsumerRunner implements AutoCloseable {
         this.consumerGroup = b.consumerGroup;
         this.handler = Objects.requireNonNull(b.handler, "handler");
         this.maxMessages = b.maxMessages;
+        this.maxBytes = b.maxBytes;
         this.waitSeconds = b.waitSeconds;
         this.visibilitySeconds = b.visibilitySeconds;
         this.extendEvery = b.extendEvery != null ? b.extendEvery : defaultExtendEvery(b.visibilitySeconds);
@@ -178,7 +181,8 @@ public final class ConsumerRunner implements AutoCloseable {
                 List<DeliveredMessage> batch;
                 try {
                     FetchResponse response = api.fetch(tenant, topic, consumerGroup, new FetchRequest()
-                            .maxMessages(maxMessages).waitSeconds(waitSeconds).visibilitySeconds(visibilitySeconds));
+                            .maxMessages(maxMessages).maxBytes(maxBytes).waitSeconds(waitSeconds)
+                            .visibilitySeconds(visibilitySeconds));
                     batch = response.getMessages() == null ? List.of() : response.getMessages();
                 } catch (ApiException | RuntimeException e) {
                     LOG.log(System.Logger.Level.WARNING, "fetch of {0}/{1}/{2} failed ({3}); retrying in {4}",
@@ -305,6 +309,7 @@ public final class ConsumerRunner implements AutoCloseable {
         private final String consumerGroup;
         private Handler handler;
         private int maxMessages = 10;
+        private Integer maxBytes;
         private int waitSeconds = 20;
         private int visibilitySeconds = 30;
         private Duration extendEvery;
@@ -326,6 +331,20 @@ public final class ConsumerRunner implements AutoCloseable {
         /** Most messages per fetch, 1..1000 (default 10). */
         public Builder maxMessages(int maxMessages) {
             this.maxMessages = maxMessages;
+            return this;
+        }
+
+        /**
+         * Byte budget of each fetch: most payload bytes (the UTF-8 length of each payload's JSON
+         * text) one fetch returns, 1..the server's {@code mq.fetch.max-bytes} (50 MiB as shipped).
+         * Default: the server's {@code mq.fetch.default-max-bytes} (8 MiB as shipped). A first
+         * message larger than the budget still comes, alone.
+         */
+        public Builder maxBytes(int maxBytes) {
+            if (maxBytes < 1) {
+                throw new IllegalArgumentException("maxBytes must be at least 1: " + maxBytes);
+            }
+            this.maxBytes = maxBytes;
             return this;
         }
 

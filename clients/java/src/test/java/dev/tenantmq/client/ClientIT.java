@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.tenantmq.client.api.AdminApi;
 import dev.tenantmq.client.api.ConsumeApi;
 import dev.tenantmq.client.api.PublishApi;
@@ -148,6 +149,28 @@ class ClientIT {
         assertEquals(ReceiptStatus.ACKED, ack(topic, "g", got.get(1)));
         assertEquals(ReceiptStatus.ALREADY_ACKED, ack(topic, "g", got.get(1)));
         assertTrue(publish(topic, message("k", "decimal", decimal)).getMessages().get(0).getDuplicate());
+    }
+
+    @Test
+    void aFetchWithAByteBudgetReturnsNoMorePayloadBytesThanItExceptAFirstLargerMessageAlone() throws Exception {
+        String topic = unique("bytes");
+        String kilobyte = "x".repeat(998); // 1000 bytes of JSON text with its quotes
+        publish(topic, message("k", "a", TextNode.valueOf(kilobyte)), message("k", "b", TextNode.valueOf(kilobyte)),
+                message("k", "c", TextNode.valueOf(kilobyte)));
+        List<DeliveredMessage> got = new ArrayList<>();
+        await("a first fetch").atMost(Duration.ofSeconds(30)).until(() -> {
+            got.addAll(consume.fetch(tenant, topic, "g", new FetchRequest().maxMessages(100).maxBytes(2_500).waitSeconds(2))
+                    .getMessages());
+            return !got.isEmpty();
+        });
+        assertEquals(List.of("a", "b"), got.stream().map(DeliveredMessage::getId).toList(), "2000 of 2500 bytes; 3000 would not fit");
+        for (DeliveredMessage m : got) {
+            assertEquals(ReceiptStatus.ACKED, ack(topic, "g", m));
+        }
+        List<DeliveredMessage> next = consume.fetch(tenant, topic, "g",
+                new FetchRequest().maxMessages(100).maxBytes(10).waitSeconds(2)).getMessages();
+        assertEquals(List.of("c"), next.stream().map(DeliveredMessage::getId).toList(), "larger than the budget: alone");
+        assertEquals(ReceiptStatus.ACKED, ack(topic, "g", next.get(0)));
     }
 
     @Test

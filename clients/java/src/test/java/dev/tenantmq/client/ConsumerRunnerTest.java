@@ -38,6 +38,8 @@ class ConsumerRunnerTest {
         final List<String> calls = new CopyOnWriteArrayList<>();
         final List<String> reasons = new CopyOnWriteArrayList<>();
         volatile int fetches;
+        /** The fetch requests, in order. */
+        final List<FetchRequest> requests = new CopyOnWriteArrayList<>();
         /** When set, the first fetch signals {@code inFetch} and waits for it to open (a long poll in progress). */
         volatile CountDownLatch gate;
         final CountDownLatch inFetch = new CountDownLatch(1);
@@ -50,6 +52,7 @@ class ConsumerRunnerTest {
         @Override
         public synchronized FetchResponse fetch(String tenant, String topic, String group, FetchRequest request) {
             fetches++;
+            requests.add(request);
             CountDownLatch g = gate;
             if (g != null) {
                 gate = null;
@@ -95,6 +98,21 @@ class ConsumerRunnerTest {
 
     private static ConsumerRunner.Builder runner(ScriptedApi api) {
         return ConsumerRunner.builder(api, "t", "orders", "g").waitSeconds(1);
+    }
+
+    @Test
+    void eachFetchCarriesTheByteBudgetWhenOneIsSetAndLeavesItToTheServerOtherwise() throws Exception {
+        ScriptedApi budgeted = new ScriptedApi(List.of());
+        try (ConsumerRunner r = runner(budgeted).maxBytes(1_048_576).handler(m -> { }).build().start()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> budgeted.fetches >= 1);
+        }
+        assertEquals(1_048_576, budgeted.requests.get(0).getMaxBytes());
+        ScriptedApi unset = new ScriptedApi(List.of());
+        try (ConsumerRunner r = runner(unset).handler(m -> { }).build().start()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> unset.fetches >= 1);
+        }
+        assertEquals(null, unset.requests.get(0).getMaxBytes(), "the server's mq.fetch.default-max-bytes");
+        assertThrows(IllegalArgumentException.class, () -> runner(unset).maxBytes(0));
     }
 
     @Test
