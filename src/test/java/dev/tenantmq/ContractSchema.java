@@ -10,14 +10,14 @@ import java.util.regex.Pattern;
 
 /**
  * A validator for the subset of OpenAPI 3.0 schema keywords that openapi.yaml uses ($ref,
- * allOf, not, nullable, type, enum, properties, required, additionalProperties, items,
+ * allOf, anyOf, not, nullable, type, enum, properties, required, additionalProperties, items,
  * minItems/maxItems, minLength/maxLength in code points, pattern, minimum/maximum, format
  * date-time), so that {@link OpenApiContractTest} can hold examples and real responses to the
  * contract. An unknown keyword fails the validation rather than being ignored, so the contract
  * cannot outgrow the check silently.
  */
 final class ContractSchema {
-    private static final java.util.Set<String> KNOWN = java.util.Set.of("$ref", "allOf", "not", "nullable", "type",
+    private static final java.util.Set<String> KNOWN = java.util.Set.of("$ref", "allOf", "anyOf", "not", "nullable", "type",
             "enum", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minLength",
             "maxLength", "pattern", "minimum", "maximum", "format", "description", "example", "default");
     private final JsonNode document;
@@ -65,6 +65,15 @@ final class ContractSchema {
         }
         for (JsonNode part : schema.path("allOf")) {
             check(part, value, at, errors);
+        }
+        if (schema.has("anyOf")) {
+            boolean any = false;
+            for (JsonNode part : schema.get("anyOf")) {
+                any |= errors(part, value).isEmpty();
+            }
+            if (!any) {
+                errors.add(at + ": matches none of the schemas under anyOf: " + value);
+            }
         }
         if (schema.has("not") && errors(schema.get("not"), value).isEmpty()) {
             errors.add(at + ": matches the schema under not");
