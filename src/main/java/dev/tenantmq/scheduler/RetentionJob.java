@@ -199,7 +199,7 @@ public class RetentionJob {
             List<RetentionStore.Row> rows = store.rows(tenant, topic, deadLetterTopic, head.partitionKey(), groups, after,
                     maxAgeMicros, batchSize);
             Batch batch = plan(rows, floor);
-            pending.add(head.partitionKey(), batch.deletable(), floor);
+            pending.add(head.partitionKey(), rows, batch.deletable(), floor);
             if (batch.stop() || rows.size() < batchSize) {
                 return;
             }
@@ -226,12 +226,12 @@ public class RetentionJob {
             this.batchSize = batchSize;
         }
 
-        void add(String partitionKey, List<Long> deletable, long floor) {
+        void add(String partitionKey, List<RetentionStore.Row> rows, List<Long> deletable, long floor) {
             if (deletable.isEmpty()) {
                 return;
             }
             unconsumed |= deletable.get(deletable.size() - 1) > floor;
-            ranges.addAll(runs(partitionKey, deletable));
+            ranges.addAll(runs(partitionKey, rows, deletable));
             size += deletable.size();
             if (size >= batchSize) {
                 flush();
@@ -290,22 +290,33 @@ public class RetentionJob {
     }
 
     /**
-     * The deletable offsets of one partition ({@link #plan}, ascending) as runs of consecutive
-     * offsets, which retention deletes as primary-key ranges. Every offset a run spans is in
-     * {@code deletable}, so a message that must stay (a dead-lettered or requeued one) splits a
-     * run and is never inside one; a gap (a message deleted before) splits it too.
+     * The deletable rows of one scanned batch of a partition ({@link #plan}) as runs of
+     * consecutive rows, which retention deletes as primary-key ranges. A run spans the offsets
+     * from its first row to its last; the offsets between its rows belong to other partitions
+     * (offsets are one sequence for the whole table), so only a row of this partition that must
+     * stay (a dead-lettered or requeued one, or the row the walk stopped at) splits a run. No
+     * row of the partition can appear inside a run later: a new message of the partition gets
+     * an offset above every stored one (docs/architecture.md, "Publish: the partition head lock").
+     *
+     * @param rows the batch's rows, in offset order, as {@link #plan} saw them
+     * @param deletable what {@link #plan} decided to delete among them
      */
-    static List<RetentionStore.Range> runs(String partitionKey, List<Long> deletable) {
+    static List<RetentionStore.Range> runs(String partitionKey, List<RetentionStore.Row> rows, List<Long> deletable) {
+        java.util.Set<Long> delete = new java.util.HashSet<>(deletable);
         List<RetentionStore.Range> out = new ArrayList<>();
-        int i = 0;
-        while (i < deletable.size()) {
-            long from = deletable.get(i);
-            long to = from;
-            while (i + 1 < deletable.size() && deletable.get(i + 1) == to + 1) {
-                to = deletable.get(++i);
+        long from = -1;
+        long to = -1;
+        for (RetentionStore.Row row : rows) {
+            if (delete.contains(row.offset())) {
+                from = from < 0 ? row.offset() : from;
+                to = row.offset();
+            } else if (from >= 0) {
+                out.add(new RetentionStore.Range(partitionKey, from, to));
+                from = -1;
             }
+        }
+        if (from >= 0) {
             out.add(new RetentionStore.Range(partitionKey, from, to));
-            i++;
         }
         return out;
     }

@@ -228,8 +228,9 @@ public class RetentionStore {
     }
 
     /**
-     * A run of consecutive offsets of one partition, {@code [from, to]}, every stored message of
-     * which retention deletes.
+     * A run of consecutive rows of one partition, {@code [from, to]}, every stored message of
+     * which (in this partition) retention deletes; the offsets between its rows may belong to
+     * other partitions.
      */
     public record Range(String partitionKey, long from, long to) {
         /** How many offsets the range spans; at least as many as it holds messages. */

@@ -78,10 +78,18 @@ class RetentionPlanTest {
     }
 
     @Test
-    void deletable_offsets_become_runs_of_consecutive_offsets_split_where_a_row_stays() {
-        assertEquals(List.of(new RetentionStore.Range("p", 3, 5), new RetentionStore.Range("p", 7, 7),
-                        new RetentionStore.Range("p", 9, 10)),
-                RetentionJob.runs("p", List.of(3L, 4L, 5L, 7L, 9L, 10L)));
-        assertEquals(List.of(), RetentionJob.runs("p", List.of()));
+    void deletable_rows_become_runs_of_consecutive_rows_split_only_where_a_row_of_the_partition_stays() {
+        // Offsets are one sequence for the whole table: this partition's rows are 3, 5, 6, 9, 12,
+        // 20, the offsets between belong to other partitions. 9 is a dead letter's original.
+        List<Row> rows = List.of(committed(3), committed(5), committed(6), new Row(9, false, true, false),
+                committed(12), committed(20));
+        RetentionJob.Batch batch = RetentionJob.plan(rows, 20);
+
+        assertEquals(List.of(new RetentionStore.Range("p", 3, 6), new RetentionStore.Range("p", 12, 20)),
+                RetentionJob.runs("p", rows, batch.deletable()));
+        assertEquals(List.of(new RetentionStore.Range("p", 3, 20)),
+                RetentionJob.runs("p", List.of(committed(3), committed(11), committed(20)), List.of(3L, 11L, 20L)),
+                "gaps in the offsets do not split a run: one range for the whole batch");
+        assertEquals(List.of(), RetentionJob.runs("p", List.of(), List.of()));
     }
 }
