@@ -41,7 +41,21 @@ public final class JsonErrorWords {
             rule("Document length \\((\\d+)\\) exceeds the maximum allowed \\((\\d+)",
                     m -> "a document longer than " + m.group(2) + " characters"),
             rule("maybe a \\(non-standard\\) comment", m -> "comments are not allowed in JSON"),
+            // A '}' where a field name must come follows a comma ({} itself is valid): a trailing comma.
+            rule("Unexpected character \\('\\}'.*was expecting double-quote to start field name",
+                    m -> "a trailing comma before } is not allowed"),
             rule("was expecting double-quote to start field name", m -> "field names must be in double quotes"),
+            // A ']' where a value must come follows a comma ([1,]) or a colon ({"a":]).
+            rule("Unexpected character \\('\\]'.*expected a value",
+                    m -> "a value is missing before ]: a trailing comma is not allowed"),
+            rule("Unexpected character \\('(.)'.*expected a value", m -> m.group(1) + " cannot start a JSON value"),
+            rule("was expecting comma to separate (Object|Array) entries",
+                    m -> "a comma must separate the entries of " + ("Array".equals(m.group(1)) ? "an array" : "an object")),
+            rule("was expecting a colon to separate field name and value", m -> "a colon must follow each field name"),
+            rule("Unrecognized token '([^']*)'", m -> abbreviate(m.group(1)) + " is not a JSON value (a value is a string,"
+                    + " a number, an object, an array, true, false or null)"),
+            rule("Duplicate field '(.*)'", m -> "the field \"" + abbreviate(m.group(1)) + "\" appears twice"),
+            rule("^Trailing token", m -> "text follows the JSON value"),
             rule("has to be escaped using backslash", m -> "control characters in strings must be escaped"),
             rule("Unrecognized character escape '(.)'", m -> "\\" + m.group(1) + " is not a JSON escape"),
             rule("expected close marker for (Object|Array) \\(start marker at .*line: (\\d+), column: (\\d+)",

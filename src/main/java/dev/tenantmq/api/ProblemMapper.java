@@ -1,6 +1,7 @@
 package dev.tenantmq.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -120,15 +121,20 @@ public class ProblemMapper {
     Response badJson(JsonProcessingException e) {
         String field = "body";
         Throwable parse = parseError(e);
+        // Text that is not JSON, wherever it is: the same words and position at the top and inside messages[...].
+        boolean syntax = parse instanceof JsonProcessingException && !(parse instanceof InputCoercionException)
+                || isTrailingText(e);
         // A mapping failure at the root is valid JSON of the wrong shape (an array, a string...).
-        String message = e instanceof MismatchedInputException mi
+        String message = syntax ? malformed(parse instanceof JsonProcessingException p ? p : e)
+                : e instanceof MismatchedInputException mi
                 ? (mi.getTargetType() == PublishRequest.class ? "must be a JSON object: " + PUBLISH_SHAPE
                         : "must be a JSON object (see openapi.yaml)")
                 : malformed(parse instanceof JsonProcessingException p ? p : e);
         // A body that ends early is the body's fault, not that of the field it ended in.
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty() && !(parse instanceof JsonEOFException)) {
             field = path(m.getPath());
-            message = e instanceof RawJson.InvalidValueException ? m.getOriginalMessage()
+            message = syntax ? message
+                    : e instanceof RawJson.InvalidValueException ? m.getOriginalMessage()
                     // a message's field at the top: the body is one message without the wrapper
                     : e instanceof UnrecognizedPropertyException u && u.getReferringClass() == PublishRequest.class
                             ? "is not a known field: " + PUBLISH_SHAPE
@@ -150,6 +156,12 @@ public class ProblemMapper {
             }
         }
         return null;
+    }
+
+    /** Text after the body's one JSON value, which the mapper (not the parser) finds. */
+    private static boolean isTrailingText(JsonProcessingException e) {
+        return e instanceof MismatchedInputException && e.getOriginalMessage() != null
+                && e.getOriginalMessage().startsWith("Trailing token");
     }
 
     /** "is not valid JSON", with the reason in plain words and where the parser stopped. */
