@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
@@ -74,6 +75,24 @@ class ErrorWordsTest {
         admin("/admin/tenants?tenant=" + tenant).then().statusCode(400)
                 .body("errors[0].message", equalTo("is not a parameter of this call: it takes no query parameters"));
         admin("/admin/offsets?tenant=" + tenant + "&topic=" + topic + "&consumerGroup=g&limit=5").then().statusCode(200);
+    }
+
+    /** JSON is UTF-8 (RFC 8259, section 8.1): other bytes are named so, and another declared charset is refused. */
+    @Test
+    void a_body_that_is_not_utf8_says_that_json_is_utf8() {
+        byte[] latin1 = "{\"messages\":[{\"partitionKey\":\"caf\u00e9\",\"payload\":1}]}".getBytes(StandardCharsets.ISO_8859_1);
+        Response undeclared = given().contentType("application/json").body(latin1)
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic);
+        assertError(undeclared, "messages[0].partitionKey",
+                "is not valid JSON: the body must be UTF-8 (RFC 8259) and is not here (line 1, column 36)");
+        Response declared = given().contentType("application/json; charset=iso-8859-1").body(latin1)
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic);
+        assertEquals(415, declared.statusCode(), declared.asString());
+        assertEquals("a JSON body is UTF-8 (RFC 8259, section 8.1): send it with Content-Type: application/json"
+                + " or application/json; charset=utf-8, not charset=iso-8859-1", declared.jsonPath().getString("detail"));
+        byte[] utf8 = "{\"messages\":[{\"partitionKey\":\"caf\u00e9\",\"payload\":1}]}".getBytes(StandardCharsets.UTF_8);
+        given().contentType("application/json; charset=UTF-8").body(utf8)
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic).then().statusCode(201);
     }
 
     private Response admin(String pathAndQuery) {

@@ -27,6 +27,7 @@ public final class JsonErrorWords {
 
     /** Reasons a client can act on, in the words a detail uses; the first that matches wins. */
     private static final List<Rule> RULES = List.of(
+            rule("Invalid UTF-8", m -> "the body must be UTF-8 (RFC 8259) and is not here"),
             rule("Leading zeroes not allowed", m -> "numbers may not have leading zeros"),
             rule("Non-standard token '([^']*)'", m -> m.group(1) + " is not a JSON number"),
             rule("numbers to have plus signs", m -> "numbers may not start with a plus sign"),
