@@ -177,10 +177,17 @@ public final class JsonErrorWords {
 
     private static final Pattern FROM_KIND = Pattern.compile("(?:from|coerce) (Array|Object|String|Boolean|Integer|Floating-point) value");
 
+    private static final Pattern WRITTEN_NUMBER = Pattern.compile("(?:Floating-point|Integer) value \\((-?[0-9][0-9.eE+-]*)\\)");
+
     /** The value given, in words: "the string \"ten\"", "the number 1.5", "an array"; null when unknown. */
     private static String given(MismatchedInputException e) {
         if (e instanceof InvalidFormatException f && f.getValue() != null) {
             Object v = f.getValue();
+            // The number as the client wrote it (1e3), which the parser's message quotes; its value would read 1000.0.
+            Matcher written = WRITTEN_NUMBER.matcher(String.valueOf(f.getOriginalMessage()));
+            if (v instanceof Number && written.find()) {
+                return "the number " + abbreviate(written.group(1));
+            }
             return v instanceof String text ? "the string \"" + abbreviate(text) + "\""
                     : v instanceof Number || v instanceof Boolean ? "the " + (v instanceof Boolean ? "value " : "number ")
                             + abbreviate(String.valueOf(v))

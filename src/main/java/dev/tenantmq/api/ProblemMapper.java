@@ -216,7 +216,7 @@ public class ProblemMapper {
 
     /** JAX-RS errors (404 unknown path, 406, 415 wrong media type...), kept with their status. */
     @ServerExceptionMapper
-    Response web(WebApplicationException e) {
+    Response web(WebApplicationException e, UriInfo uri) {
         int status = e.getResponse().getStatus();
         if (status >= 500) {
             return unexpected(e);
@@ -229,8 +229,22 @@ public class ProblemMapper {
         String title = type != null ? type.getReasonPhrase() : "Error";
         // Every request body of the API is JSON (openapi.yaml): say which header was wrong or missing.
         String detail = status == 415 ? "the request body must be JSON: send it with Content-Type: "
-                + MediaType.APPLICATION_JSON : title;
+                + MediaType.APPLICATION_JSON
+                : status == 406 ? NOT_ACCEPTABLE
+                : status == 404 ? unknownPath(uri.getRequestUri().getRawPath())
+                : title;
         return problem(status, title.toLowerCase().replace(' ', '-'), title, detail, null);
+    }
+
+    /** The detail of a 406: the media types every answer of the API has (openapi.yaml). */
+    static final String NOT_ACCEPTABLE = "the API answers " + MediaType.APPLICATION_JSON + " and " + PROBLEM_JSON
+            + " (errors): send Accept: " + MediaType.APPLICATION_JSON + ", or no Accept header";
+
+    /** The detail of a 404 for a path no resource serves: the path, and where the API's paths are listed. */
+    static String unknownPath(String rawPath) {
+        String shown = rawPath.length() <= 200 ? rawPath : rawPath.substring(0, 200) + "...";
+        return "no resource at " + shown + ": the API's paths are listed at / and described in /q/openapi"
+                + " (messages are under /tenants/{tenant}/topics/{topic}/...)";
     }
 
     @ServerExceptionMapper

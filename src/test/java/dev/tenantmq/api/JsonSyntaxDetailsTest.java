@@ -66,4 +66,12 @@ class JsonSyntaxDetailsTest {
         assertEquals("body is not valid JSON: field names must be in double quotes (line 1, column 3)",
                 detail(FetchRequest.class, "{ maxMessages: 1}"));
     }
+
+    /** A number is echoed as the client wrote it, not as the parser read it (1e3, not 1000.0). */
+    @Test
+    void a_decimal_where_an_integer_belongs_is_echoed_as_written() {
+        assertEquals("maxMessages must be an integer, not the number 1e3", detail(FetchRequest.class, "{\"maxMessages\": 1e3}"));
+        assertEquals("maxMessages must be an integer, not the number 1.50", detail(FetchRequest.class, "{\"maxMessages\": 1.50}"));
+        assertEquals("waitSeconds must be an integer, not the number -0.0", detail(FetchRequest.class, "{\"waitSeconds\": -0.0}"));
+    }
 }
