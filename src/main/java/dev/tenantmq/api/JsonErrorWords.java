@@ -23,11 +23,14 @@ import java.util.regex.Pattern;
 public final class JsonErrorWords {
     private JsonErrorWords() {}
 
+    /** The words for bytes that are not UTF-8 (RFC 8259, section 8.1). */
+    public static final String NOT_UTF8 = "the body must be UTF-8 (RFC 8259) and is not here";
+
     private record Rule(Pattern pattern, Function<Matcher, String> words) {}
 
     /** Reasons a client can act on, in the words a detail uses; the first that matches wins. */
     private static final List<Rule> RULES = List.of(
-            rule("Invalid UTF-8", m -> "the body must be UTF-8 (RFC 8259) and is not here"),
+            rule("Invalid UTF-8", m -> NOT_UTF8),
             rule("Leading zeroes not allowed", m -> "numbers may not have leading zeros"),
             rule("Non-standard token '([^']*)'", m -> m.group(1) + " is not a JSON number"),
             rule("numbers to have plus signs", m -> "numbers may not start with a plus sign"),

@@ -104,8 +104,8 @@ public class ProblemMapper {
 
     /** A body of the wrong shape: unknown field, wrong type. */
     @ServerExceptionMapper
-    Response badShape(MismatchedInputException e) {
-        return badJson(e);
+    Response badShape(MismatchedInputException e, HttpHeaders headers) {
+        return badJson(e, headers);
     }
 
     /** The shape of a publish body, as a detail names it when a body misses it (openapi.yaml, PublishRequest). */
@@ -118,7 +118,18 @@ public class ProblemMapper {
      * stops (line and column); never the parser's class or setting names.
      */
     @ServerExceptionMapper
-    Response badJson(JsonProcessingException e) {
+    Response badJson(JsonProcessingException e, HttpHeaders headers) {
+        return badJson(e, headers == null || headers.getMediaType() == null ? null
+                : headers.getMediaType().getParameters().get(MediaType.CHARSET_PARAMETER));
+    }
+
+    /**
+     * {@link #badJson(JsonProcessingException, HttpHeaders)} for a body sent with {@code charset}
+     * (the Content-Type parameter, null when absent). The body is read as UTF-8 whatever it says:
+     * for application/json the parameter has no effect (RFC 8259, section 11), and a detail about
+     * bytes that are not UTF-8 says so when another charset was declared.
+     */
+    Response badJson(JsonProcessingException e, String charset) {
         String field = "body";
         Throwable parse = parseError(e);
         // Text that is not JSON, wherever it is: the same words and position at the top and inside messages[...].
@@ -144,8 +155,16 @@ public class ProblemMapper {
                     : JsonErrorWords.outOfRange(m.getOriginalMessage())
                             .orElseGet(() -> "is not valid: " + shortReason(m.getOriginalMessage()));
         }
+        if (charset != null && !isUtf8(charset) && message.contains(JsonErrorWords.NOT_UTF8)) {
+            message += "; charset=" + charset + " has no effect: JSON is always UTF-8 (RFC 8259, sections 8.1 and 11)";
+        }
         return problem(400, "invalid-request", "Invalid request", field + " " + message,
                 List.of(new Problem.FieldError(field, message)));
+    }
+
+    private static boolean isUtf8(String charset) {
+        String c = charset.strip().replace("\"", "");
+        return c.equalsIgnoreCase("utf-8") || c.equalsIgnoreCase("utf8");
     }
 
     /** The parser's own error in {@code e} or its causes (malformed JSON rather than a wrong shape), or null. */
@@ -216,14 +235,14 @@ public class ProblemMapper {
 
     /** JAX-RS errors (404 unknown path, 406, 415 wrong media type...), kept with their status. */
     @ServerExceptionMapper
-    Response web(WebApplicationException e, UriInfo uri) {
+    Response web(WebApplicationException e, UriInfo uri, HttpHeaders headers) {
         int status = e.getResponse().getStatus();
         if (status >= 500) {
             return unexpected(e);
         }
         Throwable cause = e.getCause();
         if (cause instanceof JsonProcessingException j) {
-            return badJson(j);
+            return badJson(j, headers);
         }
         Response.StatusType type = Response.Status.fromStatusCode(status);
         String title = type != null ? type.getReasonPhrase() : "Error";

@@ -26,7 +26,7 @@ class JsonSyntaxDetailsTest {
         try {
             MAPPER.readValue(body.getBytes(StandardCharsets.UTF_8), type);
         } catch (JsonProcessingException e) {
-            return ((Problem) new ProblemMapper().badJson(e).getEntity()).detail();
+            return ((Problem) new ProblemMapper().badJson(e, (String) null).getEntity()).detail();
         } catch (java.io.IOException e) {
             throw new AssertionError(e);
         }
