@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
@@ -74,6 +75,28 @@ class ErrorWordsTest {
         admin("/admin/tenants?tenant=" + tenant).then().statusCode(400)
                 .body("errors[0].message", equalTo("is not a parameter of this call: it takes no query parameters"));
         admin("/admin/offsets?tenant=" + tenant + "&topic=" + topic + "&consumerGroup=g&limit=5").then().statusCode(200);
+    }
+
+    /**
+     * JSON is UTF-8 (RFC 8259, section 8.1): other bytes are named so, also where another charset
+     * was declared, which has no effect (section 11): a declared charset with ASCII bytes is read.
+     */
+    @Test
+    void a_body_that_is_not_utf8_says_that_json_is_utf8() {
+        byte[] latin1 = "{\"messages\":[{\"partitionKey\":\"caf\u00e9\",\"payload\":1}]}".getBytes(StandardCharsets.ISO_8859_1);
+        String notUtf8 = "is not valid JSON: the body must be UTF-8 (RFC 8259) and is not here (line 1, column 36)";
+        Response undeclared = given().contentType("application/json").body(latin1)
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic);
+        assertError(undeclared, "messages[0].partitionKey", notUtf8);
+        Response declared = given().contentType("application/json; charset=iso-8859-1").body(latin1)
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic);
+        assertError(declared, "messages[0].partitionKey", notUtf8
+                + "; charset=iso-8859-1 has no effect: JSON is always UTF-8 (RFC 8259, sections 8.1 and 11)");
+        given().contentType("application/json; charset=iso-8859-1").body("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic).then().statusCode(201);
+        byte[] utf8 = "{\"messages\":[{\"partitionKey\":\"caf\u00e9\",\"payload\":1}]}".getBytes(StandardCharsets.UTF_8);
+        given().contentType("application/json; charset=UTF-8").body(utf8)
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic).then().statusCode(201);
     }
 
     private Response admin(String pathAndQuery) {

@@ -180,6 +180,18 @@ class HttpErrorsTest {
 
     /** RFC 9110 section 15.5.6: a 405 lists the methods the path supports in Allow. */
     @Test
+    void a_406_and_a_404_say_what_the_api_answers_and_where_its_paths_are() {
+        given().accept("application/xml").contentType(ContentType.JSON).body("{}")
+                .post("/tenants/it-00/topics/t/consumer-groups/g/fetch").then().statusCode(406)
+                .contentType("application/problem+json")
+                .body("detail", equalTo("the API answers application/json and application/problem+json (errors):"
+                        + " send Accept: application/json, or no Accept header"));
+        given().get("/tenants/demo").then().statusCode(404).contentType("application/problem+json")
+                .body("detail", equalTo("no resource at /tenants/demo: the API's paths are listed at / and described in"
+                        + " /q/openapi (messages are under /tenants/{tenant}/topics/{topic}/...)"));
+    }
+
+    @Test
     void a_405_carries_an_allow_header_with_the_methods_of_the_path() {
         given().get("/tenants/it-00/topics/t/messages").then().statusCode(405)
                 .header("Allow", equalTo("POST, OPTIONS"));

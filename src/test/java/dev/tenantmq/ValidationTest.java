@@ -142,6 +142,26 @@ class ValidationTest {
                 .then().statusCode(200).body("results.status", equalTo(List.of("INVALID", "INVALID")));
     }
 
+    /** A receipt longer than any the service signs is a 400 naming it, not an INVALID echoed back at its length. */
+    @Test
+    void a_receipt_longer_than_any_signed_one_is_400_naming_it() {
+        String tooLong = "A".repeat(8193);
+        for (String action : List.of("ack", "nack")) {
+            given().contentType(ContentType.JSON).body(Map.of("receipts", List.of("garbage", tooLong)))
+                    .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/" + action, tenant, topic, "g")
+                    .then().statusCode(400).contentType("application/problem+json")
+                    .body("errors.field", equalTo(List.of("receipts[1]")))
+                    .body("errors[0].message", equalTo("must be at most 8192 characters, as a receipt of a fetch is (got 8193)"));
+        }
+        given().contentType(ContentType.JSON).body(Map.of("receipts", List.of(tooLong), "visibilitySeconds", 10))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/extend", tenant, topic, "g")
+                .then().statusCode(400).body("errors.field", equalTo(List.of("receipts[0]")));
+        // At the limit it is a receipt this service did not sign: INVALID.
+        given().contentType(ContentType.JSON).body(Map.of("receipts", List.of("A".repeat(8192))))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/ack", tenant, topic, "g")
+                .then().statusCode(200).body("results.status", equalTo(List.of("INVALID")));
+    }
+
     /** {@code mq.publish.max-batch-size} and {@code mq.fetch.max-messages}: both default to 1000 in tests. */
     private static final int LIMIT = 1000;
 

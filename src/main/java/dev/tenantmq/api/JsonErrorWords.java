@@ -23,10 +23,14 @@ import java.util.regex.Pattern;
 public final class JsonErrorWords {
     private JsonErrorWords() {}
 
+    /** The words for bytes that are not UTF-8 (RFC 8259, section 8.1). */
+    public static final String NOT_UTF8 = "the body must be UTF-8 (RFC 8259) and is not here";
+
     private record Rule(Pattern pattern, Function<Matcher, String> words) {}
 
     /** Reasons a client can act on, in the words a detail uses; the first that matches wins. */
     private static final List<Rule> RULES = List.of(
+            rule("Invalid UTF-8", m -> NOT_UTF8),
             rule("Leading zeroes not allowed", m -> "numbers may not have leading zeros"),
             rule("Non-standard token '([^']*)'", m -> m.group(1) + " is not a JSON number"),
             rule("numbers to have plus signs", m -> "numbers may not start with a plus sign"),
@@ -41,7 +45,21 @@ public final class JsonErrorWords {
             rule("Document length \\((\\d+)\\) exceeds the maximum allowed \\((\\d+)",
                     m -> "a document longer than " + m.group(2) + " characters"),
             rule("maybe a \\(non-standard\\) comment", m -> "comments are not allowed in JSON"),
+            // A '}' where a field name must come follows a comma ({} itself is valid): a trailing comma.
+            rule("Unexpected character \\('\\}'.*was expecting double-quote to start field name",
+                    m -> "a trailing comma before } is not allowed"),
             rule("was expecting double-quote to start field name", m -> "field names must be in double quotes"),
+            // A ']' where a value must come follows a comma ([1,]) or a colon ({"a":]).
+            rule("Unexpected character \\('\\]'.*expected a value",
+                    m -> "a value is missing before ]: a trailing comma is not allowed"),
+            rule("Unexpected character \\('(.)'.*expected a value", m -> m.group(1) + " cannot start a JSON value"),
+            rule("was expecting comma to separate (Object|Array) entries",
+                    m -> "a comma must separate the entries of " + ("Array".equals(m.group(1)) ? "an array" : "an object")),
+            rule("was expecting a colon to separate field name and value", m -> "a colon must follow each field name"),
+            rule("Unrecognized token '([^']*)'", m -> abbreviate(m.group(1)) + " is not a JSON value (a value is a string,"
+                    + " a number, an object, an array, true, false or null)"),
+            rule("Duplicate field '(.*)'", m -> "the field \"" + abbreviate(m.group(1)) + "\" appears twice"),
+            rule("^Trailing token", m -> "text follows the JSON value"),
             rule("has to be escaped using backslash", m -> "control characters in strings must be escaped"),
             rule("Unrecognized character escape '(.)'", m -> "\\" + m.group(1) + " is not a JSON escape"),
             rule("expected close marker for (Object|Array) \\(start marker at .*line: (\\d+), column: (\\d+)",
@@ -162,10 +180,17 @@ public final class JsonErrorWords {
 
     private static final Pattern FROM_KIND = Pattern.compile("(?:from|coerce) (Array|Object|String|Boolean|Integer|Floating-point) value");
 
+    private static final Pattern WRITTEN_NUMBER = Pattern.compile("(?:Floating-point|Integer) value \\((-?[0-9][0-9.eE+-]*)\\)");
+
     /** The value given, in words: "the string \"ten\"", "the number 1.5", "an array"; null when unknown. */
     private static String given(MismatchedInputException e) {
         if (e instanceof InvalidFormatException f && f.getValue() != null) {
             Object v = f.getValue();
+            // The number as the client wrote it (1e3), which the parser's message quotes; its value would read 1000.0.
+            Matcher written = WRITTEN_NUMBER.matcher(String.valueOf(f.getOriginalMessage()));
+            if (v instanceof Number && written.find()) {
+                return "the number " + abbreviate(written.group(1));
+            }
             return v instanceof String text ? "the string \"" + abbreviate(text) + "\""
                     : v instanceof Number || v instanceof Boolean ? "the " + (v instanceof Boolean ? "value " : "number ")
                             + abbreviate(String.valueOf(v))

@@ -1,6 +1,7 @@
 package dev.tenantmq.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -103,8 +104,8 @@ public class ProblemMapper {
 
     /** A body of the wrong shape: unknown field, wrong type. */
     @ServerExceptionMapper
-    Response badShape(MismatchedInputException e) {
-        return badJson(e);
+    Response badShape(MismatchedInputException e, HttpHeaders headers) {
+        return badJson(e, headers);
     }
 
     /** The shape of a publish body, as a detail names it when a body misses it (openapi.yaml, PublishRequest). */
@@ -117,18 +118,34 @@ public class ProblemMapper {
      * stops (line and column); never the parser's class or setting names.
      */
     @ServerExceptionMapper
-    Response badJson(JsonProcessingException e) {
+    Response badJson(JsonProcessingException e, HttpHeaders headers) {
+        return badJson(e, headers == null || headers.getMediaType() == null ? null
+                : headers.getMediaType().getParameters().get(MediaType.CHARSET_PARAMETER));
+    }
+
+    /**
+     * {@link #badJson(JsonProcessingException, HttpHeaders)} for a body sent with {@code charset}
+     * (the Content-Type parameter, null when absent). The body is read as UTF-8 whatever it says:
+     * for application/json the parameter has no effect (RFC 8259, section 11), and a detail about
+     * bytes that are not UTF-8 says so when another charset was declared.
+     */
+    Response badJson(JsonProcessingException e, String charset) {
         String field = "body";
         Throwable parse = parseError(e);
+        // Text that is not JSON, wherever it is: the same words and position at the top and inside messages[...].
+        boolean syntax = parse instanceof JsonProcessingException && !(parse instanceof InputCoercionException)
+                || isTrailingText(e);
         // A mapping failure at the root is valid JSON of the wrong shape (an array, a string...).
-        String message = e instanceof MismatchedInputException mi
+        String message = syntax ? malformed(parse instanceof JsonProcessingException p ? p : e)
+                : e instanceof MismatchedInputException mi
                 ? (mi.getTargetType() == PublishRequest.class ? "must be a JSON object: " + PUBLISH_SHAPE
                         : "must be a JSON object (see openapi.yaml)")
                 : malformed(parse instanceof JsonProcessingException p ? p : e);
         // A body that ends early is the body's fault, not that of the field it ended in.
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty() && !(parse instanceof JsonEOFException)) {
             field = path(m.getPath());
-            message = e instanceof RawJson.InvalidValueException ? m.getOriginalMessage()
+            message = syntax ? message
+                    : e instanceof RawJson.InvalidValueException ? m.getOriginalMessage()
                     // a message's field at the top: the body is one message without the wrapper
                     : e instanceof UnrecognizedPropertyException u && u.getReferringClass() == PublishRequest.class
                             ? "is not a known field: " + PUBLISH_SHAPE
@@ -138,8 +155,16 @@ public class ProblemMapper {
                     : JsonErrorWords.outOfRange(m.getOriginalMessage())
                             .orElseGet(() -> "is not valid: " + shortReason(m.getOriginalMessage()));
         }
+        if (charset != null && !isUtf8(charset) && message.contains(JsonErrorWords.NOT_UTF8)) {
+            message += "; charset=" + charset + " has no effect: JSON is always UTF-8 (RFC 8259, sections 8.1 and 11)";
+        }
         return problem(400, "invalid-request", "Invalid request", field + " " + message,
                 List.of(new Problem.FieldError(field, message)));
+    }
+
+    private static boolean isUtf8(String charset) {
+        String c = charset.strip().replace("\"", "");
+        return c.equalsIgnoreCase("utf-8") || c.equalsIgnoreCase("utf8");
     }
 
     /** The parser's own error in {@code e} or its causes (malformed JSON rather than a wrong shape), or null. */
@@ -150,6 +175,12 @@ public class ProblemMapper {
             }
         }
         return null;
+    }
+
+    /** Text after the body's one JSON value, which the mapper (not the parser) finds. */
+    private static boolean isTrailingText(JsonProcessingException e) {
+        return e instanceof MismatchedInputException && e.getOriginalMessage() != null
+                && e.getOriginalMessage().startsWith("Trailing token");
     }
 
     /** "is not valid JSON", with the reason in plain words and where the parser stopped. */
@@ -204,21 +235,35 @@ public class ProblemMapper {
 
     /** JAX-RS errors (404 unknown path, 406, 415 wrong media type...), kept with their status. */
     @ServerExceptionMapper
-    Response web(WebApplicationException e) {
+    Response web(WebApplicationException e, UriInfo uri, HttpHeaders headers) {
         int status = e.getResponse().getStatus();
         if (status >= 500) {
             return unexpected(e);
         }
         Throwable cause = e.getCause();
         if (cause instanceof JsonProcessingException j) {
-            return badJson(j);
+            return badJson(j, headers);
         }
         Response.StatusType type = Response.Status.fromStatusCode(status);
         String title = type != null ? type.getReasonPhrase() : "Error";
         // Every request body of the API is JSON (openapi.yaml): say which header was wrong or missing.
         String detail = status == 415 ? "the request body must be JSON: send it with Content-Type: "
-                + MediaType.APPLICATION_JSON : title;
+                + MediaType.APPLICATION_JSON
+                : status == 406 ? NOT_ACCEPTABLE
+                : status == 404 ? unknownPath(uri.getRequestUri().getRawPath())
+                : title;
         return problem(status, title.toLowerCase().replace(' ', '-'), title, detail, null);
+    }
+
+    /** The detail of a 406: the media types every answer of the API has (openapi.yaml). */
+    static final String NOT_ACCEPTABLE = "the API answers " + MediaType.APPLICATION_JSON + " and " + PROBLEM_JSON
+            + " (errors): send Accept: " + MediaType.APPLICATION_JSON + ", or no Accept header";
+
+    /** The detail of a 404 for a path no resource serves: the path, and where the API's paths are listed. */
+    static String unknownPath(String rawPath) {
+        String shown = rawPath.length() <= 200 ? rawPath : rawPath.substring(0, 200) + "...";
+        return "no resource at " + shown + ": the API's paths are listed at / and described in /q/openapi"
+                + " (messages are under /tenants/{tenant}/topics/{topic}/...)";
     }
 
     @ServerExceptionMapper

@@ -168,17 +168,14 @@ public class RequestValidator {
     }
 
     /**
-     * Validates a list of receipts: present, 1..max entries, none null.
+     * Validates a list of receipts: present, 1..max entries, each a string of at most
+     * {@link ConsumeLimits#MAX_RECEIPT_LENGTH} characters.
      *
-     * @throws InvalidRequestException naming the bad field
+     * @throws InvalidRequestException naming {@code receipts}, or each bad {@code receipts[i]}
      */
     public List<String> receipts(List<String> receipts) {
         consume.requireReceiptCount(receipts == null ? 0 : receipts.size()); // the domain's rule, before single receipts
-        for (int i = 0; i < receipts.size(); i++) {
-            if (receipts.get(i) == null) {
-                throw InvalidRequestException.of("receipts[" + i + "]", "must be a string");
-            }
-        }
+        ConsumeLimits.require(ConsumeLimits.receiptProblems(receipts));
         return receipts;
     }
 

@@ -1,5 +1,6 @@
 package dev.tenantmq.domain;
 
+import dev.tenantmq.model.ConsumeLimits;
 import dev.tenantmq.model.Identifiers;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -25,8 +26,8 @@ import java.util.Optional;
 public record Receipt(String tenant, String consumerGroup, String topic, String partitionKey, long offset,
                       long leaseEpoch, long delivery) {
     private static final byte VERSION = 4;
-    /** Longest token accepted, in characters. */
-    static final int MAX_TOKEN_LENGTH = 8192;
+    /** Longest token accepted, in characters: the limit of a request's receipts. */
+    static final int MAX_TOKEN_LENGTH = ConsumeLimits.MAX_RECEIPT_LENGTH;
 
     /** The token handed to clients, signed with the current key of {@code keys}. */
     public String encode(ReceiptKeys keys) {

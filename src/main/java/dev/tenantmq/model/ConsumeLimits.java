@@ -21,6 +21,13 @@ public final class ConsumeLimits {
     public static final int MAX_DELAY_SECONDS = MAX_VISIBILITY_SECONDS;
     /** Longest nack reason, in Unicode code points. */
     public static final int MAX_REASON_LENGTH = 1024;
+    /**
+     * Longest receipt, in characters. A signed receipt (domain {@code Receipt}, version 4) of the
+     * longest names (three of 255 ASCII characters, a partition key of 255 code points at up to 6
+     * modified UTF-8 bytes each), three longs and its 16-byte tag is at most 2,344 bytes, 3,126
+     * base64 characters; the limit leaves room for a longer format.
+     */
+    public static final int MAX_RECEIPT_LENGTH = 8192;
 
     private ConsumeLimits() {}
 
@@ -66,6 +73,28 @@ public final class ConsumeLimits {
                 || reason.codePointCount(0, reason.length()) > MAX_REASON_LENGTH)) {
             problems.add(new FieldError("reason", "must be at most " + MAX_REASON_LENGTH
                     + " Unicode code points, well-formed"));
+        }
+        return problems;
+    }
+
+    /**
+     * The broken limits of the receipts of an ack, nack or extend: each entry a string of at most
+     * {@value #MAX_RECEIPT_LENGTH} characters (openapi.yaml, ReceiptsRequest), named
+     * {@code receipts[i]}. A receipt within the limit that this service did not sign is not a
+     * problem here: it answers {@code INVALID}.
+     *
+     * @return empty when every receipt is within the limit
+     */
+    public static List<FieldError> receiptProblems(List<String> receipts) {
+        List<FieldError> problems = new ArrayList<>();
+        for (int i = 0; i < receipts.size(); i++) {
+            String r = receipts.get(i);
+            if (r == null) {
+                problems.add(new FieldError("receipts[" + i + "]", "must be a string"));
+            } else if (r.length() > MAX_RECEIPT_LENGTH) {
+                problems.add(new FieldError("receipts[" + i + "]", "must be at most " + MAX_RECEIPT_LENGTH
+                        + " characters, as a receipt of a fetch is (got " + r.length() + ")"));
+            }
         }
         return problems;
     }

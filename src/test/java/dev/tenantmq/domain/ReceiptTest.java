@@ -31,6 +31,18 @@ class ReceiptTest {
         assertEquals(Optional.of(r), Receipt.decode(r.encode(KEYS), KEYS));
     }
 
+    /** The longest names and a partition key of 255 emoji (6 modified UTF-8 bytes each) stay within the request limit. */
+    @Test
+    void the_longest_receipt_is_within_the_receipt_length_limit_and_decodes() {
+        String name = "n".repeat(255);
+        String key = "\uD83D\uDE00".repeat(255);
+        Receipt r = new Receipt(name, name, name, key, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
+        String token = r.encode(KEYS);
+        assertEquals(3126, token.length());
+        assertTrue(token.length() <= dev.tenantmq.model.ConsumeLimits.MAX_RECEIPT_LENGTH);
+        assertEquals(Optional.of(r), Receipt.decode(token, KEYS));
+    }
+
     @Test
     void tokens_are_url_safe_without_padding() {
         String token = new Receipt("t", "g", "topic", "\uFFFF\uFFFE?/+", 1, 1, 1).encode(KEYS);

@@ -1,18 +1,25 @@
 package dev.tenantmq.cli;
 
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 
 /**
- * The one Jackson mapper of the CLI. Numbers read as exact values (BigDecimal keeping its scale,
- * BigInteger beyond long), so a payload printed by {@code tmq tail} keeps its digits; trailing
- * content after a JSON value is an error.
+ * The one Jackson mapper of the CLI. {@link #parse} keeps every number as the text the service sent
+ * ({@link RawNumberNode}), so a payload printed by {@code tmq tail} or {@code tmq inspect} keeps
+ * its digits, sign and exponent ({@code 1e400}, {@code -0}, {@code 0.10} stay so); trailing
+ * content after a JSON value and duplicate keys are errors.
  */
 public final class Json {
     /** Shared, thread-safe after configuration. */
@@ -26,9 +33,63 @@ public final class Json {
 
     private Json() {}
 
-    /** Parses one JSON value. */
+    /**
+     * Parses one JSON value; its numbers are {@link RawNumberNode}s, written back as they were read.
+     *
+     * @throws JsonProcessingException when {@code text} is not exactly one JSON value
+     */
     public static JsonNode parse(String text) throws JsonProcessingException {
-        return MAPPER.readTree(text);
+        try (JsonParser p = MAPPER.createParser(text)) {
+            if (p.nextToken() == null) {
+                throw new JsonParseException(p, "no JSON value (the text is empty)");
+            }
+            JsonNode value = read(p);
+            if (p.nextToken() != null) {
+                throw new JsonParseException(p, "text after the JSON value");
+            }
+            return value;
+        } catch (JsonProcessingException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new IllegalStateException(e); // a String source does not fail to read
+        }
+    }
+
+    /** The value at the parser's current token; leaves the parser on the value's last token. */
+    private static JsonNode read(JsonParser p) throws IOException {
+        JsonNodeFactory nodes = MAPPER.getNodeFactory();
+        switch (p.currentToken()) {
+            case START_OBJECT -> {
+                ObjectNode object = nodes.objectNode();
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    p.nextToken();
+                    object.set(name, read(p));
+                }
+                return object;
+            }
+            case START_ARRAY -> {
+                ArrayNode array = nodes.arrayNode();
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                    array.add(read(p));
+                }
+                return array;
+            }
+            case VALUE_STRING -> {
+                return nodes.textNode(p.getText());
+            }
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> {
+                // The token's own text, not the parsed value: 1e400, -0 and 0.10 survive.
+                return new RawNumberNode(p.getText());
+            }
+            case VALUE_TRUE, VALUE_FALSE -> {
+                return nodes.booleanNode(p.getBooleanValue());
+            }
+            case VALUE_NULL -> {
+                return nodes.nullNode();
+            }
+            default -> throw new JsonParseException(p, "unexpected " + p.currentToken());
+        }
     }
 
     /** Compact JSON text of a node. */

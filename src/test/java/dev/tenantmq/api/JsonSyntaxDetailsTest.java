@@ -1,0 +1,77 @@
+package dev.tenantmq.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenantmq.api.dto.FetchRequest;
+import dev.tenantmq.api.dto.Problem;
+import dev.tenantmq.api.dto.PublishRequest;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Malformed JSON gets the same plain words and position wherever it is, at the top of a body or
+ * inside {@code messages[...]} (SPEC section 4, "Errors everywhere"): the rule broken, the line
+ * and the column, never the parser's own message.
+ */
+class JsonSyntaxDetailsTest {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    static {
+        new JsonConfig().customize(MAPPER);
+    }
+
+    private static String detail(Class<?> type, String body) {
+        try {
+            MAPPER.readValue(body.getBytes(StandardCharsets.UTF_8), type);
+        } catch (JsonProcessingException e) {
+            return ((Problem) new ProblemMapper().badJson(e, (String) null).getEntity()).detail();
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+        throw new AssertionError("accepted: " + body);
+    }
+
+    private static String publish(String messages) {
+        return detail(PublishRequest.class, "{\"messages\": [" + messages + "]}");
+    }
+
+    @Test
+    void syntax_errors_inside_messages_name_the_message_the_rule_and_the_position() {
+        assertEquals("messages[0] is not valid JSON: a comma must separate the entries of an object (line 1, column 35)",
+                publish("{\"partitionKey\":\"k\" \"payload\":1}"));
+        assertEquals("messages[0] is not valid JSON: tru is not a JSON value (a value is a string, a number, an object,"
+                + " an array, true, false or null) (line 1, column 45)", publish("{\"partitionKey\":\"k\",\"payload\":tru}"));
+        assertEquals("messages[0].payload is not valid JSON: a comma must separate the entries of an array (line 1, column 48)",
+                publish("{\"partitionKey\":\"k\",\"payload\":[1 2]}"));
+        assertEquals("messages[0] is not valid JSON: numbers may not have leading zeros (line 1, column 46)",
+                publish("{\"partitionKey\":\"k\",\"payload\":01}"));
+        assertEquals("messages is not valid JSON: a value is missing before ]: a trailing comma is not allowed"
+                + " (line 1, column 48)", publish("{\"partitionKey\":\"k\",\"payload\":1},"));
+        assertEquals("messages[0] is not valid JSON: the field \"partitionKey\" appears twice (line 1, column 49)",
+                publish("{\"partitionKey\":\"k\",\"partitionKey\":\"j\",\"payload\":1}"));
+    }
+
+    @Test
+    void syntax_errors_at_the_top_say_the_rule_and_the_position() {
+        assertEquals("body is not valid JSON: tru is not a JSON value (a value is a string, a number, an object,"
+                + " an array, true, false or null) (line 1, column 17)", detail(FetchRequest.class, "{\"maxMessages\": tru}"));
+        assertEquals("body is not valid JSON: a trailing comma before } is not allowed (line 1, column 19)",
+                detail(FetchRequest.class, "{\"maxMessages\": 1,}"));
+        assertEquals("body is not valid JSON: text follows the JSON value (line 1, column 20)",
+                detail(FetchRequest.class, "{\"maxMessages\": 1} {}"));
+        assertEquals("body is not valid JSON: x is not a JSON value (a value is a string, a number, an object,"
+                + " an array, true, false or null) (line 1, column 20)", detail(FetchRequest.class, "{\"maxMessages\": 1} x"));
+        assertEquals("body is not valid JSON: field names must be in double quotes (line 1, column 3)",
+                detail(FetchRequest.class, "{ maxMessages: 1}"));
+    }
+
+    /** A number is echoed as the client wrote it, not as the parser read it (1e3, not 1000.0). */
+    @Test
+    void a_decimal_where_an_integer_belongs_is_echoed_as_written() {
+        assertEquals("maxMessages must be an integer, not the number 1e3", detail(FetchRequest.class, "{\"maxMessages\": 1e3}"));
+        assertEquals("maxMessages must be an integer, not the number 1.50", detail(FetchRequest.class, "{\"maxMessages\": 1.50}"));
+        assertEquals("waitSeconds must be an integer, not the number -0.0", detail(FetchRequest.class, "{\"waitSeconds\": -0.0}"));
+    }
+}
