@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
+import dev.tenantmq.RawReceipts;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
@@ -97,8 +94,8 @@ class ReceiptTest {
             for (long delivery = 1; delivery <= 40; delivery++) {
                 String guessed = unsigned(4, "acc-a", "workers", "orders", "k", 17, epoch, delivery);
                 assertEquals(Optional.empty(), Receipt.decode(guessed, KEYS));
-                String zeroTag = base64(concat(raw(4, "acc-a", "workers", "orders", "k", 17, epoch, delivery),
-                        new byte[ReceiptKeys.TAG_BYTES]));
+                String zeroTag = RawReceipts.token(RawReceipts.record(4, "acc-a", "workers", "orders", "k", 17, epoch, delivery),
+                        new byte[ReceiptKeys.TAG_BYTES]);
                 assertEquals(Optional.empty(), Receipt.decode(zeroTag, KEYS));
             }
         }
@@ -111,7 +108,7 @@ class ReceiptTest {
             for (int bit = 0; bit < 8; bit++) {
                 byte[] altered = bytes.clone();
                 altered[i] ^= (byte) (1 << bit);
-                assertEquals(Optional.empty(), Receipt.decode(base64(altered), KEYS), "byte " + i + " bit " + bit);
+                assertEquals(Optional.empty(), Receipt.decode(RawReceipts.token(altered, new byte[0]), KEYS), "byte " + i + " bit " + bit);
             }
         }
     }
@@ -161,43 +158,12 @@ class ReceiptTest {
 
     /** A token of {@code version}, signed with {@code key} (null: unsigned, as versions 1 to 3 were). */
     private static String token(int version, String partitionKey, long offset, int delivery, byte[] key) {
-        byte[] record = raw(version, "t", "g", "topic", partitionKey, offset, 3, delivery);
-        if (key == null) {
-            return base64(record);
-        }
-        return base64(concat(record, ReceiptKeys.ofBytes(key).sign(record)));
+        byte[] record = RawReceipts.record(version, "t", "g", "topic", partitionKey, offset, 3, delivery);
+        return RawReceipts.token(record, key == null ? new byte[0] : ReceiptKeys.ofBytes(key).sign(record));
     }
 
     private static String unsigned(int version, String tenant, String group, String topic, String partitionKey, long offset,
                                    long epoch, long delivery) {
-        return base64(raw(version, tenant, group, topic, partitionKey, offset, epoch, delivery));
-    }
-
-    private static byte[] raw(int version, String tenant, String group, String topic, String partitionKey, long offset,
-                              long epoch, long delivery) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(version);
-            out.writeUTF(tenant);
-            out.writeUTF(group);
-            out.writeUTF(topic);
-            out.writeUTF(partitionKey);
-            out.writeLong(offset);
-            out.writeLong(epoch);
-            out.writeLong(delivery);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-        return bytes.toByteArray();
-    }
-
-    private static byte[] concat(byte[] a, byte[] b) {
-        byte[] out = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
-    }
-
-    private static String base64(byte[] bytes) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return RawReceipts.token(RawReceipts.record(version, tenant, group, topic, partitionKey, offset, epoch, delivery), new byte[0]);
     }
 }
