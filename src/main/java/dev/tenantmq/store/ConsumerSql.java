@@ -210,6 +210,38 @@ final class ConsumerSql {
             ORDER BY partition_key
             FOR UPDATE""";
 
+    /**
+     * Locks the lease rows of the given partitions whoever holds them (%s is the IN list), and
+     * says of each whether this subscriber still holds it: a fetch that carries acks settles
+     * receipts of any lease and delivers only from its own, under one set of row locks.
+     */
+    static final String LOCK_LEASES_NOTING_HOLDER = """
+            SELECT partition_key, epoch, leased_by = ? AND expires_at > UTC_TIMESTAMP(6) AS held
+            FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
+            ORDER BY partition_key
+            FOR UPDATE""";
+
+    /** Binds of {@link #LOCK_LEASES_NOTING_HOLDER}, in placeholder order; {@code partitions} fills the IN list. */
+    record LockLeasesNotingHolder(GroupScope scope, List<String> partitions, String subscriber) implements Statement {
+        @Override
+        public String sql() {
+            return LOCK_LEASES_NOTING_HOLDER.formatted(Db.placeholders(partitions.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("leased_by", subscriber), Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.each("partition_key", partitions));
+        }
+    }
+
+    /** A locked lease row of {@link #LOCK_LEASES_NOTING_HOLDER}: its epoch, and whether the subscriber holds it. */
+    record NotedLease(String partitionKey, long epoch, boolean held) {
+        static final Db.RowMapper<NotedLease> ROW = rs -> new NotedLease(rs.getString("partition_key"),
+                rs.getLong("epoch"), rs.getBoolean("held"));
+    }
+
     /** Binds of {@link #LOCK_LEASES}, in placeholder order; {@code partitions} fills the IN list. */
     record LockLeases(GroupScope scope, List<String> partitions) implements Statement {
         @Override

@@ -15,6 +15,8 @@ import dev.tenantmq.store.ConsumerSql.HandBackLater;
 import dev.tenantmq.store.ConsumerSql.InsertBatchDelivery;
 import dev.tenantmq.store.ConsumerSql.LockHeldLeases;
 import dev.tenantmq.store.ConsumerSql.LockLeases;
+import dev.tenantmq.store.ConsumerSql.LockLeasesNotingHolder;
+import dev.tenantmq.store.ConsumerSql.NotedLease;
 import dev.tenantmq.store.ConsumerSql.LockedLease;
 import dev.tenantmq.store.ConsumerSql.MarkDead;
 import dev.tenantmq.store.ConsumerSql.MessageKey;
@@ -78,6 +80,14 @@ final class ConsumerStatements {
     /** {@link ConsumerSql#LOCK_HELD_LEASES}: locks the rows still held, in key order; their epochs, in key order. */
     static Map<String, Long> lockHeldLeases(Connection c, LockHeldLeases q) throws SQLException {
         return epochs(Db.list(c, q.sql(), q, LockedLease.ROW));
+    }
+
+    /**
+     * {@link ConsumerSql#LOCK_LEASES_NOTING_HOLDER}: locks the rows in key order; each row, in key
+     * order, with whether the subscriber holds it.
+     */
+    static List<NotedLease> lockLeasesNotingHolder(Connection c, LockLeasesNotingHolder q) throws SQLException {
+        return Db.list(c, q.sql(), q, NotedLease.ROW);
     }
 
     private static Map<String, Long> epochs(List<LockedLease> locked) {

@@ -187,11 +187,26 @@ public class FetchTransaction {
         if (epochs.isEmpty()) {
             return new LeaseResult(List.of(), 0, fetchBudget);
         }
+        return walk(c, mode, s, new ArrayList<>(epochs.keySet()), epochs, DeliveryBatches.cursors(c, s, epochs.keySet()),
+                fetchBudget, visibilityMicros, policy);
+    }
+
+    /**
+     * The walk after its locks and reads: {@code epochs} are the lease rows this subscriber holds,
+     * locked by the caller's transaction, and {@code cursors} the group's position in them, read
+     * under those locks. The partitions are walked in the order of {@code order} (those without a
+     * held lease skipped), so the budget goes to them in that order.
+     */
+    LeaseResult walk(Connection c, Mode mode, GroupScope s, List<String> order, Map<String, Long> epochs,
+                     Map<String, Cursor> cursors, FetchBudget fetchBudget, long visibilityMicros,
+                     DeadLetterPolicy policy) throws SQLException {
         // Per attempt of the transaction: a retried attempt starts again from the budget it was given.
         FetchBudget.Meter meter = new FetchBudget.Meter(fetchBudget);
-        Map<String, Cursor> cursors = DeliveryBatches.cursors(c, s, epochs.keySet());
         List<Lane> lanes = new ArrayList<>();
-        for (String key : epochs.keySet()) { // key order
+        for (String key : order) {
+            if (!epochs.containsKey(key)) {
+                continue; // not held by this subscriber
+            }
             Cursor cur = cursors.get(key);
             if (cur == null) {
                 continue; // offsets row is created with the lease; absent means not ready yet
