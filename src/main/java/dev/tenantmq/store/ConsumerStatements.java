@@ -142,6 +142,14 @@ final class ConsumerStatements {
         return rows;
     }
 
+    /** {@link ConsumerSql#SELECT_PAYLOADS}: the payload of each message found, by partition and offset. */
+    static Map<ConsumerSql.MessageAt, String> payloads(Connection c, ConsumerSql.SelectPayloads q) throws SQLException {
+        Map<ConsumerSql.MessageAt, String> out = new HashMap<>();
+        Db.forEach(c, q.sql(), q, rs -> out.put(new ConsumerSql.MessageAt(rs.getString("partition_key"),
+                rs.getLong("offset")), rs.getString("payload")));
+        return out;
+    }
+
     /** {@link ConsumerSql#SELECT_BATCH_MESSAGES}: offsets of the batch's messages without a row, in order. */
     static List<Long> batchMessages(Connection c, SelectBatchMessages q) throws SQLException {
         return Db.list(c, q.sql(), q, rs -> rs.getLong("offset"));
