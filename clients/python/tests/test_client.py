@@ -142,3 +142,24 @@ def test_nacks_dead_letter_the_message_with_the_reason_and_an_admin_requeue_deli
     assert (again.id, again.delivery_attempt) == ("bad", 1)
     assert settle(client, tenant, topic, "billing", again) == ReceiptStatus.ACKED
     assert state_of(admin, tenant, topic, "order-1", "bad", "billing") == MessageState.ACKED
+
+
+def test_a_fetch_acks_the_last_batch_and_takes_the_next_in_one_call(client, tenant):
+    topic = unique("fetch-ack")
+    publish(client, tenant, topic, *[OutgoingMessage(partition_key="k", id=f"m{i}", payload=i) for i in range(4)])
+    api = ConsumeApi(client)
+    first = []
+    deadline = time.monotonic() + 30
+    while not first:
+        assert time.monotonic() < deadline, "no first batch within 30 s"
+        first = api.fetch(tenant, topic, "g", FetchRequest(max_messages=2, wait_seconds=2)).messages
+    assert [m.id for m in first] == ["m0", "m1"]
+
+    answer = api.fetch(tenant, topic, "g", FetchRequest(max_messages=2, wait_seconds=0,
+                                                        ack=[m.receipt for m in first] + ["not-a-receipt"]))
+
+    # The acks settle first, so the partition's next messages come in the same answer.
+    assert [r.status for r in answer.ack_results] == [ReceiptStatus.ACKED, ReceiptStatus.ACKED, ReceiptStatus.INVALID]
+    assert [m.id for m in answer.messages] == ["m2", "m3"]
+    again = api.fetch(tenant, topic, "g", FetchRequest(wait_seconds=0, ack=[m.receipt for m in first]))
+    assert [r.status for r in again.ack_results] == [ReceiptStatus.ALREADY_ACKED] * 2

@@ -272,7 +272,8 @@ class OpenApiContractTest {
                 if (t == Instant.class) {
                     assertEquals("date-time", p.path("format").asText(), at);
                 }
-                if (t.isPrimitive() || (List.class.isAssignableFrom(t) && e.getValue() != Problem.class)) {
+                boolean writtenWhenNull = !omitsNulls(e.getValue()); // a null list is left out under NON_NULL
+                if (t.isPrimitive() || (List.class.isAssignableFrom(t) && e.getValue() != Problem.class && writtenWhenNull)) {
                     assertTrue(required.contains(c.getName()), at + " is always written, so required");
                 }
                 if (t == Integer.class && required.contains(c.getName())) {
@@ -280,6 +281,13 @@ class OpenApiContractTest {
                 }
             }
         }
+    }
+
+    /** Whether the DTO leaves null fields out ({@code @JsonInclude(NON_NULL)}): then a list may be absent. */
+    private static boolean omitsNulls(Class<?> dto) {
+        com.fasterxml.jackson.annotation.JsonInclude include =
+                dto.getAnnotation(com.fasterxml.jackson.annotation.JsonInclude.class);
+        return include != null && include.value() == com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL;
     }
 
     @Test

@@ -46,6 +46,13 @@ class StatementBudgetTest {
      */
     private static final int ACK_BUDGET = 5;
     /**
+     * A fetch of 100 over 50 partitions that carries the ack of the previous 100 (docs/api.md,
+     * "Fetch and ack in one call"): the ready partitions, then one transaction: start it, lock
+     * the leases of both, read the cursors, move every committed offset, scan, open every batch,
+     * commit. Before the fetch carried acks the same work was a fetch and an ack: 12.
+     */
+    private static final int FETCH_ACKING_BUDGET = 8;
+    /**
      * Statements of work of a publish request, however many partitions it touches: lock the heads
      * (with the id look-up), insert the messages, move the heads. Main before this budget: 4 (lock,
      * confirming re-lock, look-up, insert), and a REPEATABLE READ retry for a new partition.
@@ -96,6 +103,36 @@ class StatementBudgetTest {
 
         assertEquals(Set.of("ACKED"), new HashSet<>(acked));
         assertTrue(ack.size() <= ACK_BUDGET, "ack of 100 over 50 partitions: " + brief(ack));
+    }
+
+    @Test
+    void a_fetch_of_100_over_50_partitions_that_acks_the_last_100_runs_a_constant_number_of_statements()
+            throws Exception {
+        Consumed consumed = publishAndLease();
+        List<Delivered> got = Api.fetchOk(consumed.tenant(), consumed.topic(), consumed.group(),
+                Fetch.upTo(MESSAGES).waitSeconds(0));
+        assertEquals(MESSAGES, got.size(), "one fetch takes every message of the 50 leased partitions");
+        List<Map<String, Object>> more = new ArrayList<>();
+        for (int i = 0; i < MESSAGES; i++) {
+            more.add(Api.msg("k" + (i % PARTITIONS), "more-" + i, Map.of("n", i)));
+        }
+        Api.publishOk(consumed.tenant(), consumed.topic(), more);
+
+        Map<String, Object> body = new java.util.HashMap<>(Fetch.upTo(MESSAGES).waitSeconds(0).body());
+        body.put("ack", Delivered.receipts(got));
+        List<Object> statuses = new ArrayList<>();
+        List<Object> next = new ArrayList<>();
+        List<String> sent = statementsOf(consumed.topic(), () -> {
+            var answer = Api.fetch(consumed.tenant(), consumed.topic(), consumed.group(), body)
+                    .then().statusCode(200).extract().jsonPath();
+            statuses.addAll(answer.getList("ackResults.status"));
+            next.addAll(answer.getList("messages"));
+        });
+
+        assertEquals(Set.of("ACKED"), new HashSet<>(statuses));
+        assertEquals(MESSAGES, statuses.size());
+        assertEquals(MESSAGES, next.size(), "the acked partitions give their next 100 in the same call");
+        assertTrue(sent.size() <= FETCH_ACKING_BUDGET, "fetch of 100 acking 100 over 50 partitions: " + brief(sent));
     }
 
     @Test

@@ -72,11 +72,16 @@ public class Caller {
      * @throws AccessDeniedException naming the receipt's index, tenant and the {@code consume} permission
      */
     void requireReceipts(List<String> receipts) {
+        requireReceipts("receipts", receipts);
+    }
+
+    /** As {@link #requireReceipts(List)}, for the receipts of the field {@code field} (a fetch's {@code ack}). */
+    void requireReceipts(String field, List<String> receipts) {
         for (int i = 0; i < receipts.size(); i++) {
             Optional<Receipt> r = signing.decode(receipts.get(i));
             if (r.isPresent() && (grants == null
                     || !grants.allows(Permission.CONSUME, r.get().tenant(), r.get().topic(), r.get().consumerGroup()))) {
-                throw new AccessDeniedException("receipts[" + i + "] belongs to another queue: "
+                throw new AccessDeniedException(field + "[" + i + "] belongs to another queue: "
                         + consumeDenial(r.get().tenant(), r.get().topic(), r.get().consumerGroup()));
             }
         }

@@ -16,6 +16,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import java.util.List;
 
 /** Lease-fetch, ack, nack and extend for one consumer group of a topic (SPEC section 4). */
 @Path("/tenants/{tenant}/topics/{topic}/consumer-groups/{consumerGroup}")
@@ -45,10 +46,21 @@ public class ConsumerGroupResource {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
         validator.objectOrNoBody(body, contentLength, transferEncoding);
         ConsumeService.Fetch fetch = validator.fetch(path, body);
-        return consumer.fetch(fetch).map(list -> new FetchResponse(list.stream()
+        var ack = validator.fetchAck(body);
+        caller.requireReceipts(ConsumeService.FETCH_ACK_FIELD, ack); // as an ack: 403 before the database
+        if (ack.isEmpty()) {
+            return consumer.fetch(fetch).map(list -> new FetchResponse(messages(list),
+                    body != null && body.ack() != null ? List.of() : null));
+        }
+        return consumer.fetch(fetch, ack).map(outcome -> new FetchResponse(messages(outcome.messages()),
+                results(outcome.acks()).results()));
+    }
+
+    private static List<FetchResponse.Message> messages(List<ConsumeService.Delivered> delivered) {
+        return delivered.stream()
                 .map(d -> new FetchResponse.Message(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(),
                         d.createdAt(), d.deliveryAttempt(), d.receipt()))
-                .toList()));
+                .toList();
     }
 
     /** Acknowledges deliveries by receipt; one result per receipt, in request order. */

@@ -155,7 +155,7 @@ public class RequestValidator {
      * @throws InvalidRequestException naming each out-of-range field
      */
     public ConsumeService.Fetch fetch(GroupPath path, FetchRequest body) {
-        FetchRequest b = body != null ? body : new FetchRequest(null, null, null, null);
+        FetchRequest b = body != null ? body : new FetchRequest(null, null, null, null, null);
         int maxMessages = b.maxMessages() != null ? b.maxMessages() : DEFAULT_MAX_MESSAGES;
         int maxBytes = b.maxBytes() != null ? b.maxBytes() : config.fetch().defaultMaxBytes();
         Duration wait = Duration.ofSeconds(b.waitSeconds() != null ? b.waitSeconds() : 0);
@@ -177,6 +177,20 @@ public class RequestValidator {
         consume.requireReceiptCount(receipts == null ? 0 : receipts.size()); // the domain's rule, before single receipts
         ConsumeLimits.require(ConsumeLimits.receiptProblems(receipts));
         return receipts;
+    }
+
+    /**
+     * Validates the receipts a fetch carries to acknowledge (its {@code ack}): absent is none,
+     * else 0..max entries, each a string of at most {@link ConsumeLimits#MAX_RECEIPT_LENGTH}
+     * characters, the limits of an ack's {@code receipts}.
+     *
+     * @throws InvalidRequestException naming {@code ack}, or each bad {@code ack[i]}
+     */
+    public List<String> fetchAck(FetchRequest body) {
+        List<String> ack = body == null || body.ack() == null ? List.of() : body.ack();
+        consume.requireReceiptCount(ConsumeService.FETCH_ACK_FIELD, 0, ack.size());
+        ConsumeLimits.require(ConsumeLimits.receiptProblems(ConsumeService.FETCH_ACK_FIELD, ack));
+        return ack;
     }
 
     /**

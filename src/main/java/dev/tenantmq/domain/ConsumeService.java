@@ -109,6 +109,74 @@ public class ConsumeService {
     }
 
     /**
+     * What a fetch that carries acks answers: one result per receipt of its {@code ack}, in
+     * request order (as {@link #ack} answers them), and the messages delivered.
+     */
+    public record FetchOutcome(List<ReceiptResult> acks, List<Delivered> messages) {}
+
+    /**
+     * Lease-fetch that first acknowledges {@code ack} (docs/api.md, "Fetch and ack in one call"):
+     * the receipts settle exactly as {@link #ack} settles them, before the fetch looks, and in the
+     * same transaction as its first lease, so a partition whose batch the ack finishes can deliver
+     * its next messages in this very fetch. A receipt that is STALE or INVALID is a status in the
+     * answer, never a failed fetch. With no receipts it is {@link #fetch(Fetch)}.
+     *
+     * @param ack receipts to acknowledge, 0..{@code mq.fetch.max-messages} ({@link #requireReceiptCount})
+     * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
+     * @throws InvalidRequestException when a limit of the fetch or of {@code ack} is broken (400)
+     */
+    public Uni<FetchOutcome> fetch(Fetch f, List<String> ack) {
+        if (ack.isEmpty()) {
+            return fetch(f).map(messages -> new FetchOutcome(List.of(), messages));
+        }
+        TenantNotServedException.requireServed(identity, f.tenant());
+        ConsumeLimits.require(ConsumeLimits.fetchProblems(f.maxMessages(), config.fetch().maxMessages(), f.maxBytes(),
+                config.fetch().maxBytes(), f.waitTime(), f.visibility()));
+        requireReceiptCount(FETCH_ACK_FIELD, 0, ack.size());
+        GroupScope scope = new GroupScope(f.tenant().value(), f.consumerGroup().value(), f.topic().value());
+        Decoded decoded = decode(scope, ack);
+        Instant deadline = clock.instant().plus(f.waitTime());
+        interest.touch(scope);
+        long seen = signals.generation(scope.tenant(), scope.topic());
+        return Uni.createFrom().item(() -> {
+                    PendingAck pending = new PendingAck(decoded.targets());
+                    List<Delivered> found = fetchOnce(scope, f, pending);
+                    List<ReceiptResult> results = decoded.results(pending.statuses == null ? List.of() : pending.statuses,
+                            ReceiptStatus.ACKED);
+                    acked(f.tenant(), f.topic(), results, found);
+                    return new FetchOutcome(results, found);
+                })
+                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
+                .flatMap(outcome -> {
+                    if (!outcome.messages().isEmpty() || f.waitTime().isZero()) {
+                        return Uni.createFrom().item(outcome);
+                    }
+                    return waitThenRetry(scope, f, deadline, seen)
+                            .map(messages -> new FetchOutcome(outcome.acks(), messages));
+                });
+    }
+
+    /** The field of a fetch body that carries receipts to acknowledge (openapi.yaml, FetchRequest). */
+    public static final String FETCH_ACK_FIELD = "ack";
+
+    /**
+     * The acks a fetch carries, settled by the first lease transaction of its first look
+     * ({@link #leaseUnclaimed}); {@code statuses} are the store's, one per target, once settled.
+     */
+    private static final class PendingAck {
+        final List<AckTarget> targets;
+        List<SettleStatus> statuses;
+
+        PendingAck(List<AckTarget> targets) {
+            this.targets = targets;
+        }
+
+        boolean due() {
+            return statuses == null && !targets.isEmpty();
+        }
+    }
+
+    /**
      * One look, and a wait after an empty one.
      *
      * @param touched the partitions the signal that woke this poll named, or empty: then the look
@@ -126,7 +194,7 @@ public class ConsumeService {
             return waitThenRetry(scope, f, deadline, seen);
         }
         Instant lookedAt = clock.instant();
-        return Uni.createFrom().item(() -> touched.isEmpty() ? fetchOnce(scope, f) : fetchTouched(scope, f, touched))
+        return Uni.createFrom().item(() -> touched.isEmpty() ? fetchOnce(scope, f, null) : fetchTouched(scope, f, touched))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                 .flatMap(found -> {
                     if (!found.isEmpty()) {
@@ -224,7 +292,7 @@ public class ConsumeService {
      * ({@code FetchTransaction#lease}), so a fetch over many shallow partitions takes one look and
      * one transaction, not one per few partitions.
      */
-    private List<Delivered> fetchOnce(GroupScope scope, Fetch f) {
+    private List<Delivered> fetchOnce(GroupScope scope, Fetch f, PendingAck ack) {
         String subscriber = identity.subscriberName().value();
         String cursor = cursors.getOrDefault(scope, "");
         Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
@@ -238,7 +306,7 @@ public class ConsumeService {
             // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
             int asked = ask + busy.size();
             List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
-            budget = leaseUnclaimed(scope, f, subscriber, busy, ready, ask, budget, leased);
+            budget = leaseUnclaimed(scope, f, subscriber, busy, ready, ask, budget, leased, ack);
             leftOut |= ready.size() >= asked;
             if (ready.size() < asked) {
                 if (upTo != null || cursor.isEmpty()) {
@@ -266,7 +334,7 @@ public class ConsumeService {
         Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
         List<Delivery> leased = new ArrayList<>();
         leaseUnclaimed(scope, f, subscriber, busy, new ArrayList<>(touched), f.maxMessages(), // in key order
-                FetchBudget.of(f.maxMessages(), f.maxBytes()), leased);
+                FetchBudget.of(f.maxMessages(), f.maxBytes()), leased, null);
         return delivered(scope, leased, true); // other partitions may be ready: the cursor moves on
     }
 
@@ -276,11 +344,17 @@ public class ConsumeService {
      * {@code leased} in one lease transaction, and releases the claims; then signals the topic
      * once for each skipped partition it took nothing from.
      *
+     * <p>When {@code ack} is due, its receipts settle in the same transaction, first; the
+     * partitions they name that no other fetch here has claimed are claimed too, and walked after
+     * the candidates, so a batch acked now makes room for the next one of its partition.
+     *
      * @param budget what the fetch may still hand out
+     * @param ack acks to settle in this lease transaction, or null
      * @return the fetch's budget after this lease
      */
     private FetchBudget leaseUnclaimed(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
-                                       List<String> candidates, int ask, FetchBudget budget, List<Delivery> leased) {
+                                       List<String> candidates, int ask, FetchBudget budget, List<Delivery> leased,
+                                       PendingAck ack) {
         List<String> mine = new ArrayList<>();
         for (String p : candidates) {
             if (mine.size() < ask && busy.putIfAbsent(p, Boolean.FALSE) == null) {
@@ -289,19 +363,39 @@ public class ConsumeService {
                 busy.computeIfPresent(p, (k, skipped) -> Boolean.TRUE);
             }
         }
-        if (mine.isEmpty()) {
+        boolean acking = ack != null && ack.due();
+        Set<String> ackClaimed = new TreeSet<>();
+        if (acking) {
+            for (AckTarget t : ack.targets) {
+                String p = t.partitionKey();
+                if (!mine.contains(p) && !ackClaimed.contains(p) && busy.putIfAbsent(p, Boolean.FALSE) == null) {
+                    ackClaimed.add(p);
+                }
+            }
+        }
+        if (mine.isEmpty() && !acking) {
             return budget;
         }
         Set<String> handedOut = new HashSet<>();
         try {
-            FetchTransaction.LeaseResult result = store.lease(scope, subscriber, mine, budget,
-                    micros(f.visibility()), deadLetterPolicy(scope));
+            FetchTransaction.LeaseResult result;
+            if (acking) {
+                var both = store.ackAndLease(scope, subscriber, ack.targets, mine, ackClaimed, budget,
+                        micros(f.visibility()), deadLetterPolicy(scope));
+                ack.statuses = both.statuses();
+                result = both.lease();
+            } else {
+                result = store.lease(scope, subscriber, mine, budget, micros(f.visibility()), deadLetterPolicy(scope));
+            }
             deadLettered(scope, result.deadLettered());
             leased.addAll(result.deliveries());
             result.deliveries().forEach(d -> handedOut.add(d.partitionKey()));
             return result.budget();
         } finally {
             List<String> skipped = new ArrayList<>();
+            for (String p : ackClaimed) {
+                busy.remove(p); // an acked partition: the ack signals it when this fetch took nothing from it
+            }
             for (String p : mine) {
                 // A partition this fetch handed messages out of is held until their ack,
                 // which signals; only one it took nothing from may still be ready.
@@ -437,18 +531,33 @@ public class ConsumeService {
     public List<ReceiptResult> ack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts) {
         List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.ACKED,
                 (scope, targets) -> store.ack(scope, targets));
+        acked(tenant, topic, out, List.of());
+        return out;
+    }
+
+    /**
+     * Counts the acked receipts and signals their partitions, which an ack can make deliverable
+     * again (the messages after the acked batch); not those a fetch that carried the acks has
+     * just delivered from ({@code delivered}): they are held again.
+     */
+    private void acked(Tenant tenant, Topic topic, List<ReceiptResult> results, List<Delivered> delivered) {
+        Set<String> servedNow = new HashSet<>();
+        delivered.forEach(d -> servedNow.add(d.partitionKey()));
         Set<String> partitions = new TreeSet<>();
         int acked = 0;
-        for (ReceiptResult r : out) {
+        int toSignal = 0;
+        for (ReceiptResult r : results) {
             if (r.status() == ReceiptStatus.ACKED) {
                 acked++;
-                this.receipts.decode(r.receipt()).ifPresent(receipt -> partitions.add(receipt.partitionKey()));
+                Optional<Receipt> receipt = this.receipts.decode(r.receipt());
+                if (receipt.isPresent() && !servedNow.contains(receipt.get().partitionKey())) {
+                    partitions.add(receipt.get().partitionKey());
+                    toSignal++;
+                }
             }
         }
         metrics.acked(tenant.value(), topic.value(), acked);
-        // An ack can make its partitions deliverable again (the messages after the acked batch).
-        signals.signal(tenant.value(), topic.value(), partitions, acked);
-        return out;
+        signals.signal(tenant.value(), topic.value(), partitions, toSignal);
     }
 
     /**
@@ -529,10 +638,63 @@ public class ConsumeService {
      * @throws InvalidRequestException naming {@code receipts} when the size is out of range (400)
      */
     public void requireReceiptCount(int size) {
+        requireReceiptCount("receipts", 1, size);
+    }
+
+    /**
+     * The size rule of a list of receipts named {@code field}: {@code min}..{@code mq.fetch.max-messages}
+     * receipts. An ack, nack or extend needs at least one; a fetch's {@code ack} may be empty.
+     *
+     * @throws InvalidRequestException naming {@code field} when the size is out of range (400)
+     */
+    public void requireReceiptCount(String field, int min, int size) {
         int max = config.fetch().maxMessages();
-        if (size < 1 || size > max) {
-            throw InvalidRequestException.of("receipts", "must be an array of 1.." + max + " receipts");
+        if (size < min || size > max) {
+            throw InvalidRequestException.of(field, "must be an array of " + min + ".." + max + " receipts");
         }
+    }
+
+    /**
+     * Receipts decoded for one (tenant, group, topic): the targets of those that are this
+     * queue's, with their index in the request, and INVALID for the others (a forged or altered
+     * one is found without a database look-up).
+     */
+    private record Decoded(List<String> receipts, List<AckTarget> targets, List<Integer> targetIndex) {
+        /** One result per receipt, in request order, from the store's statuses of the targets. */
+        List<ReceiptResult> results(List<SettleStatus> stored, ReceiptStatus done) {
+            ReceiptStatus[] statuses = new ReceiptStatus[receipts.size()];
+            java.util.Arrays.fill(statuses, ReceiptStatus.INVALID);
+            for (int j = 0; j < stored.size(); j++) {
+                statuses[targetIndex.get(j)] = switch (stored.get(j)) {
+                    case DONE -> done;
+                    case ALREADY_ACKED -> ReceiptStatus.ALREADY_ACKED;
+                    case STALE -> ReceiptStatus.STALE;
+                    case NO_MESSAGE -> ReceiptStatus.INVALID;
+                };
+            }
+            List<ReceiptResult> out = new ArrayList<>(receipts.size());
+            for (int i = 0; i < receipts.size(); i++) {
+                out.add(new ReceiptResult(receipts.get(i), statuses[i]));
+            }
+            return out;
+        }
+    }
+
+    private Decoded decode(GroupScope scope, List<String> receipts) {
+        List<AckTarget> targets = new ArrayList<>();
+        List<Integer> targetIndex = new ArrayList<>();
+        for (int i = 0; i < receipts.size(); i++) {
+            Optional<Receipt> r = this.receipts.decode(receipts.get(i)); // a forged or altered one: empty, no look-up
+            if (r.isEmpty() || !r.get().tenant().equals(scope.tenant()) || !r.get().topic().equals(scope.topic())
+                    || !r.get().consumerGroup().equals(scope.consumerGroup())) {
+                continue;
+            }
+            Receipt receipt = r.get();
+            targets.add(new AckTarget(receipt.partitionKey(), receipt.offset(), receipt.leaseEpoch(),
+                    receipt.delivery()));
+            targetIndex.add(i);
+        }
+        return new Decoded(receipts, targets, targetIndex);
     }
 
     private List<ReceiptResult> settle(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
@@ -542,34 +704,7 @@ public class ConsumeService {
         TenantNotServedException.requireServed(identity, tenant);
         requireReceiptCount(receipts.size());
         GroupScope scope = new GroupScope(tenant.value(), group.value(), topic.value());
-        List<AckTarget> targets = new ArrayList<>();
-        List<Integer> targetIndex = new ArrayList<>();
-        ReceiptStatus[] statuses = new ReceiptStatus[receipts.size()];
-        for (int i = 0; i < receipts.size(); i++) {
-            Optional<Receipt> r = this.receipts.decode(receipts.get(i)); // a forged or altered one: empty, no look-up
-            if (r.isEmpty() || !r.get().tenant().equals(scope.tenant()) || !r.get().topic().equals(scope.topic())
-                    || !r.get().consumerGroup().equals(scope.consumerGroup())) {
-                statuses[i] = ReceiptStatus.INVALID;
-                continue;
-            }
-            Receipt receipt = r.get();
-            targets.add(new AckTarget(receipt.partitionKey(), receipt.offset(), receipt.leaseEpoch(),
-                    receipt.delivery()));
-            targetIndex.add(i);
-        }
-        List<SettleStatus> stored = action.apply(scope, targets);
-        for (int j = 0; j < stored.size(); j++) {
-            statuses[targetIndex.get(j)] = switch (stored.get(j)) {
-                case DONE -> done;
-                case ALREADY_ACKED -> ReceiptStatus.ALREADY_ACKED;
-                case STALE -> ReceiptStatus.STALE;
-                case NO_MESSAGE -> ReceiptStatus.INVALID;
-            };
-        }
-        List<ReceiptResult> out = new ArrayList<>(receipts.size());
-        for (int i = 0; i < receipts.size(); i++) {
-            out.add(new ReceiptResult(receipts.get(i), statuses[i]));
-        }
-        return out;
+        Decoded decoded = decode(scope, receipts);
+        return decoded.results(action.apply(scope, decoded.targets()), done);
     }
 }

@@ -86,13 +86,21 @@ public final class ConsumeLimits {
      * @return empty when every receipt is within the limit
      */
     public static List<FieldError> receiptProblems(List<String> receipts) {
+        return receiptProblems("receipts", receipts);
+    }
+
+    /**
+     * The broken limits of a list of receipts named {@code field} (an ack's {@code receipts}, a
+     * fetch's {@code ack}), as {@link #receiptProblems(List)}, each named {@code field[i]}.
+     */
+    public static List<FieldError> receiptProblems(String field, List<String> receipts) {
         List<FieldError> problems = new ArrayList<>();
         for (int i = 0; i < receipts.size(); i++) {
             String r = receipts.get(i);
             if (r == null) {
-                problems.add(new FieldError("receipts[" + i + "]", "must be a string"));
+                problems.add(new FieldError(field + "[" + i + "]", "must be a string"));
             } else if (r.length() > MAX_RECEIPT_LENGTH) {
-                problems.add(new FieldError("receipts[" + i + "]", "must be at most " + MAX_RECEIPT_LENGTH
+                problems.add(new FieldError(field + "[" + i + "]", "must be at most " + MAX_RECEIPT_LENGTH
                         + " characters, as a receipt of a fetch is (got " + r.length() + ")"));
             }
         }

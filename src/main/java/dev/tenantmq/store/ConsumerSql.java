@@ -210,6 +210,38 @@ final class ConsumerSql {
             ORDER BY partition_key
             FOR UPDATE""";
 
+    /**
+     * Locks the lease rows of the given partitions whoever holds them (%s is the IN list), and
+     * says of each whether this subscriber still holds it: a fetch that carries acks settles
+     * receipts of any lease and delivers only from its own, under one set of row locks.
+     */
+    static final String LOCK_LEASES_NOTING_HOLDER = """
+            SELECT partition_key, epoch, leased_by = ? AND expires_at > UTC_TIMESTAMP(6) AS held
+            FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
+            ORDER BY partition_key
+            FOR UPDATE""";
+
+    /** Binds of {@link #LOCK_LEASES_NOTING_HOLDER}, in placeholder order; {@code partitions} fills the IN list. */
+    record LockLeasesNotingHolder(GroupScope scope, List<String> partitions, String subscriber) implements Statement {
+        @Override
+        public String sql() {
+            return LOCK_LEASES_NOTING_HOLDER.formatted(Db.placeholders(partitions.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("leased_by", subscriber), Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.each("partition_key", partitions));
+        }
+    }
+
+    /** A locked lease row of {@link #LOCK_LEASES_NOTING_HOLDER}: its epoch, and whether the subscriber holds it. */
+    record NotedLease(String partitionKey, long epoch, boolean held) {
+        static final Db.RowMapper<NotedLease> ROW = rs -> new NotedLease(rs.getString("partition_key"),
+                rs.getLong("epoch"), rs.getBoolean("held"));
+    }
+
     /** Binds of {@link #LOCK_LEASES}, in placeholder order; {@code partitions} fills the IN list. */
     record LockLeases(GroupScope scope, List<String> partitions) implements Statement {
         @Override
@@ -347,9 +379,18 @@ final class ConsumerSql {
         }
     }
 
-    /** Columns of the two message scans of {@link FetchTransaction#lease}, mapped by {@link Scanned#ROW}. */
+    /**
+     * Columns of the two message scans of {@link FetchTransaction#lease}, mapped by
+     * {@link Scanned#ROW}. The payload comes only when it is at most the bound number of bytes
+     * (the scan's payload cap, {@link FetchTransaction}): a scan of n rows then reads at most the
+     * fetch's byte budget of payloads, however large the messages. Every row says its payload's
+     * size in bytes ({@code LENGTH} of utf8mb4 text: its UTF-8 length), which the budget is
+     * counted in; a larger payload is read afterwards only if the walk hands it out
+     * ({@link #SELECT_PAYLOADS}).
+     */
     private static final String SCAN_COLUMNS = """
-            m.partition_key, m.`offset`, m.id, m.payload, m.metadata, m.created_at,
+            m.partition_key, m.`offset`, m.id, IF(LENGTH(m.payload) <= ?, m.payload, NULL) AS payload,
+            LENGTH(m.payload) AS payload_bytes, m.metadata, m.created_at,
             d.state, d.delivery_attempt, d.delivery_count, d.lease_epoch, d.visible_at > UTC_TIMESTAMP(6) AS invisible""";
 
     /**
@@ -366,8 +407,12 @@ final class ConsumerSql {
             ORDER BY m.`offset`
             LIMIT ?""".formatted(SCAN_COLUMNS);
 
-    /** Binds of one {@link #SCAN_PARTITION} branch, in placeholder order. */
-    record ScanPartition(GroupScope scope, String partitionKey, long committed, int limit) implements Branch {
+    /**
+     * Binds of one {@link #SCAN_PARTITION} branch, in placeholder order; {@code payloadCap} is the
+     * largest payload, in bytes, the scan reads ({@link #SCAN_COLUMNS}).
+     */
+    record ScanPartition(long payloadCap, GroupScope scope, String partitionKey, long committed, int limit)
+            implements Branch {
         @Override
         public String sql() {
             return SCAN_PARTITION;
@@ -375,7 +420,8 @@ final class ConsumerSql {
 
         @Override
         public List<Bind> binds() {
-            return Bind.list(Bind.group(scope), // join d
+            return Bind.list(Bind.of("payload cap bytes", payloadCap),
+                    Bind.group(scope), // join d
                     Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
                     Bind.of("offset", committed), Bind.of("limit", limit));
         }
@@ -397,8 +443,9 @@ final class ConsumerSql {
             ORDER BY d.message_offset
             LIMIT ?""".formatted(SCAN_COLUMNS));
 
-    /** Binds of one {@link #SCAN_REQUEUED} branch, in placeholder order. */
-    record ScanRequeued(GroupScope scope, String partitionKey, long committed, int limit) implements Branch {
+    /** Binds of one {@link #SCAN_REQUEUED} branch, in placeholder order; {@code payloadCap} as in {@link ScanPartition}. */
+    record ScanRequeued(long payloadCap, GroupScope scope, String partitionKey, long committed, int limit)
+            implements Branch {
         @Override
         public String sql() {
             return SCAN_REQUEUED;
@@ -406,14 +453,23 @@ final class ConsumerSql {
 
         @Override
         public List<Bind> binds() {
-            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+            return Bind.list(Bind.of("payload cap bytes", payloadCap), Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
                     Bind.of("partition_key", partitionKey), Bind.of("message_offset", committed), Bind.of("limit", limit));
         }
     }
 
-    /** One message read by a fetch scan ({@link #SCAN_COLUMNS}): its content and the walk's view of it. */
-    record Scanned(String key, long offset, String id, String payloadJson, String metadataJson,
+    /**
+     * One message read by a fetch scan ({@link #SCAN_COLUMNS}): its content and the walk's view of
+     * it. {@code payloadJson} is null when the payload was above the scan's cap (not read yet);
+     * {@code payloadBytes} is its size either way.
+     */
+    record Scanned(String key, long offset, String id, String payloadJson, long payloadBytes, String metadataJson,
                    Instant createdAt, PartitionWalk.Row row) {
+        /** This message with its payload, read afterwards. */
+        Scanned withPayload(String payload) {
+            return new Scanned(key, offset, id, payload, payloadBytes, metadataJson, createdAt, row);
+        }
+
         static final Db.RowMapper<Scanned> ROW = rs -> {
             long offset = rs.getLong("offset");
             DeliveryState state = DeliveryState.of(rs.getString("state"));
@@ -421,9 +477,39 @@ final class ConsumerSql {
                     : new PartitionWalk.Row(offset, state, rs.getInt("delivery_attempt"), rs.getLong("delivery_count"),
                             rs.getLong("lease_epoch"), rs.getBoolean("invisible"));
             return new Scanned(rs.getString("partition_key"), offset, rs.getString("id"), rs.getString("payload"),
-                    rs.getString("metadata"), rs.getObject("created_at", LocalDateTime.class).toInstant(ZoneOffset.UTC),
+                    rs.getLong("payload_bytes"), rs.getString("metadata"), rs.getObject("created_at", LocalDateTime.class).toInstant(ZoneOffset.UTC),
                     row);
         };
+    }
+
+    /**
+     * The payloads of messages a fetch scan read without them (above its payload cap,
+     * {@link #SCAN_COLUMNS}) and the walk hands out or dead-letters: by primary key, the
+     * {@code %s} the list of {@code (partition_key, offset)} pairs.
+     */
+    static final String SELECT_PAYLOADS = """
+            SELECT partition_key, `offset`, payload FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND (partition_key, `offset`) IN (%s)""";
+
+    /** A message by its partition and offset, for {@link SelectPayloads}. */
+    record MessageAt(String partitionKey, long offset) {}
+
+    /** Binds of {@link #SELECT_PAYLOADS}, in placeholder order: at least one message. */
+    record SelectPayloads(GroupScope scope, List<MessageAt> messages) implements Statement {
+        @Override
+        public String sql() {
+            return SELECT_PAYLOADS.formatted(String.join(", ", java.util.Collections.nCopies(messages.size(), "(?, ?)")));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            List<Bind> binds = new ArrayList<>(Bind.list(Bind.tenant(scope), Bind.topic(scope)));
+            for (MessageAt m : messages) {
+                binds.add(Bind.of("partition_key", m.partitionKey()));
+                binds.add(Bind.of("offset", m.offset()));
+            }
+            return binds;
+        }
     }
 
     /**

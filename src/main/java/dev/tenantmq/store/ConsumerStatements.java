@@ -15,6 +15,8 @@ import dev.tenantmq.store.ConsumerSql.HandBackLater;
 import dev.tenantmq.store.ConsumerSql.InsertBatchDelivery;
 import dev.tenantmq.store.ConsumerSql.LockHeldLeases;
 import dev.tenantmq.store.ConsumerSql.LockLeases;
+import dev.tenantmq.store.ConsumerSql.LockLeasesNotingHolder;
+import dev.tenantmq.store.ConsumerSql.NotedLease;
 import dev.tenantmq.store.ConsumerSql.LockedLease;
 import dev.tenantmq.store.ConsumerSql.MarkDead;
 import dev.tenantmq.store.ConsumerSql.MessageKey;
@@ -80,6 +82,14 @@ final class ConsumerStatements {
         return epochs(Db.list(c, q.sql(), q, LockedLease.ROW));
     }
 
+    /**
+     * {@link ConsumerSql#LOCK_LEASES_NOTING_HOLDER}: locks the rows in key order; each row, in key
+     * order, with whether the subscriber holds it.
+     */
+    static List<NotedLease> lockLeasesNotingHolder(Connection c, LockLeasesNotingHolder q) throws SQLException {
+        return Db.list(c, q.sql(), q, NotedLease.ROW);
+    }
+
     private static Map<String, Long> epochs(List<LockedLease> locked) {
         Map<String, Long> epochs = new LinkedHashMap<>();
         locked.forEach(l -> epochs.put(l.partitionKey(), l.epoch()));
@@ -130,6 +140,14 @@ final class ConsumerStatements {
         }
         rows.values().forEach(list -> list.sort(Comparator.comparingLong(Scanned::offset)));
         return rows;
+    }
+
+    /** {@link ConsumerSql#SELECT_PAYLOADS}: the payload of each message found, by partition and offset. */
+    static Map<ConsumerSql.MessageAt, String> payloads(Connection c, ConsumerSql.SelectPayloads q) throws SQLException {
+        Map<ConsumerSql.MessageAt, String> out = new HashMap<>();
+        Db.forEach(c, q.sql(), q, rs -> out.put(new ConsumerSql.MessageAt(rs.getString("partition_key"),
+                rs.getLong("offset")), rs.getString("payload")));
+        return out;
     }
 
     /** {@link ConsumerSql#SELECT_BATCH_MESSAGES}: offsets of the batch's messages without a row, in order. */

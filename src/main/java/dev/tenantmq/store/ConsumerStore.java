@@ -12,13 +12,14 @@ import java.util.function.IntToLongFunction;
 /**
  * The store's consume path, as the domain sees it: lease-fetch, the dead-letter sweep, ack, nack
  * and extend over {@code queue_partition_leases}, {@code queue_offsets},
- * {@code queue_delivery_state} and {@code queue_messages}. A facade: each call is one of two
+ * {@code queue_delivery_state} and {@code queue_messages}. A facade: each call is one of three
  * transactions, each in its own class.
  *
  * <ul>
  *   <li>{@link FetchTransaction}: the fetch and the sweep (the rules: {@code model.PartitionWalk});</li>
  *   <li>{@link SettleTransaction}: ack, nack, extend and the classification of receipts that
- *       changed nothing (the rules: {@code model.AckPlan}, {@code model.Settlement}).</li>
+ *       changed nothing (the rules: {@code model.AckPlan}, {@code model.Settlement});</li>
+ *   <li>{@link AckFetchTransaction}: a fetch that carries acks, the two above in one transaction.</li>
  * </ul>
  * They write through two homes of state, {@link DeliveryBatches} (an in-flight message is in its
  * partition's open batch or in a delivery row) and {@link CommittedOffsets} (the committed offset
@@ -35,10 +36,12 @@ import java.util.function.IntToLongFunction;
 public class ConsumerStore {
     private final FetchTransaction fetch;
     private final SettleTransaction settle;
+    private final AckFetchTransaction ackFetch;
 
-    ConsumerStore(FetchTransaction fetch, SettleTransaction settle) {
+    ConsumerStore(FetchTransaction fetch, SettleTransaction settle, AckFetchTransaction ackFetch) {
         this.fetch = fetch;
         this.settle = settle;
+        this.ackFetch = ackFetch;
     }
 
     /** See {@link FetchTransaction#readyPartitions}. */
@@ -50,6 +53,13 @@ public class ConsumerStore {
     public FetchTransaction.LeaseResult lease(GroupScope s, String subscriber, List<String> partitions,
                                               FetchBudget budget, long visibilityMicros, DeadLetterPolicy policy) {
         return fetch.lease(s, subscriber, partitions, budget, visibilityMicros, policy);
+    }
+
+    /** See {@link AckFetchTransaction#ackAndLease}. */
+    public AckFetchTransaction.Result ackAndLease(GroupScope s, String subscriber, List<AckTarget> targets,
+                                                  List<String> partitions, java.util.Set<String> acked,
+                                                  FetchBudget budget, long visibilityMicros, DeadLetterPolicy policy) {
+        return ackFetch.ackAndLease(s, subscriber, targets, partitions, acked, budget, visibilityMicros, policy);
     }
 
     /** See {@link FetchTransaction#deadLetterExpired}. */

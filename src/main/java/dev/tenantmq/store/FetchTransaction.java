@@ -110,6 +110,60 @@ public class FetchTransaction {
                 partitions, FetchBudget.NOTHING, 0, policy)).deadLettered();
     }
 
+    /**
+     * The largest payload, in bytes, a scan of {@code branches} partitions of up to {@code limit}
+     * rows each reads with its rows ({@code ConsumerSql.SCAN_COLUMNS}): the bytes the fetch may
+     * still hand out shared by the rows, so one scan reads at most that many bytes of payload,
+     * however large the messages and however far past the budget the rows reach. A larger
+     * payload is read afterwards, only if the walk takes its message ({@link #readPayloadsAboveCap}).
+     * Small messages (a 1 KiB payload against the default 8 MiB over 900 rows) all fit: no second
+     * read. The sweep, which delivers nothing, reads every payload (it writes dead letters).
+     */
+    private static long payloadCap(Mode mode, FetchBudget.Meter meter, int branches, int limit) {
+        if (mode == Mode.SWEEP) {
+            return Long.MAX_VALUE;
+        }
+        long rows = Math.max(1L, (long) branches * limit);
+        return meter.budget().bytesLeft() / rows;
+    }
+
+    /**
+     * Reads, in one statement, the payloads the scans left out (above their cap) of the messages
+     * the walks hand out or dead-letter; nothing when there is none.
+     */
+    private static void readPayloadsAboveCap(Connection c, GroupScope s, List<Lane> lanes) throws SQLException {
+        List<ConsumerSql.MessageAt> missing = new ArrayList<>();
+        for (Lane lane : lanes) {
+            if (lane.walk == null || lane.walk.busy()) {
+                continue;
+            }
+            for (PartitionWalk.Step step : lane.walk.steps()) {
+                Scanned m = lane.seen.get(step.offset());
+                if (m.payloadJson() == null
+                        && (step instanceof PartitionWalk.Deliver || step instanceof PartitionWalk.DeadLetter)) {
+                    missing.add(new ConsumerSql.MessageAt(lane.cur.key(), m.offset()));
+                }
+            }
+        }
+        if (missing.isEmpty()) {
+            return;
+        }
+        Map<ConsumerSql.MessageAt, String> payloads = ConsumerStatements.payloads(c,
+                new ConsumerSql.SelectPayloads(s, missing));
+        for (Lane lane : lanes) {
+            lane.seen.replaceAll((offset, m) -> {
+                String p = m.payloadJson() == null ? payloads.get(new ConsumerSql.MessageAt(lane.cur.key(), offset)) : null;
+                return p == null ? m : m.withPayload(p);
+            });
+        }
+        for (ConsumerSql.MessageAt m : missing) {
+            if (!payloads.containsKey(m)) {
+                // The lease row locks are held and retention waits for them: a bug if it happens.
+                throw new SQLException("message " + m + " scanned in this transaction has no payload row");
+            }
+        }
+    }
+
     /** Most scan statements of one walk after the first: each takes the partitions that still had more to give. */
     private static final int MAX_MORE_ROUNDS = 3;
 
@@ -148,7 +202,7 @@ public class FetchTransaction {
             while (!queued.isEmpty()) {
                 Scanned m = queued.peekFirst();
                 seen.put(m.offset(), m);
-                if (!walk.accept(m.row(), FetchBudget.bytesOf(m.payloadJson()))) {
+                if (!walk.accept(m.row(), m.payloadBytes())) {
                     done = !walk.outOfBudget(); // held: nothing more; out of budget: the row waits
                     return;
                 }
@@ -187,11 +241,26 @@ public class FetchTransaction {
         if (epochs.isEmpty()) {
             return new LeaseResult(List.of(), 0, fetchBudget);
         }
+        return walk(c, mode, s, new ArrayList<>(epochs.keySet()), epochs, DeliveryBatches.cursors(c, s, epochs.keySet()),
+                fetchBudget, visibilityMicros, policy);
+    }
+
+    /**
+     * The walk after its locks and reads: {@code epochs} are the lease rows this subscriber holds,
+     * locked by the caller's transaction, and {@code cursors} the group's position in them, read
+     * under those locks. The partitions are walked in the order of {@code order} (those without a
+     * held lease skipped), so the budget goes to them in that order.
+     */
+    LeaseResult walk(Connection c, Mode mode, GroupScope s, List<String> order, Map<String, Long> epochs,
+                     Map<String, Cursor> cursors, FetchBudget fetchBudget, long visibilityMicros,
+                     DeadLetterPolicy policy) throws SQLException {
         // Per attempt of the transaction: a retried attempt starts again from the budget it was given.
         FetchBudget.Meter meter = new FetchBudget.Meter(fetchBudget);
-        Map<String, Cursor> cursors = DeliveryBatches.cursors(c, s, epochs.keySet());
         List<Lane> lanes = new ArrayList<>();
-        for (String key : epochs.keySet()) { // key order
+        for (String key : order) {
+            if (!epochs.containsKey(key)) {
+                continue; // not held by this subscriber
+            }
             Cursor cur = cursors.get(key);
             if (cur == null) {
                 continue; // offsets row is created with the lease; absent means not ready yet
@@ -206,12 +275,14 @@ public class FetchTransaction {
         int budget = mode == Mode.SWEEP ? 0 : fetchBudget.messagesLeft();
         int share = PartitionWalk.share(budget, lanes.size());
         int requeuedLimit = budget + SCAN_SLACK;
-        Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, lanes.stream()
-                .filter(l -> l.cur.requeued())
-                .map(l -> new ScanRequeued(s, l.cur.key(), l.cur.committed(), requeuedLimit)).toList());
+        List<Lane> requeuedLanes = lanes.stream().filter(l -> l.cur.requeued()).toList();
+        long requeuedCap = payloadCap(mode, meter, requeuedLanes.size(), requeuedLimit);
+        Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, requeuedLanes.stream()
+                .map(l -> new ScanRequeued(requeuedCap, s, l.cur.key(), l.cur.committed(), requeuedLimit)).toList());
         int limit = share + SCAN_SLACK;
+        long cap = payloadCap(mode, meter, lanes.size(), limit);
         Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, lanes.stream()
-                .map(l -> new ScanPartition(s, l.cur.key(), l.cur.committed(), limit)).toList());
+                .map(l -> new ScanPartition(cap, s, l.cur.key(), l.cur.committed(), limit)).toList());
         int delivered = 0;
         for (Lane lane : lanes) {
             int left = budget - delivered;
@@ -236,9 +307,10 @@ public class FetchTransaction {
             }
             int moreShare = PartitionWalk.share(budget - delivered, more.size());
             int moreLimit = moreShare + SCAN_SLACK;
-            Map<String, List<Scanned>> next = ConsumerStatements.scanPartitions(c, more.stream()
-                    .filter(l -> l.queued.isEmpty())
-                    .map(l -> new ScanPartition(s, l.cur.key(), l.lastScanned, moreLimit)).toList());
+            List<Lane> rescanned = more.stream().filter(l -> l.queued.isEmpty()).toList();
+            long moreCap = payloadCap(mode, meter, rescanned.size(), moreLimit);
+            Map<String, List<Scanned>> next = ConsumerStatements.scanPartitions(c, rescanned.stream()
+                    .map(l -> new ScanPartition(moreCap, s, l.cur.key(), l.lastScanned, moreLimit)).toList());
             for (Lane lane : more) {
                 int left = budget - delivered;
                 if (left <= 0 || meter.budget().spent()) {
@@ -253,6 +325,7 @@ public class FetchTransaction {
                 delivered += lane.walk.delivered() - before;
             }
         }
+        readPayloadsAboveCap(c, s, lanes);
         List<Delivery> out = new ArrayList<>();
         List<UpdateRedelivery> redeliveries = new ArrayList<>();
         List<OpenBatch> batches = new ArrayList<>();

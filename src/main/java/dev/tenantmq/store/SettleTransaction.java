@@ -65,37 +65,68 @@ public class SettleTransaction {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             Set<String> keys = keys(targets);
             Map<String, Long> epochs = ConsumerStatements.lockLeases(c, new LockLeases(s, new ArrayList<>(keys)));
-            Map<String, Cursor> cursors = DeliveryBatches.cursors(c, s, keys);
-            AckPlan plan = AckPlan.of(targets, epochs, DeliveryBatches.openBatches(cursors),
-                    DeliveryBatches.rowsInBatches(c, s, keys, cursors));
-            Set<Integer> ackedByRow = new HashSet<>();
-            Set<String> rowAcked = new TreeSet<>();
-            for (int i : plan.byRow()) {
-                if (ConsumerStatements.ackDelivery(c, new AckDelivery(s, targets.get(i)))) {
-                    ackedByRow.add(i);
-                    rowAcked.add(targets.get(i).partitionKey());
-                }
-            }
-            Set<String> finished = new TreeSet<>(rowAcked);
-            finished.addAll(plan.batchAcks().keySet());
-            Map<String, CommitWalk.Advance> advanced = CommittedOffsets.advance(c, s, finished, cursors,
-                    plan.batchAcks(), rowAcked);
-            Map<String, Set<Long>> covered = new HashMap<>();
-            advanced.forEach((k, a) -> covered.put(k, a.batchAcks()));
-            // Batch acks the committed offset does not cover (an ack out of order) need rows.
-            for (String key : plan.toMaterialize(covered)) {
-                CommitWalk.Advance a = advanced.get(key);
-                Cursor cur = cursors.get(key);
-                DeliveryBatches.materialize(c, s, a == null ? cur : cur.committedAt(a.committed()));
-            }
-            for (int i : plan.uncoveredBatchAcks(covered)) {
-                if (ConsumerStatements.ackDelivery(c, new AckDelivery(s, targets.get(i)))) {
-                    ackedByRow.add(i); // materialized just now: acked out of order
-                }
-            }
-            return classifyUnsettled(c, s, targets, epochs, CommittedOffsets.after(cursors, advanced),
-                    plan.statuses(ackedByRow, covered));
+            return ack(c, s, targets, epochs, DeliveryBatches.cursors(c, s, keys)).statuses();
         });
+    }
+
+    /**
+     * What {@link #ack(Connection, GroupScope, List, Map, Map)} did: one status per target, and
+     * the group's position afterwards in each partition it named, where the ack can tell it
+     * without reading again ({@code cursors}); {@code reread} are the partitions whose open batch
+     * the ack materialized or whose delivery rows it changed, whose cursor must be read again.
+     */
+    record AckOutcome(List<SettleStatus> statuses, Map<String, Cursor> cursors, Set<String> reread) {}
+
+    /**
+     * The body of {@link #ack(GroupScope, List)} inside the caller's transaction, which holds the
+     * lease row locks of every partition {@code targets} name ({@code epochs}: the current epoch
+     * of each that has a lease row) and has read their {@code cursors} under them. A fetch that
+     * carries acks runs it before its walk, in one transaction (docs/api.md, "Fetch and ack in
+     * one call").
+     */
+    AckOutcome ack(Connection c, GroupScope s, List<AckTarget> targets, Map<String, Long> epochs,
+                   Map<String, Cursor> cursors) throws SQLException {
+        Set<String> keys = keys(targets);
+        Set<String> reread = new TreeSet<>();
+        AckPlan plan = AckPlan.of(targets, epochs, DeliveryBatches.openBatches(cursors),
+                DeliveryBatches.rowsInBatches(c, s, keys, cursors));
+        Set<Integer> ackedByRow = new HashSet<>();
+        Set<String> rowAcked = new TreeSet<>();
+        for (int i : plan.byRow()) {
+            if (ConsumerStatements.ackDelivery(c, new AckDelivery(s, targets.get(i)))) {
+                ackedByRow.add(i);
+                rowAcked.add(targets.get(i).partitionKey());
+            }
+        }
+        Set<String> finished = new TreeSet<>(rowAcked);
+        finished.addAll(plan.batchAcks().keySet());
+        Map<String, CommitWalk.Advance> advanced = CommittedOffsets.advance(c, s, finished, cursors,
+                plan.batchAcks(), rowAcked);
+        Map<String, Set<Long>> covered = new HashMap<>();
+        advanced.forEach((k, a) -> covered.put(k, a.batchAcks()));
+        // Batch acks the committed offset does not cover (an ack out of order) need rows.
+        for (String key : plan.toMaterialize(covered)) {
+            CommitWalk.Advance a = advanced.get(key);
+            Cursor cur = cursors.get(key);
+            DeliveryBatches.materialize(c, s, a == null ? cur : cur.committedAt(a.committed()));
+            reread.add(key);
+        }
+        for (int i : plan.uncoveredBatchAcks(covered)) {
+            if (ConsumerStatements.ackDelivery(c, new AckDelivery(s, targets.get(i)))) {
+                ackedByRow.add(i); // materialized just now: acked out of order
+            }
+        }
+        reread.addAll(rowAcked);
+        Map<String, Cursor> after = new HashMap<>();
+        for (String key : keys) {
+            Cursor cur = cursors.get(key);
+            CommitWalk.Advance a = advanced.get(key);
+            if (cur != null && !reread.contains(key)) {
+                after.put(key, a == null ? cur : cur.committedAt(a.committed()));
+            }
+        }
+        return new AckOutcome(classifyUnsettled(c, s, targets, epochs, CommittedOffsets.after(cursors, advanced),
+                plan.statuses(ackedByRow, covered)), after, reread);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.tenantmq.api.dto;
 
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.tenantmq.api.NullRejecting;
+import java.util.List;
 
 /**
  * Body of lease-fetch; every field is optional: absent means the default, an explicit null is 400
@@ -13,8 +14,11 @@ import dev.tenantmq.api.NullRejecting;
  *     goes even when it is larger (docs/api.md, "Lease-fetch")
  * @param waitSeconds long-poll wait in seconds, 0..30, default 0
  * @param visibilitySeconds how long delivered messages stay invisible, in seconds, 1..43200, default 30
+ * @param ack receipts to acknowledge before the fetch looks, 0..1000, each as in an ack's {@code receipts};
+ *     absent means none (docs/api.md, "Fetch and ack in one call")
  */
 public record FetchRequest(@JsonDeserialize(using = NullRejecting.class) Integer maxMessages,
                            @JsonDeserialize(using = NullRejecting.class) Integer maxBytes,
                            @JsonDeserialize(using = NullRejecting.class) Integer waitSeconds,
-                           @JsonDeserialize(using = NullRejecting.class) Integer visibilitySeconds) {}
+                           @JsonDeserialize(using = NullRejecting.class) Integer visibilitySeconds,
+                           @JsonDeserialize(using = NullRejecting.class) List<String> ack) {}

@@ -1,11 +1,22 @@
 package dev.tenantmq.api.dto;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import java.time.Instant;
 import java.util.List;
 
-/** Response of lease-fetch: messages grouped by partition, each partition in offset order. */
-public record FetchResponse(List<Message> messages) {
+/**
+ * Response of lease-fetch: messages grouped by partition, each partition in offset order, and,
+ * when the request carried {@code ack}, one result per receipt of it in request order, as an ack
+ * answers ({@link ReceiptsResponse.Result}); absent otherwise.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record FetchResponse(List<Message> messages, List<ReceiptsResponse.Result> ackResults) {
+    /** A fetch that carried no acks. */
+    public FetchResponse(List<Message> messages) {
+        this(messages, null);
+    }
+
     /**
      * One delivered message. {@code payload} and {@code metadata} are written as the stored JSON
      * text, so numbers come back exactly as published.

@@ -74,6 +74,11 @@ final class Mq implements AutoCloseable {
         String text = post(groupPath(tenant, topic, group) + "/fetch",
                 "{\"maxMessages\":" + max + ",\"waitSeconds\":" + waitSeconds + ",\"visibilitySeconds\":"
                         + visibilitySeconds + "}", 200);
+        return parseMessages(text);
+    }
+
+    /** The messages of a fetch answer, in order. */
+    private static List<Msg> parseMessages(String text) throws IOException {
         List<Msg> out = new ArrayList<>();
         try (JsonParser p = JSON.createParser(text)) {
             p.nextToken(); // {
@@ -105,6 +110,38 @@ final class Mq implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** What a fetch that carried acks answered: the messages, and how many of the acks came back ACKED. */
+    record Fetched(List<Msg> msgs, int acked) {}
+
+    /**
+     * A fetch that first acks {@code toAck} (docs/api.md, "Fetch and ack in one call"); fails on
+     * an ack status other than ACKED, as {@link #ack} does.
+     */
+    Fetched fetchAcking(String tenant, String topic, String group, int max, int waitSeconds, int visibilitySeconds,
+                        List<Msg> toAck) throws IOException, InterruptedException {
+        StringBuilder b = new StringBuilder(200 + toAck.size() * 120).append("{\"maxMessages\":").append(max)
+                .append(",\"waitSeconds\":").append(waitSeconds).append(",\"visibilitySeconds\":").append(visibilitySeconds)
+                .append(",\"ack\":[");
+        for (int i = 0; i < toAck.size(); i++) {
+            b.append(i == 0 ? "\"" : ",\"").append(toAck.get(i).receipt()).append('"');
+        }
+        String text = post(groupPath(tenant, topic, group) + "/fetch", b.append("]}").toString(), 200);
+        int acked = 0;
+        int results = text.indexOf("\"ackResults\":");
+        if (results >= 0) {
+            int from = results;
+            while ((from = text.indexOf("\"status\":\"", from)) >= 0) {
+                from += 10;
+                if (text.startsWith("ACKED\"", from)) {
+                    acked++;
+                } else {
+                    throw new IOException("ack status other than ACKED: " + abbreviate(text.substring(from)));
+                }
+            }
+        }
+        return new Fetched(parseMessages(text), acked);
     }
 
     /** Acks the receipts; returns how many came back ACKED, and fails on any other status. */

@@ -29,13 +29,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * hand (SPEC section 4, "Fetch" and "Ack, nack, extend"). One thread long-polls
  * {@code fetch}, hands each delivered message to the {@link Handler} in delivery order, acks it
  * when the handler returns and nacks it, with the exception's message as the {@code reason},
- * when it throws. While the handler runs, a second thread extends the visibility of the
+ * when it throws. The acks of a batch ride on the next fetch ({@code FetchRequest.ack}: one round
+ * trip settles the finished batch and takes the next, docs/api.md "Fetch and ack in one call");
+ * a stop sends the last ones with a plain ack. A nack goes at once. While the handler runs, a second thread extends the visibility of the
  * batch's unsettled messages every {@code extendEvery} (a third of the visibility timeout by
  * default), so a slow handler keeps its messages instead of losing them to redelivery.
  *
  * <p>Order: after a nack, the service hands back the later in-flight messages of that
  * partition, so the runner skips the rest of the partition's messages in the batch (they come
  * again, after the nacked one, in offset order) instead of handling them out of order.
+ *
+ * <p>An ack that answers STALE (the lease moved while the batch was handled) is known only at
+ * the next fetch, after the rest of the batch was handled: the partition's messages from the
+ * stale one on come again in offset order, as after any lost lease (at-least-once).
  *
  * <p>{@link #stop(Duration)} is graceful: no new fetch starts, a fetch in progress finishes
  * (at most {@code waitSeconds}), and the messages already fetched are handled and settled
@@ -55,6 +61,8 @@ public final class ConsumerRunner implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ConsumerRunner.class.getName());
 
     private final ConsumeApi api;
+    /** Handled messages whose ack the next fetch carries; only the loop's thread touches it. */
+    private final List<DeliveredMessage> toAck = new ArrayList<>();
     private final String tenant;
     private final String topic;
     private final String consumerGroup;
@@ -180,9 +188,15 @@ public final class ConsumerRunner implements AutoCloseable {
             while (stopRequested.getCount() > 0) {
                 List<DeliveredMessage> batch;
                 try {
-                    FetchResponse response = api.fetch(tenant, topic, consumerGroup, new FetchRequest()
-                            .maxMessages(maxMessages).maxBytes(maxBytes).waitSeconds(waitSeconds)
-                            .visibilitySeconds(visibilitySeconds));
+                    List<DeliveredMessage> acking = new ArrayList<>(toAck);
+                    FetchRequest request = new FetchRequest().maxMessages(maxMessages).maxBytes(maxBytes)
+                            .waitSeconds(waitSeconds).visibilitySeconds(visibilitySeconds);
+                    if (!acking.isEmpty()) {
+                        request.ack(acking.stream().map(DeliveredMessage::getReceipt).toList());
+                    }
+                    FetchResponse response = api.fetch(tenant, topic, consumerGroup, request);
+                    toAck.clear(); // settled (a failed fetch keeps them for the next one: acks repeat safely)
+                    acked(acking, response.getAckResults());
                     batch = response.getMessages() == null ? List.of() : response.getMessages();
                 } catch (ApiException | RuntimeException e) {
                     LOG.log(System.Logger.Level.WARNING, "fetch of {0}/{1}/{2} failed ({3}); retrying in {4}",
@@ -197,8 +211,40 @@ public final class ConsumerRunner implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            flushAcks();
             extender.shutdownNow();
             stopped.countDown();
+        }
+    }
+
+    /** Sends the acks no fetch will carry any more (on stop), in one ack call. */
+    private void flushAcks() {
+        if (toAck.isEmpty()) {
+            return;
+        }
+        List<DeliveredMessage> acking = new ArrayList<>(toAck);
+        toAck.clear();
+        try {
+            ReceiptsResponse r = api.ack(tenant, topic, consumerGroup,
+                    new ReceiptsRequest().receipts(acking.stream().map(DeliveredMessage::getReceipt).toList()));
+            acked(acking, r.getResults());
+        } catch (ApiException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "ack of {0} messages failed ({1}): they are delivered again after their"
+                    + " visibility timeout", acking.size(), describe(e));
+        }
+    }
+
+    /** Counts the acks that answered ACKED or ALREADY_ACKED, and logs the others (one result per message, in order). */
+    private void acked(List<DeliveredMessage> acking, List<ReceiptResult> results) {
+        for (int i = 0; i < acking.size(); i++) {
+            DeliveredMessage m = acking.get(i);
+            String status = results == null || i >= results.size() ? "none" : String.valueOf(results.get(i).getStatus());
+            if ("ACKED".equals(status) || "ALREADY_ACKED".equals(status)) {
+                acked.incrementAndGet();
+            } else {
+                LOG.log(System.Logger.Level.WARNING, "ack of {0}/{1} offset {2} answered {3}: it is delivered again",
+                        topic, m.getPartitionKey(), m.getOffset(), status);
+            }
         }
     }
 
@@ -222,8 +268,10 @@ public final class ConsumerRunner implements AutoCloseable {
                     failure = t;
                 }
                 unsettled.remove(m.getReceipt());
-                boolean settled = failure == null ? ack(m) : nack(m, failure);
-                if (!settled) {
+                if (failure == null) {
+                    toAck.add(m); // acked by the next fetch, or by the flush on stop
+                } else {
+                    nack(m, failure);
                     handedBack.add(m.getPartitionKey());
                 }
                 if (failure instanceof Error error) {
@@ -233,23 +281,6 @@ public final class ConsumerRunner implements AutoCloseable {
         } finally {
             extension.cancel(false);
         }
-    }
-
-    private boolean ack(DeliveredMessage m) {
-        try {
-            ReceiptsResponse r = api.ack(tenant, topic, consumerGroup, new ReceiptsRequest().receipts(List.of(m.getReceipt())));
-            String status = status(r);
-            if ("ACKED".equals(status) || "ALREADY_ACKED".equals(status)) {
-                acked.incrementAndGet();
-                return true;
-            }
-            LOG.log(System.Logger.Level.WARNING, "ack of {0}/{1} offset {2} answered {3}: it is delivered again",
-                    topic, m.getPartitionKey(), m.getOffset(), status);
-        } catch (ApiException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "ack of {0}/{1} offset {2} failed ({3}): it is delivered again after its visibility timeout",
-                    topic, m.getPartitionKey(), m.getOffset(), describe(e));
-        }
-        return false;
     }
 
     /** Returns false: after a nack (or a failed one) the partition's later messages are not handled in this batch. */

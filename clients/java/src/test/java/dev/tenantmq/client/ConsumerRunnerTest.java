@@ -43,6 +43,8 @@ class ConsumerRunnerTest {
         /** When set, the first fetch signals {@code inFetch} and waits for it to open (a long poll in progress). */
         volatile CountDownLatch gate;
         final CountDownLatch inFetch = new CountDownLatch(1);
+        /** What a fetch answers for each receipt it carries to ack. */
+        volatile ReceiptStatus ackStatus = ReceiptStatus.ACKED;
 
         ScriptedApi(List<List<DeliveredMessage>> script) {
             super(TenantMqClient.apiClient("http://127.0.0.1:9"));
@@ -64,7 +66,12 @@ class ConsumerRunnerTest {
                 }
             }
             List<DeliveredMessage> next = batches.poll();
-            return new FetchResponse().messages(next == null ? List.of() : next);
+            FetchResponse response = new FetchResponse().messages(next == null ? List.of() : next);
+            if (request.getAck() != null && !request.getAck().isEmpty()) {
+                calls.add("fetch+ack " + String.join(",", request.getAck()));
+                response.ackResults(answer(request.getAck(), ackStatus).getResults());
+            }
+            return response;
         }
 
         @Override
@@ -125,7 +132,7 @@ class ConsumerRunnerTest {
         }).build().start()) {
             await().atMost(Duration.ofSeconds(10)).until(() -> r.acked() == 1 && r.nacked() == 1);
         }
-        assertEquals(List.of("ack r-a1", "nack r-b2"), api.calls);
+        assertEquals(List.of("nack r-b2", "fetch+ack r-a1"), api.calls, "the ack rides on the next fetch");
         assertEquals(List.of("b is broken"), api.reasons);
     }
 
@@ -142,7 +149,7 @@ class ConsumerRunnerTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> r.acked() == 2);
         }
         assertEquals(List.of("a1", "b2", "b4"), handled);
-        assertEquals(List.of("nack r-a1", "ack r-b2", "ack r-b4"), api.calls);
+        assertEquals(List.of("nack r-a1", "fetch+ack r-b2,r-b4"), api.calls);
     }
 
     @Test
@@ -161,7 +168,8 @@ class ConsumerRunnerTest {
         String firstExtend = api.calls.stream().filter(c -> c.startsWith("extend")).findFirst().orElseThrow();
         assertTrue(firstExtend.contains("r-a1") && firstExtend.contains("r-a2"), firstExtend);
         int lastExtend = api.calls.lastIndexOf(api.calls.stream().filter(c -> c.startsWith("extend")).reduce((x, y) -> y).orElseThrow());
-        assertTrue(lastExtend < api.calls.indexOf("ack r-a2"), "no extension after the batch is settled: " + api.calls);
+        assertTrue(lastExtend < api.calls.indexOf("fetch+ack r-a1,r-a2"), "no extension after the batch is settled: "
+                + api.calls);
     }
 
     @Test
@@ -178,7 +186,8 @@ class ConsumerRunnerTest {
         int fetchesAtStop = api.fetches;
         release.countDown();
         assertTrue(r.awaitStopped(Duration.ofSeconds(10)));
-        assertEquals(List.of("ack r-a1", "ack r-a2"), api.calls.stream().filter(c -> !c.startsWith("extend")).toList());
+        assertEquals(List.of("ack r-a1,r-a2"), api.calls.stream().filter(c -> !c.startsWith("extend")).toList(),
+                "no fetch carries them after stop: one ack call");
         assertEquals(fetchesAtStop, api.fetches, "no fetch after stop");
     }
 
@@ -196,6 +205,23 @@ class ConsumerRunnerTest {
         assertEquals(List.of("a1"), handled);
         assertEquals(List.of("ack r-a1"), api.calls);
         assertEquals(1, api.fetches, "no fetch after stop");
+    }
+
+    @Test
+    void theNextFetchCarriesTheAcksOfTheFinishedBatchAndOnlyAckedOnesCount() throws Exception {
+        ScriptedApi api = new ScriptedApi(List.of(List.of(msg("a", 1), msg("b", 2)), List.of(msg("a", 3))));
+        api.ackStatus = ReceiptStatus.STALE;
+        try (ConsumerRunner r = runner(api).handler(m -> { }).build().start()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> api.calls.size() >= 2);
+            assertEquals(0, r.acked(), "a STALE ack is not counted as acked");
+        }
+        assertEquals(List.of("fetch+ack r-a1,r-b2", "fetch+ack r-a3"), api.calls);
+        assertEquals(List.of(), nullToEmpty(api.requests.get(0).getAck()), "the first fetch acks nothing");
+        assertEquals(List.of("r-a1", "r-b2"), api.requests.get(1).getAck());
+    }
+
+    private static List<String> nullToEmpty(List<String> list) {
+        return list == null ? List.of() : list;
     }
 
     @Test

@@ -1,0 +1,105 @@
+package dev.tenantmq.store;
+
+import dev.tenantmq.model.AckTarget;
+import dev.tenantmq.model.DeadLetterPolicy;
+import dev.tenantmq.model.FetchBudget;
+import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.model.SettleStatus;
+import dev.tenantmq.store.ConsumerSql.Cursor;
+import dev.tenantmq.store.ConsumerSql.LockLeasesNotingHolder;
+import dev.tenantmq.store.ConsumerSql.NotedLease;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A fetch that carries acks (docs/api.md, "Fetch and ack in one call"): the ack of the receipts
+ * and the lease-fetch in one transaction, under one set of lease row locks and one read of the
+ * cursors. The ack runs first ({@link SettleTransaction}), so the partitions whose batch it
+ * finishes can deliver again in the same walk ({@link FetchTransaction}); the locking rule is
+ * {@link ConsumerStore}'s, with the lease rows of both locked together in key order.
+ */
+@ApplicationScoped
+public class AckFetchTransaction {
+    /** The ack's statuses, one per target in the given order, and what the fetch leased. */
+    public record Result(List<SettleStatus> statuses, FetchTransaction.LeaseResult lease) {}
+
+    private final Db db;
+    private final SettleTransaction settle;
+    private final FetchTransaction fetch;
+
+    AckFetchTransaction(Db db, SettleTransaction settle, FetchTransaction fetch) {
+        this.db = db;
+        this.settle = settle;
+        this.fetch = fetch;
+    }
+
+    /**
+     * Acknowledges {@code targets} as {@link SettleTransaction#ack} does, then leases messages as
+     * {@link FetchTransaction#lease} does from {@code partitions} and from the partitions the
+     * targets name that this subscriber leases, walked in the order of {@code partitions} and then
+     * the acked partitions in key order. One transaction: on the happy path (whole batches acked,
+     * partitions that give the budget) it locks, reads the cursors, moves the committed offsets,
+     * scans, opens the new batches and commits, the statements of a fetch plus one.
+     *
+     * @param targets at least one
+     * @param partitions candidates the caller found ready and claimed, in the order to walk them
+     * @param acked the partitions of {@code targets} the caller claimed for this walk; an acked
+     *     partition another fetch of this process has claimed is acked but not walked
+     */
+    public Result ackAndLease(GroupScope s, String subscriber, List<AckTarget> targets, List<String> partitions,
+                              Set<String> acked, FetchBudget budget, long visibilityMicros, DeadLetterPolicy policy) {
+        return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            Set<String> ackKeys = new TreeSet<>();
+            targets.forEach(t -> ackKeys.add(t.partitionKey()));
+            Set<String> all = new TreeSet<>(ackKeys);
+            all.addAll(partitions);
+            Map<String, Long> epochs = new LinkedHashMap<>();
+            Map<String, Long> held = new LinkedHashMap<>();
+            for (NotedLease l : ConsumerStatements.lockLeasesNotingHolder(c,
+                    new LockLeasesNotingHolder(s, new ArrayList<>(all), subscriber))) {
+                epochs.put(l.partitionKey(), l.epoch());
+                if (l.held() && (partitions.contains(l.partitionKey()) || acked.contains(l.partitionKey()))) {
+                    held.put(l.partitionKey(), l.epoch());
+                }
+            }
+            Map<String, Cursor> read = DeliveryBatches.cursors(c, s, all);
+            Map<String, Cursor> ackCursors = new HashMap<>();
+            ackKeys.forEach(k -> {
+                if (read.containsKey(k)) {
+                    ackCursors.put(k, read.get(k));
+                }
+            });
+            Map<String, Long> ackEpochs = new HashMap<>();
+            ackKeys.forEach(k -> {
+                if (epochs.containsKey(k)) {
+                    ackEpochs.put(k, epochs.get(k));
+                }
+            });
+            SettleTransaction.AckOutcome ack = settle.ack(c, s, targets, ackEpochs, ackCursors);
+            Map<String, Cursor> cursors = new HashMap<>(read);
+            ackKeys.forEach(cursors::remove);
+            cursors.putAll(ack.cursors());
+            Set<String> reread = new TreeSet<>(ack.reread());
+            reread.retainAll(held.keySet());
+            if (!reread.isEmpty()) {
+                cursors.putAll(DeliveryBatches.cursors(c, s, reread)); // the ack changed their rows
+            }
+            List<String> order = new ArrayList<>(partitions);
+            for (String key : ackKeys) {
+                if (!order.contains(key)) {
+                    order.add(key);
+                }
+            }
+            FetchTransaction.LeaseResult lease = held.isEmpty() ? new FetchTransaction.LeaseResult(List.of(), 0, budget)
+                    : fetch.walk(c, FetchTransaction.Mode.FETCH, s, order, held, cursors, budget, visibilityMicros,
+                            policy);
+            return new Result(ack.statuses(), lease);
+        });
+    }
+}
