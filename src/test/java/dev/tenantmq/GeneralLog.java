@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Assumptions;
  * prepared statements arrive with their values in the text, so a test finds its own statements
  * by its unique topic name. Needs a user that may set global variables (the test databases' root).
  */
-final class GeneralLog implements AutoCloseable {
+public final class GeneralLog implements AutoCloseable {
     private final DataSource dataSource;
     private final String previousOutput;
 
@@ -35,7 +35,7 @@ final class GeneralLog implements AutoCloseable {
      * vtgate answers {@code mysql.general_log} with "VT05003: unknown database 'mysql' in vschema",
      * and each shard's mysqld would log only its own part of a request (docs/vitess.md, "Findings").
      */
-    static GeneralLog start(DataSource dataSource) throws SQLException {
+    public static GeneralLog start(DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             Assumptions.assumeFalse(c.getMetaData().getDatabaseProductVersion().endsWith("-Vitess"),
                     "the general query log is mysqld's; through vtgate mysql.general_log is unknown (VT05003)");
@@ -53,7 +53,7 @@ final class GeneralLog implements AutoCloseable {
     }
 
     /** Stops logging and returns the logged statements that contain {@code marker}, in order. */
-    List<String> stop(String marker) throws SQLException {
+    public List<String> stop(String marker) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             try (Statement s = c.createStatement()) {
                 s.execute("SET GLOBAL general_log = 'OFF'");
@@ -82,7 +82,7 @@ final class GeneralLog implements AutoCloseable {
      * statements that name nothing ({@code SET}, {@code COMMIT}), which cost a round trip and a
      * server command each all the same. Multi-statement packets count one per statement.
      */
-    List<String> stopUnitsOf(String marker) throws SQLException {
+    public List<String> stopUnitsOf(String marker) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             try (Statement s = c.createStatement()) {
                 s.execute("SET GLOBAL general_log = 'OFF'");

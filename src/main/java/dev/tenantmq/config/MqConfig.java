@@ -213,6 +213,32 @@ public interface MqConfig {
         @WithDefault("24h")
         @DurationMin(message = NOT_NEGATIVE)
         Duration dedupWindow();
+
+        /**
+         * Group commit (docs/architecture.md, "Group commit"): how long concurrent publishes to
+         * one (tenant, topic) wait for each other to share one transaction, as Kafka's producer
+         * {@code linger.ms}. Only while another publish transaction of that topic runs in this
+         * process; a lone publish never waits. A group runs as soon as that transaction commits,
+         * when it holds {@link #groupMaxMessages()} messages, or after this long. Default 2 ms;
+         * 0 turns group commit off; at most 1 s.
+         */
+        @WithDefault("2ms")
+        @DurationMin(message = NOT_NEGATIVE)
+        @DurationMax(seconds = 1, message = "must be at most 1s")
+        Duration linger();
+
+        /**
+         * Most messages of one group commit (as Kafka's producer {@code batch.size}): a request
+         * that would take a group past it starts the next group, and a larger request runs alone.
+         * Default 1000; 1 to 10000.
+         */
+        @WithDefault("1000")
+        @Min(value = 1, message = GROUP_RANGE)
+        @Max(value = 10_000, message = GROUP_RANGE)
+        int groupMaxMessages();
+
+        /** The message of a group size out of range. */
+        String GROUP_RANGE = "must be between 1 and 10000";
     }
 
     /** Fetch defaults and limits. */

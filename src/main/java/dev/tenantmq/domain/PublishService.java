@@ -29,7 +29,7 @@ public class PublishService {
     /** Metadata key the service stamps with the tenant (RFC "Publish": mirrors Message.Tenant). */
     public static final String QUEUE_NAME = "queue_name";
 
-    private final MessageStore store;
+    private final PublishGroups groups;
     private final ProcessIdentity identity;
     private final MqConfig config;
     private final FetchSignals signals;
@@ -37,9 +37,9 @@ public class PublishService {
     private final ObjectMapper json;
     private final TenantQuotas quotas;
 
-    PublishService(MessageStore store, ProcessIdentity identity, MqConfig config, FetchSignals signals,
+    PublishService(PublishGroups groups, ProcessIdentity identity, MqConfig config, FetchSignals signals,
                    QueueMetrics metrics, ObjectMapper json, TenantQuotas quotas) {
-        this.store = store;
+        this.groups = groups;
         this.identity = identity;
         this.config = config;
         this.signals = signals;
@@ -61,7 +61,8 @@ public class PublishService {
     public record Result(String id, String partitionKey, long offset, boolean duplicate) {}
 
     /**
-     * Publishes a batch atomically: all messages or none. A message whose (partitionKey, id) is
+     * Publishes a batch atomically: all messages or none, possibly in one transaction with
+     * concurrent publishes to the same topic ({@link PublishGroups}). A message whose (partitionKey, id) is
      * already stored comes back with {@code duplicate = true} and the stored offset; the stored
      * message is unchanged.
      *
@@ -105,7 +106,8 @@ public class PublishService {
         TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size(), payloadBytes);
         List<MessageStore.Published> stored;
         try {
-            stored = store.publish(tenant.value(), topic.value(), rows, micros(config.publish().dedupWindow()));
+            // Validated and admitted on its own: a bad request never joins a group (docs/architecture.md, "Group commit").
+            stored = groups.publish(tenant.value(), topic.value(), rows, micros(config.publish().dedupWindow()));
         } catch (RuntimeException e) {
             admission.failed();
             throw e;

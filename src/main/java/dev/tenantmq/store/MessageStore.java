@@ -1,5 +1,6 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.GroupCommit;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -267,6 +268,24 @@ public class MessageStore {
         messages.forEach(m -> partitions.add(m.partitionKey()));
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> publishLocked(c, tenant, topic, partitions, messages,
                 dedupWindowMicros));
+    }
+
+    /**
+     * Publishes the messages of several requests in one transaction (group commit,
+     * docs/architecture.md "Group commit"): exactly as {@link #publish} of their messages
+     * concatenated in request order, so a request's duplicate of an earlier request's message is
+     * answered as if the requests had run one after the other. All or none: when it fails, no
+     * request's messages were stored.
+     *
+     * @param requests each request's messages, in request order
+     * @return one result list per request, in request order, each in its request's message order
+     * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable; nothing was written
+     */
+    public List<List<Published>> publishAll(String tenant, String topic, List<List<NewMessage>> requests,
+                                            long dedupWindowMicros) {
+        List<NewMessage> all = GroupCommit.concat(requests);
+        List<Published> stored = publish(tenant, topic, all, dedupWindowMicros);
+        return GroupCommit.split(stored, requests.stream().map(List::size).toList());
     }
 
     /** The publish transaction body. */
