@@ -37,8 +37,12 @@ public class PublishService {
     private final ObjectMapper json;
     private final TenantQuotas quotas;
 
+    /** The topic's dedup window (docs/settings.md, "Per-topic and per-group settings"), from memory. */
+    private final SettingsCache settings;
+
     PublishService(MessageStore store, ProcessIdentity identity, MqConfig config, FetchSignals signals,
-                   QueueMetrics metrics, ObjectMapper json, TenantQuotas quotas) {
+                   QueueMetrics metrics, ObjectMapper json, TenantQuotas quotas, SettingsCache settings) {
+        this.settings = settings;
         this.store = store;
         this.identity = identity;
         this.config = config;
@@ -105,7 +109,8 @@ public class PublishService {
         TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size(), payloadBytes);
         List<MessageStore.Published> stored;
         try {
-            stored = store.publish(tenant.value(), topic.value(), rows, micros(config.publish().dedupWindow()));
+            stored = store.publish(tenant.value(), topic.value(), rows,
+                    micros(settings.effective(tenant.value(), topic.value(), null).dedupWindow()));
         } catch (RuntimeException e) {
             admission.failed();
             throw e;
