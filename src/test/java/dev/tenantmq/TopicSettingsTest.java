@@ -145,7 +145,7 @@ class TopicSettingsTest {
         JsonPath cleared = at(topic, null).delete("/admin/settings").then().statusCode(200).extract().jsonPath();
         assertEquals(GLOBAL_MAX_DELIVERIES, cleared.getInt("effective.maxDeliveries.value"));
         assertEquals("global", cleared.getString("effective.maxDeliveries.source"));
-        assertEquals(null, cleared.get("groupOverrides"));
+        org.junit.jupiter.api.Assertions.assertNull(cleared.get("groupOverrides"));
 
         publishOk(tenant, topic, List.of(msg("k", "m", 1)));
         assertTrue(!firstNackDeadLetters(topic, group, "m"), "back to the global 5");
