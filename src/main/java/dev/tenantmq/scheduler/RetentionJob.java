@@ -85,9 +85,11 @@ public class RetentionJob {
     }
 
     /**
-     * Runs the policy once for every served tenant with the configured maximum age and batch
-     * size, whether or not {@code mq.retention.enabled} is set. Failures are logged, counted
-     * in the result and do not stop the run.
+     * Runs the policy once for every served tenant with each topic's maximum age (its
+     * {@code retentionMaxAgeSeconds}, else {@code mq.retention.max-age}; docs/settings.md,
+     * "Per-topic and per-group settings") and the configured batch size, whether or not
+     * {@code mq.retention.enabled} is set. Failures are logged, counted in the result and do not
+     * stop the run.
      */
     public RetentionResult runOnce() {
         long maxAgeMicros = TOPIC_MAX_AGE;
