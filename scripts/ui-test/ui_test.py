@@ -260,6 +260,31 @@ def steps(browser, page, problem):
     assert status == 404, f"evt-2 still in {DLQ}: {status}"
     shot(page, "06-deleted")
 
+    # 7b. Settings of a consumer group: load (effective values and sources), save an override,
+    #     see it through the admin API, then clear it through the confirmation dialog.
+    page.fill("#settings-tenant", TENANT)
+    page.fill("#settings-topic", TOPIC)
+    page.fill("#settings-group", GROUP)
+    page.click("#settings-load")
+    expect(page.locator("#settings-view")).to_be_visible()
+    max_row = page.locator("#settings-table tbody tr", has_text="maxDeliveries")
+    expect(max_row.locator("td").nth(2)).to_have_text("global")
+    page.fill("#setting-maxDeliveries", "3")
+    page.click("#settings-save")
+    expect(page.locator("#status")).to_contain_text("Saved the overrides")
+    expect(max_row.locator("td").nth(1)).to_have_text("3")
+    expect(max_row.locator("td").nth(2)).to_have_text("group")
+    effective = ok("GET", "/admin/settings", {"tenant": TENANT, "topic": TOPIC, "consumerGroup": GROUP})["effective"]
+    assert effective["maxDeliveries"] == {"value": 3, "source": "group"}, effective
+    shot(page, "06b-settings")
+    page.click("#settings-clear")
+    expect(page.locator("#confirm-dialog")).to_be_visible()
+    page.click("#confirm-ok")
+    expect(page.locator("#status")).to_contain_text("Cleared the overrides")
+    expect(max_row.locator("td").nth(2)).to_have_text("global")
+    effective = ok("GET", "/admin/settings", {"tenant": TENANT, "topic": TOPIC, "consumerGroup": GROUP})["effective"]
+    assert effective["maxDeliveries"]["source"] == "global", effective
+
     # 8. A token that stops working mid-session: the detail, and back to the login form.
     page.evaluate(f"sessionStorage.setItem('tenant-mq.admin-token', {json.dumps(WRONG_TOKEN)})")
     page.click("#refresh")

@@ -11,7 +11,8 @@ import time
 import uuid
 
 from tenant_mq_client import (ConsumeApi, ExtendRequest, FetchRequest, MessageState, NackRequest,
-                              OutgoingMessage, PublishApi, PublishRequest, ReceiptsRequest, ReceiptStatus)
+                              OutgoingMessage, PublishApi, PublishRequest, ReceiptsRequest, ReceiptStatus,
+                              SettingOverrides, SettingSource)
 
 from conftest import MAX_DELIVERIES
 
@@ -163,3 +164,20 @@ def test_a_fetch_acks_the_last_batch_and_takes_the_next_in_one_call(client, tena
     assert [m.id for m in answer.messages] == ["m2", "m3"]
     again = api.fetch(tenant, topic, "g", FetchRequest(wait_seconds=0, ack=[m.receipt for m in first]))
     assert [r.status for r in again.ack_results] == [ReceiptStatus.ALREADY_ACKED] * 2
+
+
+def test_a_groups_max_deliveries_of_one_dead_letters_on_the_first_nack_and_clearing_restores_the_global(
+        client, admin, tenant):
+    topic = unique("settings")
+    settings = admin.admin_put_settings(tenant, topic, SettingOverrides(max_deliveries=1), consumer_group="billing")
+    assert settings.effective.max_deliveries.value == 1
+    assert settings.effective.max_deliveries.source == SettingSource.GROUP
+    assert admin.admin_get_settings(tenant, topic).effective.max_deliveries.source == SettingSource.GLOBAL
+    publish(client, tenant, topic, OutgoingMessage(partition_key="order-1", id="bad", payload=1))
+    message = fetch_at_least(client, tenant, topic, "billing", 1)[0]
+    assert settle(client, tenant, topic, "billing", message, op="fails") == ReceiptStatus.NACKED
+    assert state_of(admin, tenant, topic, "order-1", "bad", "billing") == MessageState.DEAD
+
+    cleared = admin.admin_clear_settings(tenant, topic, consumer_group="billing")
+    assert cleared.effective.max_deliveries.value == MAX_DELIVERIES
+    assert cleared.effective.max_deliveries.source == SettingSource.GLOBAL

@@ -76,7 +76,8 @@ class OpenApiContractTest {
     private static final Map<String, Class<?>> REQUEST_DTOS = Map.of(
             "PublishRequest", PublishRequest.class, "OutgoingMessage", PublishRequest.Message.class,
             "FetchRequest", FetchRequest.class, "ReceiptsRequest", ReceiptsRequest.class,
-            "ExtendRequest", ExtendRequest.class, "NackRequest", NackRequest.class);
+            "ExtendRequest", ExtendRequest.class, "NackRequest", NackRequest.class,
+            "SettingOverrides", dev.tenantmq.api.dto.SettingsRequest.class);
 
     /** Response schema -> the DTO the server writes. */
     private static final Map<String, Class<?>> RESPONSE_DTOS = Map.ofEntries(
@@ -97,7 +98,10 @@ class OpenApiContractTest {
             Map.entry("BrowsedMessage", AdminResponses.BrowsedMessage.class),
             Map.entry("DeletedMessage", AdminResponses.Deleted.class), Map.entry("RequeuedMessage", AdminResponses.Requeued.class),
             Map.entry("Problem", Problem.class), Map.entry("FieldError", Problem.FieldError.class),
-            Map.entry("QuotaProblem", QuotaProblem.class));
+            Map.entry("QuotaProblem", QuotaProblem.class),
+            Map.entry("Settings", AdminResponses.Settings.class), Map.entry("SettingOverrides", dev.tenantmq.api.dto.SettingsRequest.class),
+            Map.entry("EffectiveSettings", AdminResponses.EffectiveSettings.class),
+            Map.entry("SettingValue", AdminResponses.SettingValue.class), Map.entry("SettingFlag", AdminResponses.SettingFlag.class));
 
     private final JsonNode doc = load();
     private final ContractSchema schemas = new ContractSchema(doc);

@@ -33,7 +33,9 @@ class SchemaRulesTest {
             "queue_partition_leases", List.of("tenant", "consumer_group", "topic", "partition_key"),
             "queue_subscriber_heartbeats", List.of("tenant", "consumer_group", "topic", "subscriber_name"),
             "queue_dedup_ids", List.of("tenant", "topic", "partition_key", "id"),
-            "queue_partition_heads", List.of("tenant", "topic", "partition_key"));
+            "queue_partition_heads", List.of("tenant", "topic", "partition_key"),
+            // the per-topic and per-group settings (docs/settings.md); consumer_group '' is the topic's row
+            "queue_settings", List.of("tenant", "topic", "consumer_group"));
     private static final Set<String> ASCII_IDENTIFIERS =
             Set.of("tenant", "topic", "consumer_group", "subscriber_name", "leased_by", "original_topic");
     private static final Set<String> UNICODE_KEYS = Set.of("partition_key", "id");

@@ -271,6 +271,8 @@ class StatementBindsTest {
             return DeliveryState.INFLIGHT;
         } else if (type == AckTarget.class) {
             return new AckTarget("k", 5, 2, 9);
+        } else if (type == dev.tenantmq.model.SettingOverrides.class) {
+            return new dev.tenantmq.model.SettingOverrides(3, 30, 60, 7L, 8L, 9L, 10L, true);
         }
         throw new AssertionError("no sample value for " + what + " of type " + type.getName());
     }

@@ -3,6 +3,12 @@ package dev.tenantmq.api;
 import dev.tenantmq.api.dto.AdminResponses;
 import dev.tenantmq.domain.AdminService;
 import dev.tenantmq.domain.AdminViews;
+import dev.tenantmq.api.dto.SettingsRequest;
+import dev.tenantmq.domain.SettingsService;
+import dev.tenantmq.model.EffectiveSettings;
+import dev.tenantmq.model.SettingOverrides;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -26,8 +32,10 @@ public class AdminResource {
     private final RequestValidator validator;
     private final AdminService admin;
     private final Caller caller;
+    private final SettingsService settings;
 
-    AdminResource(RequestValidator validator, AdminService admin, Caller caller) {
+    AdminResource(RequestValidator validator, AdminService admin, Caller caller, SettingsService settings) {
+        this.settings = settings;
         this.validator = validator;
         this.admin = admin;
         this.caller = caller;
@@ -173,6 +181,77 @@ public class AdminResource {
                 m.id().value(), done.originalOffset(), done.consumerGroups());
     }
 
+    /**
+     * The settings of a topic, or of a consumer group on it: each effective value with its source
+     * ({@code group}, {@code topic}, {@code global}), and the stored overrides (docs/settings.md,
+     * "Per-topic and per-group settings").
+     */
+    @GET
+    @Path("/settings")
+    public AdminResponses.Settings settings(@Context UriInfo uri) {
+        RequestValidator.SettingsTarget t = settingsTarget(uri);
+        return settings(settings.view(t.tenant(), t.topic(), t.consumerGroup()));
+    }
+
+    /**
+     * Replaces the overrides of a topic, or of a consumer group on it: a field absent or null
+     * inherits. Every instance applies the change within one scheduler tick.
+     */
+    @PUT
+    @Path("/settings")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public AdminResponses.Settings putSettings(@Context UriInfo uri, SettingsRequest body) {
+        RequestValidator.SettingsTarget t = settingsTarget(uri);
+        if (body == null) {
+            throw dev.tenantmq.model.InvalidRequestException.of("body", "must be a JSON object of overrides ({} clears them)");
+        }
+        return settings(settings.replace(t.tenant(), t.topic(), t.consumerGroup(), new SettingOverrides(
+                body.maxDeliveries(), body.defaultVisibilitySeconds(), body.maxVisibilitySeconds(),
+                body.nackBackoffBaseMillis(), body.nackBackoffCapMillis(), body.retentionMaxAgeSeconds(),
+                body.dedupWindowSeconds(), body.deadLetterEnabled())));
+    }
+
+    /** Clears the overrides of a topic (its groups' stay), or of a consumer group on it. */
+    @DELETE
+    @Path("/settings")
+    public AdminResponses.Settings clearSettings(@Context UriInfo uri) {
+        RequestValidator.SettingsTarget t = settingsTarget(uri);
+        return settings(settings.clear(t.tenant(), t.topic(), t.consumerGroup()));
+    }
+
+    private RequestValidator.SettingsTarget settingsTarget(UriInfo uri) {
+        StrictQuery q = query(uri, SETTINGS);
+        RequestValidator.SettingsTarget t = validator.settingsTarget(q.get(TENANT), q.get(TOPIC), q.get(CONSUMER_GROUP));
+        caller.requireAdmin(new AdminService.Scope(java.util.Optional.of(t.tenant())));
+        return t;
+    }
+
+    private static AdminResponses.Settings settings(SettingsService.View v) {
+        EffectiveSettings e = v.effective();
+        return new AdminResponses.Settings(v.tenant().value(), v.topic().value(),
+                v.consumerGroup().map(g -> g.value()).orElse(null),
+                new AdminResponses.EffectiveSettings(number(e.maxDeliveries()), number(e.defaultVisibilitySeconds()),
+                        number(e.maxVisibilitySeconds()), number(e.nackBackoffBaseMillis()),
+                        number(e.nackBackoffCapMillis()), number(e.retentionMaxAgeSeconds()),
+                        number(e.dedupWindowSeconds()), new AdminResponses.SettingFlag(e.deadLetterEnabled().value(),
+                                source(e.deadLetterEnabled().source()))),
+                overrides(v.topicOverrides()), v.consumerGroup().isPresent() ? overrides(v.groupOverrides()) : null);
+    }
+
+    private static AdminResponses.SettingValue number(EffectiveSettings.Value<? extends Number> v) {
+        return new AdminResponses.SettingValue(v.value().longValue(), source(v.source()));
+    }
+
+    private static String source(EffectiveSettings.Source s) {
+        return s.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private static SettingsRequest overrides(SettingOverrides o) {
+        return new SettingsRequest(o.maxDeliveries(), o.defaultVisibilitySeconds(), o.maxVisibilitySeconds(),
+                o.nackBackoffBaseMillis(), o.nackBackoffCapMillis(), o.retentionMaxAgeSeconds(), o.dedupWindowSeconds(),
+                o.deadLetterEnabled());
+    }
+
     private static final String TENANT = "tenant";
     private static final String ALL_TENANTS = "allTenants";
     private static final String LIMIT = "limit";
@@ -189,6 +268,7 @@ public class AdminResource {
     private static final Set<String> LEASES = Set.of(TENANT, ALL_TENANTS, LIMIT, STATE);
     private static final Set<String> IDENTITY = Set.of(TENANT, TOPIC, PARTITION_KEY, ID);
     private static final Set<String> BROWSE = Set.of(TENANT, TOPIC, PARTITION_KEY, AFTER_OFFSET, LIMIT);
+    private static final Set<String> SETTINGS = Set.of(TENANT, TOPIC, CONSUMER_GROUP);
 
     private static StrictQuery query(UriInfo uri, Set<String> names) {
         return StrictQuery.parse(uri.getRequestUri().getRawQuery(), names);

@@ -32,7 +32,6 @@ import java.util.Map;
 @ApplicationScoped
 public class RequestValidator {
     static final int DEFAULT_MAX_MESSAGES = 10;
-    static final int DEFAULT_VISIBILITY_SECONDS = 30;
 
     private final MqConfig config;
     private final PublishService publish;
@@ -159,8 +158,9 @@ public class RequestValidator {
         int maxMessages = b.maxMessages() != null ? b.maxMessages() : DEFAULT_MAX_MESSAGES;
         int maxBytes = b.maxBytes() != null ? b.maxBytes() : config.fetch().defaultMaxBytes();
         Duration wait = Duration.ofSeconds(b.waitSeconds() != null ? b.waitSeconds() : 0);
-        Duration visibility = Duration.ofSeconds(b.visibilitySeconds() != null ? b.visibilitySeconds()
-                : DEFAULT_VISIBILITY_SECONDS);
+        // absent: the default of the topic or group (docs/settings.md, "Per-topic and per-group settings")
+        Duration visibility = b.visibilitySeconds() != null ? Duration.ofSeconds(b.visibilitySeconds())
+                : consume.defaultVisibility(path.tenant(), path.topic(), path.consumerGroup());
         ConsumeLimits.require(ConsumeLimits.fetchProblems(maxMessages, config.fetch().maxMessages(), maxBytes,
                 config.fetch().maxBytes(), wait, visibility));
         return new ConsumeService.Fetch(path.tenant(), path.topic(), path.consumerGroup(), maxMessages, maxBytes, wait,
@@ -326,6 +326,27 @@ public class RequestValidator {
         errors.throwIfAny();
         return new AdminService.MessageIdentity(new Tenant(tenant), new Topic(topic), new PartitionKey(partitionKey),
                 new MessageId(id));
+    }
+
+    /** Which settings an admin settings call is about: a topic, or a consumer group on it. */
+    public record SettingsTarget(Tenant tenant, Topic topic, java.util.Optional<ConsumerGroup> consumerGroup) {}
+
+    /**
+     * Validates the target of a settings call: {@code tenant} and {@code topic} required (any
+     * tenant, served or not, as for every admin call), {@code consumerGroup} optional.
+     *
+     * @throws InvalidRequestException naming each missing or bad parameter
+     */
+    public SettingsTarget settingsTarget(String tenant, String topic, String consumerGroup) {
+        Errors errors = new Errors();
+        checkName(errors, "tenant", tenant);
+        checkName(errors, "topic", topic);
+        if (consumerGroup != null) {
+            checkName(errors, "consumerGroup", consumerGroup);
+        }
+        errors.throwIfAny();
+        return new SettingsTarget(new Tenant(tenant), new Topic(topic),
+                java.util.Optional.ofNullable(consumerGroup).map(ConsumerGroup::new));
     }
 
     /** Default and largest {@code limit} of a browse, in messages (payloads make a page heavier than a listing row). */

@@ -1,5 +1,6 @@
 package dev.tenantmq.config;
 
+import dev.tenantmq.model.SettingOverrides;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
@@ -62,7 +63,7 @@ public interface MqConfig {
     String ONCE_A_SECOND = "must be at least 1s (the scheduler runs jobs at most once a second)";
 
     /** The message of a duration below zero. */
-    String NOT_NEGATIVE = "must not be negative";
+    String NOT_NEGATIVE = SettingOverrides.NOT_NEGATIVE;
 
     /**
      * A subscriber whose heartbeat is older than this is dead: its leases are swept and its
@@ -92,7 +93,7 @@ public interface MqConfig {
      * graceful lease hand-over does not). At least 1; default 5.
      */
     @WithDefault("5")
-    @Min(value = 1, message = "must be at least 1")
+    @Min(value = SettingOverrides.MIN_MAX_DELIVERIES, message = SettingOverrides.MAX_DELIVERIES_RULE)
     int maxDeliveries();
 
     /** Suffix of the dead-letter topic: {@code <topic><suffix>}. Default {@code .dlq}. */
@@ -278,12 +279,16 @@ public interface MqConfig {
      * after {@code min(cap, base * 2^(deliveryAttempt - 1))}.
      */
     interface Nack {
-        /** Delay after the first failed attempt. Default 1 s. */
+        /** Delay after the first failed attempt: 0..12 h (the longest nack delay). Default 1 s. */
         @WithDefault("1s")
+        @DurationMin(message = SettingOverrides.BACKOFF_RULE)
+        @DurationMax(seconds = SettingOverrides.MAX_BACKOFF_SECONDS, message = SettingOverrides.BACKOFF_RULE)
         Duration backoffBase();
 
-        /** Longest delay. Default 5 minutes. */
+        /** Longest delay: 0..12 h (the longest nack delay). Default 5 minutes. */
         @WithDefault("5m")
+        @DurationMin(message = SettingOverrides.BACKOFF_RULE)
+        @DurationMax(seconds = SettingOverrides.MAX_BACKOFF_SECONDS, message = SettingOverrides.BACKOFF_RULE)
         Duration backoffCap();
     }
 

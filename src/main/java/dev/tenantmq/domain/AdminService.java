@@ -32,9 +32,12 @@ public class AdminService {
     private final MqConfig config;
     private final QueueStatsStore stats;
     private final ProcessIdentity identity;
+    /** The topic's dedup window for a deleted message's identity. */
+    private final SettingsCache settings;
 
     AdminService(AdminStore store, FetchSignals signals, QueueMetrics metrics, MqConfig config, QueueStatsStore stats,
-                 ProcessIdentity identity) {
+                 ProcessIdentity identity, SettingsCache settings) {
+        this.settings = settings;
         this.store = store;
         this.stats = stats;
         this.identity = identity;
@@ -199,7 +202,7 @@ public class AdminService {
      */
     public long delete(MessageIdentity m) {
         long offset = store.delete(m.tenant().value(), m.topic().value(), m.partitionKey().value(), m.id().value(),
-                        micros(config.publish().dedupWindow()))
+                        micros(settings.effective(m.tenant().value(), m.topic().value(), null).dedupWindow()))
                 .orElseThrow(() -> notFound(m));
         signals.signal(m.tenant().value(), m.topic().value(), FetchSignals.ALL); // a partition held back by it may flow now
         return offset;

@@ -9,6 +9,8 @@ import dev.tenantmq.model.ConsumeLimits;
 import dev.tenantmq.model.ConsumerGroup;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.Delivery;
+import dev.tenantmq.model.EffectiveSettings;
+import dev.tenantmq.model.NackBackoff;
 import dev.tenantmq.model.FetchBudget;
 import dev.tenantmq.model.Identifiers;
 import dev.tenantmq.model.InvalidRequestException;
@@ -51,11 +53,14 @@ public class ConsumeService {
     private final MqConfig config;
     private final Clock clock;
     private final ReceiptSigning receipts;
+    /** The per-topic and per-group settings, from memory (refreshed by the scheduler tick). */
+    private final SettingsCache settings;
     /** Where the last fetch of each triple stopped, so the next one starts after it (fairness). */
     private final Map<GroupScope, String> cursors = new ConcurrentHashMap<>();
 
     ConsumeService(ConsumerStore store, ProcessIdentity identity, InterestRegistry interest, FetchSignals signals,
-                   QueueMetrics metrics, MqConfig config, Clock clock, ReceiptSigning receipts) {
+                   QueueMetrics metrics, MqConfig config, Clock clock, ReceiptSigning receipts, SettingsCache settings) {
+        this.settings = settings;
         this.store = store;
         this.identity = identity;
         this.interest = interest;
@@ -104,6 +109,7 @@ public class ConsumeService {
         ConsumeLimits.require(ConsumeLimits.fetchProblems(f.maxMessages(), config.fetch().maxMessages(), f.maxBytes(),
                 config.fetch().maxBytes(), f.waitTime(), f.visibility()));
         GroupScope scope = new GroupScope(f.tenant().value(), f.consumerGroup().value(), f.topic().value());
+        ConsumeLimits.require(settings(scope).visibilityAboveMaximum(f.visibility()).stream().toList());
         Instant deadline = clock.instant().plus(f.waitTime());
         return attempt(scope, f, deadline, true, Set.of());
     }
@@ -490,10 +496,25 @@ public class ConsumeService {
      */
     private DeadLetterPolicy deadLetterPolicy(GroupScope scope) {
         String dlqTopic = scope.topic() + config.dlqSuffix();
-        if (dlqTopic.length() > Identifiers.MAX_LENGTH) {
-            return DeadLetterPolicy.NEVER;
+        EffectiveSettings s = settings(scope);
+        if (dlqTopic.length() > Identifiers.MAX_LENGTH || !s.deadLetterEnabled().value()) {
+            return DeadLetterPolicy.NEVER; // a group or topic may turn dead-lettering off: retried without limit
         }
-        return new DeadLetterPolicy(config.maxDeliveries(), dlqTopic);
+        return new DeadLetterPolicy(s.maxDeliveries().value(), dlqTopic);
+    }
+
+    /** The settings of the group on its topic (docs/settings.md, "Per-topic and per-group settings"), from memory. */
+    private EffectiveSettings settings(GroupScope scope) {
+        return settings.effective(scope.tenant(), scope.topic(), scope.consumerGroup());
+    }
+
+    /**
+     * The visibility timeout of a fetch of this group that names none: the group's or topic's
+     * {@code defaultVisibilitySeconds}, else 30 s ({@link ConsumeLimits#DEFAULT_VISIBILITY_SECONDS}).
+     * From memory: no statement.
+     */
+    public Duration defaultVisibility(Tenant tenant, Topic topic, ConsumerGroup group) {
+        return settings.effective(tenant.value(), topic.value(), group.value()).defaultVisibility();
     }
 
     /** Counts dead letters and wakes long polls of the dead-letter topic; the original partition moved on too. */
@@ -576,6 +597,8 @@ public class ConsumeService {
     public List<ReceiptResult> extend(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
                                       Duration visibility) {
         ConsumeLimits.require(ConsumeLimits.visibilityProblem(visibility).stream().toList());
+        ConsumeLimits.require(settings.effective(tenant.value(), topic.value(), group.value())
+                .visibilityAboveMaximum(visibility).stream().toList());
         long visibilityMicros = micros(visibility);
         return settle(tenant, topic, group, receipts, ReceiptStatus.EXTENDED,
                 (scope, targets) -> store.extend(scope, targets, visibilityMicros));
@@ -601,8 +624,9 @@ public class ConsumeService {
         ConsumeLimits.require(ConsumeLimits.nackProblems(delay, reason));
         int[] dead = {0};
         List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.NACKED, (scope, targets) -> {
+            NackBackoff backoff = settings(scope).backoff();
             SettleTransaction.NackResult r = store.nack(scope, targets, deadLetterPolicy(scope),
-                    attempt -> micros(delay.orElseGet(() -> backoff(attempt))), reason);
+                    attempt -> micros(delay.orElseGet(() -> backoff.after(attempt))), reason);
             dead[0] = r.deadLettered();
             return r.statuses();
         });
@@ -617,15 +641,12 @@ public class ConsumeService {
     }
 
     /**
-     * Redelivery delay after failed attempt {@code attempt} when a nack names none:
-     * {@code min(cap, base * 2^(attempt - 1))} (SPEC: exponential backoff, configurable base and cap).
+     * Redelivery delay after failed attempt {@code attempt} when a nack names none, by the global
+     * settings ({@code mq.nack.backoff-base}, {@code mq.nack.backoff-cap}; the rule is
+     * {@link NackBackoff}). A topic or group may set its own (docs/settings.md).
      */
     public Duration backoff(int attempt) {
-        Duration base = config.nack().backoffBase();
-        Duration cap = config.nack().backoffCap();
-        int shift = Math.min(Math.max(attempt - 1, 0), 30);
-        Duration d = base.multipliedBy(1L << shift);
-        return d.compareTo(cap) > 0 ? cap : d;
+        return new NackBackoff(config.nack().backoffBase(), config.nack().backoffCap()).after(attempt);
     }
 
     /**

@@ -37,8 +37,12 @@ public class PublishService {
     private final ObjectMapper json;
     private final TenantQuotas quotas;
 
+    /** The topic's dedup window (docs/settings.md, "Per-topic and per-group settings"), from memory. */
+    private final SettingsCache settings;
+
     PublishService(PublishGroups groups, ProcessIdentity identity, MqConfig config, FetchSignals signals,
-                   QueueMetrics metrics, ObjectMapper json, TenantQuotas quotas) {
+                   QueueMetrics metrics, ObjectMapper json, TenantQuotas quotas, SettingsCache settings) {
+        this.settings = settings;
         this.groups = groups;
         this.identity = identity;
         this.config = config;
@@ -107,7 +111,8 @@ public class PublishService {
         List<MessageStore.Published> stored;
         try {
             // Validated and admitted on its own: a bad request never joins a group (docs/architecture.md, "Group commit").
-            stored = groups.publish(tenant.value(), topic.value(), rows, micros(config.publish().dedupWindow()));
+            stored = groups.publish(tenant.value(), topic.value(), rows,
+                    micros(settings.effective(tenant.value(), topic.value(), null).dedupWindow()));
         } catch (RuntimeException e) {
             admission.failed();
             throw e;

@@ -15,7 +15,12 @@ import java.util.Optional;
 public final class ConsumeLimits {
     /** Longest long poll, in seconds (SPEC section 4). */
     public static final int MAX_WAIT_SECONDS = 30;
-    /** Longest visibility timeout, in seconds (12 hours, as SQS). */
+    /**
+     * Visibility timeout of a fetch that names none, in seconds, unless a topic or group sets its
+     * own ({@link SettingOverrides}).
+     */
+    public static final int DEFAULT_VISIBILITY_SECONDS = 30;
+    /** Longest visibility timeout, in seconds (12 hours, as SQS); a topic or group may set a lower one. */
     public static final int MAX_VISIBILITY_SECONDS = 43_200;
     /** Longest redelivery delay of a nack, in seconds: as long as the longest visibility timeout. */
     public static final int MAX_DELAY_SECONDS = MAX_VISIBILITY_SECONDS;

@@ -6,6 +6,7 @@ import dev.tenantmq.config.EmbeddedDatabaseExit;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.domain.ConsumeService;
+import dev.tenantmq.domain.SettingsCache;
 import dev.tenantmq.domain.FetchSignals;
 import dev.tenantmq.domain.InterestRegistry;
 import dev.tenantmq.ops.QueueMetrics;
@@ -72,10 +73,13 @@ public class LeaseScheduler {
     private final Set<String> gauged = ConcurrentHashMap.newKeySet();
     /** Where the finished ticks are published for readiness. */
     private final SchedulerStatus status;
+    /** Per-topic and per-group settings: refreshed on every tick, so a change applies within one tick. */
+    private final SettingsCache settings;
 
     LeaseScheduler(InterestRegistry interest, LeaseStore leases, MessageStore messages, ConsumeService consume,
                    ProcessIdentity identity, FetchSignals signals, QueueMetrics metrics, MqConfig config, Clock clock,
-                   QueueStatsRefresher stats, SchedulerStatus status) {
+                   QueueStatsRefresher stats, SchedulerStatus status, SettingsCache settings) {
+        this.settings = settings;
         this.stats = stats;
         this.status = status;
         this.interest = interest;
@@ -98,6 +102,7 @@ public class LeaseScheduler {
         }
         tickAll(interest.active(config.interestTimeout()), false);
         stats.refreshIfDue();
+        settings.refreshInBackground();
         status.ticked(clock.instant());
     }
 

@@ -5,6 +5,7 @@ import static dev.tenantmq.model.Durations.micros;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.domain.FetchSignals;
+import dev.tenantmq.domain.SettingsCache;
 import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.RetentionStore;
@@ -49,8 +50,12 @@ public class RetentionJob {
     /** (tenant, topic) pairs whose last attempt failed, so each failure streak is logged once. */
     private final Set<String> failing = ConcurrentHashMap.newKeySet();
 
+    /** Per-topic retention max-age and dedup window (docs/settings.md, "Per-topic and per-group settings"). */
+    private final SettingsCache settings;
+
     RetentionJob(RetentionStore store, ProcessIdentity identity, QueueMetrics metrics, MqConfig config,
-                 FetchSignals signals) {
+                 FetchSignals signals, SettingsCache settings) {
+        this.settings = settings;
         this.store = store;
         this.identity = identity;
         this.metrics = metrics;
@@ -80,12 +85,14 @@ public class RetentionJob {
     }
 
     /**
-     * Runs the policy once for every served tenant with the configured maximum age and batch
-     * size, whether or not {@code mq.retention.enabled} is set. Failures are logged, counted
-     * in the result and do not stop the run.
+     * Runs the policy once for every served tenant with each topic's maximum age (its
+     * {@code retentionMaxAgeSeconds}, else {@code mq.retention.max-age}; docs/settings.md,
+     * "Per-topic and per-group settings") and the configured batch size, whether or not
+     * {@code mq.retention.enabled} is set. Failures are logged, counted in the result and do not
+     * stop the run.
      */
     public RetentionResult runOnce() {
-        long maxAgeMicros = micros(config.retention().maxAge());
+        long maxAgeMicros = TOPIC_MAX_AGE;
         int batchSize = config.retention().batchSize();
         int topics = 0;
         int failures = 0;
@@ -138,6 +145,12 @@ public class RetentionJob {
 
     private record TenantOutcome(int topics, int failures, long deleted) {}
 
+    /**
+     * The maximum age of a periodic run: each topic's own ({@code retentionMaxAgeSeconds}, else
+     * {@code mq.retention.max-age}), where an explicit purge gives one age for every topic.
+     */
+    private static final long TOPIC_MAX_AGE = -1;
+
     private TenantOutcome purge(String tenant, long maxAgeMicros, int batchSize) {
         List<String> topics;
         try {
@@ -159,7 +172,9 @@ public class RetentionJob {
         }
         for (String topic : topics) {
             try {
-                deleted += purgeTopic(tenant, topic, maxAgeMicros, batchSize);
+                long age = maxAgeMicros != TOPIC_MAX_AGE ? maxAgeMicros
+                        : micros(settings.effective(tenant, topic, null).retentionMaxAge());
+                deleted += purgeTopic(tenant, topic, age, batchSize);
                 done++;
                 recovered(tenant, topic);
             } catch (RuntimeException ex) {
@@ -242,7 +257,8 @@ public class RetentionJob {
             if (size == 0) {
                 return;
             }
-            int n = store.delete(tenant, topic, groups, ranges, micros(config.publish().dedupWindow()));
+            int n = store.delete(tenant, topic, groups, ranges,
+                    micros(settings.effective(tenant, topic, null).dedupWindow()));
             deleted += n;
             // Counted per transaction, so a topic that fails half-way still reports what it deleted.
             metrics.retentionDeleted(tenant, topic, n);
@@ -323,10 +339,12 @@ public class RetentionJob {
 
     /**
      * Deletes the remembered identities of deleted messages whose dedup window has passed
-     * ({@code mq.publish.dedup-window}), {@code batchSize} rows per statement.
+     * ({@code mq.publish.dedup-window}), {@code batchSize} rows per statement. One sweep per
+     * tenant, so it waits for the longest window of any of its topics: an identity kept longer than
+     * its topic's window is harmless, as publish compares its age with the topic's own window.
      */
     private void forgetExpiredIdentities(String tenant, int batchSize) {
-        long window = micros(config.publish().dedupWindow());
+        long window = micros(settings.longestDedupWindow(tenant));
         while (store.deleteExpiredIdentities(tenant, window, batchSize) == batchSize) {
             // more may have expired
         }

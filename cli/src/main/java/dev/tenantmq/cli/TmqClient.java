@@ -72,6 +72,11 @@ public final class TmqClient {
         return send("POST", path, query, jsonBody);
     }
 
+    /** PUT of a JSON body, answering the raw JSON text of a 2xx response. */
+    public String put(String path, Map<String, String> query, String jsonBody) {
+        return send("PUT", path, query, jsonBody);
+    }
+
     /** A query map in insertion order; null values are left out. */
     public static Map<String, String> query(String... keyValues) {
         Map<String, String> q = new LinkedHashMap<>();

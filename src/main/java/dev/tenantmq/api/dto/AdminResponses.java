@@ -85,4 +85,25 @@ public final class AdminResponses {
     /** {@code POST /admin/messages/requeue}: the groups that receive the original again. */
     public record Requeued(String tenant, String originalTopic, String partitionKey, String id, long originalOffset,
                            List<String> consumerGroups) {}
+
+    /**
+     * {@code GET, PUT, DELETE /admin/settings}: the settings of a topic, or of a consumer group on it
+     * ({@code consumerGroup} null for the topic's), each effective value with its source, and the
+     * stored overrides of the topic and of the group ({@code groupOverrides} null when no group was
+     * named). docs/settings.md, "Per-topic and per-group settings".
+     */
+    public record Settings(String tenant, String topic, String consumerGroup, EffectiveSettings effective,
+                           SettingsRequest topicOverrides, SettingsRequest groupOverrides) {}
+
+    /** Every effective setting with where it came from. */
+    public record EffectiveSettings(SettingValue maxDeliveries, SettingValue defaultVisibilitySeconds,
+                                    SettingValue maxVisibilitySeconds, SettingValue nackBackoffBaseMillis,
+                                    SettingValue nackBackoffCapMillis, SettingValue retentionMaxAgeSeconds,
+                                    SettingValue dedupWindowSeconds, SettingFlag deadLetterEnabled) {}
+
+    /** One effective number and its source: {@code group}, {@code topic} or {@code global}. */
+    public record SettingValue(long value, String source) {}
+
+    /** One effective switch and its source: {@code group}, {@code topic} or {@code global}. */
+    public record SettingFlag(boolean value, String source) {}
 }

@@ -388,6 +388,73 @@ async function publish(event) {
   showStatus(`Published to ${tenant} / ${topic}: ${r.id} at offset ${r.offset}${r.duplicate ? ' (duplicate)' : ''}`);
 }
 
+// ---- Per-topic and per-group settings (docs/settings.md, "Per-topic and per-group settings").
+const SETTINGS = [
+  ['maxDeliveries', 'int'], ['defaultVisibilitySeconds', 'int'], ['maxVisibilitySeconds', 'int'],
+  ['nackBackoffBaseMillis', 'int'], ['nackBackoffCapMillis', 'int'], ['retentionMaxAgeSeconds', 'int'],
+  ['dedupWindowSeconds', 'int'], ['deadLetterEnabled', 'bool'],
+];
+
+function settingsTarget() {
+  const group = $('settings-group').value.trim();
+  return { tenant: $('settings-tenant').value.trim(), topic: $('settings-topic').value.trim(),
+    consumerGroup: group || undefined };
+}
+
+/** Shows a settings answer: effective value, source, and an input for this level's override. */
+function showSettings(s) {
+  const level = s.consumerGroup ? s.groupOverrides : s.topicOverrides;
+  const tbody = $('settings-table').querySelector('tbody');
+  tbody.replaceChildren();
+  for (const [name, kind] of SETTINGS) {
+    const row = tbody.insertRow();
+    cell(row, name);
+    cell(row, String(s.effective[name].value), 'num');
+    cell(row, s.effective[name].source);
+    const input = document.createElement(kind === 'bool' ? 'select' : 'input');
+    input.id = `setting-${name}`;
+    input.setAttribute('aria-label', `${name} override`);
+    const current = level[name];
+    if (kind === 'bool') {
+      for (const v of ['', 'true', 'false']) input.add(new Option(v === '' ? '(inherit)' : v, v));
+      input.value = current === null || current === undefined ? '' : String(current);
+    } else {
+      input.type = 'number';
+      input.placeholder = 'inherit';
+      input.value = current === null || current === undefined ? '' : String(current);
+    }
+    row.insertCell().append(input);
+  }
+  $('settings-view').hidden = false;
+}
+
+async function loadSettings() {
+  showSettings(await api('GET', '/admin/settings', settingsTarget()));
+}
+
+async function saveSettings() {
+  const body = {};
+  for (const [name, kind] of SETTINGS) {
+    const v = $(`setting-${name}`).value.trim();
+    body[name] = v === '' ? null : (kind === 'bool' ? v === 'true' : Number(v));
+  }
+  const target = settingsTarget();
+  showSettings(await api('PUT', '/admin/settings', target, body));
+  showStatus(`Saved the overrides of ${target.consumerGroup ? `group ${target.consumerGroup} on ` : ''}${target.topic}`);
+}
+
+async function clearSettings() {
+  const target = settingsTarget();
+  const ok = await confirmDialog(`Clear every override of ${target.consumerGroup ? `group ${target.consumerGroup} on ` : ''}`
+    + `topic ${target.topic} (tenant ${target.tenant})? Its settings fall back to the ${target.consumerGroup ? 'topic' : 'global'} ones.`);
+  if (!ok) {
+    showStatus('Clear cancelled');
+    return;
+  }
+  showSettings(await api('DELETE', '/admin/settings', target));
+  showStatus(`Cleared the overrides of ${target.topic}`);
+}
+
 /** Runs a UI action, showing its error (problem detail) instead of losing it. */
 function guarded(action) {
   return async (event) => {
@@ -439,6 +506,9 @@ function start() {
   $('dlq-topic').addEventListener('change', guarded(() => loadDeadLetters(true)));
   $('dlq-more').addEventListener('click', guarded(() => loadDeadLetters(false)));
   $('publish-form').addEventListener('submit', guarded(publish));
+  $('settings-form').addEventListener('submit', guarded(loadSettings));
+  $('settings-save').addEventListener('click', guarded(saveSettings));
+  $('settings-clear').addEventListener('click', guarded(clearSettings));
 
   if (sessionStorage.getItem(TOKEN_KEY)) {
     $('login-view').hidden = true;

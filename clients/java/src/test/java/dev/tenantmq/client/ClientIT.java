@@ -28,6 +28,9 @@ import dev.tenantmq.client.model.PublishedMessage;
 import dev.tenantmq.client.model.ReceiptStatus;
 import dev.tenantmq.client.model.ReceiptsRequest;
 import dev.tenantmq.client.model.RequeuedMessage;
+import dev.tenantmq.client.model.SettingOverrides;
+import dev.tenantmq.client.model.SettingSource;
+import dev.tenantmq.client.model.Settings;
 import dev.tenantmq.testsupport.ServiceUnderTest;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -231,6 +234,25 @@ class ClientIT {
         assertEquals("bad", again.getId());
         assertEquals(1, again.getDeliveryAttempt());
         assertEquals(ReceiptStatus.ACKED, ack(topic, "billing", again));
+    }
+
+    @Test
+    void aGroupsMaxDeliveriesOfOneSetThroughTheAdminApiDeadLettersOnTheFirstNackAndClearingRestoresTheGlobal()
+            throws Exception {
+        String topic = unique("settings");
+        Settings set = admin.adminPutSettings(tenant, topic, new SettingOverrides().maxDeliveries(1), "billing");
+        assertEquals(1L, set.getEffective().getMaxDeliveries().getValue());
+        assertEquals(SettingSource.GROUP, set.getEffective().getMaxDeliveries().getSource());
+        assertEquals(SettingSource.GLOBAL, admin.adminGetSettings(tenant, topic, null).getEffective().getMaxDeliveries()
+                .getSource());
+        publish(topic, message("order-1", "bad", JsonNodeFactory.instance.numberNode(1)));
+        DeliveredMessage m = fetchAtLeast(topic, "billing", 1, 30).get(0);
+        consume.nack(tenant, topic, "billing", new NackRequest().receipts(List.of(m.getReceipt())).delaySeconds(0));
+        assertEquals(MessageState.DEAD, stateOf(topic, "order-1", "bad", "billing").getState());
+
+        Settings cleared = admin.adminClearSettings(tenant, topic, "billing");
+        assertEquals((long) ServiceUnderTest.MAX_DELIVERIES, cleared.getEffective().getMaxDeliveries().getValue());
+        assertEquals(SettingSource.GLOBAL, cleared.getEffective().getMaxDeliveries().getSource());
     }
 
     @Test

@@ -1,0 +1,103 @@
+package dev.tenantmq.model;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The overrides of one topic, or of one consumer group on a topic, of the global {@code mq.*}
+ * settings (docs/settings.md, "Per-topic and per-group settings"). A null field inherits: a
+ * group's from its topic's, a topic's from the global setting. Retention and duplicate detection
+ * act on a topic's messages, whoever consumes them, so {@link #retentionMaxAgeSeconds} and
+ * {@link #dedupWindowSeconds} exist for a topic only.
+ *
+ * <p>This is the one home of the bounds of these values: {@code config.MqConfig} declares its
+ * global settings with the same constants, so an override and a global setting accept exactly the
+ * same range.
+ *
+ * @param maxDeliveries failed attempts after which a message is dead-lettered ({@code mq.max-deliveries}); at least 1
+ * @param defaultVisibilitySeconds visibility timeout of a fetch that names none, 1..43200
+ * @param maxVisibilitySeconds largest visibility timeout a fetch or extend may ask for, 1..43200
+ * @param nackBackoffBaseMillis delay after the first failed attempt of a nack without delay
+ *     ({@code mq.nack.backoff-base}), 0..43200000 ms
+ * @param nackBackoffCapMillis longest such delay ({@code mq.nack.backoff-cap}), 0..43200000 ms
+ * @param retentionMaxAgeSeconds age after which retention deletes a message of the topic, acknowledged
+ *     or not ({@code mq.retention.max-age}); at least 0
+ * @param dedupWindowSeconds how long a deleted message's identity stays a duplicate
+ *     ({@code mq.publish.dedup-window}); at least 0
+ * @param deadLetterEnabled false: failed messages are retried without limit, never dead-lettered
+ */
+public record SettingOverrides(Integer maxDeliveries, Integer defaultVisibilitySeconds, Integer maxVisibilitySeconds,
+                               Long nackBackoffBaseMillis, Long nackBackoffCapMillis, Long retentionMaxAgeSeconds,
+                               Long dedupWindowSeconds, Boolean deadLetterEnabled) {
+    /** No override at all: everything inherits. */
+    public static final SettingOverrides NONE = new SettingOverrides(null, null, null, null, null, null, null, null);
+
+    /** Fewest failed attempts before dead-lettering, of {@code mq.max-deliveries} and of an override. */
+    public static final int MIN_MAX_DELIVERIES = 1;
+    /** Longest nack backoff, base or cap, in seconds: as long as the longest nack delay. */
+    public static final int MAX_BACKOFF_SECONDS = ConsumeLimits.MAX_DELAY_SECONDS;
+    /** Longest nack backoff of an override, in milliseconds. */
+    public static final long MAX_BACKOFF_MILLIS = MAX_BACKOFF_SECONDS * 1000L;
+    /** The message of a maximum deliveries below 1. */
+    public static final String MAX_DELIVERIES_RULE = "must be at least " + MIN_MAX_DELIVERIES;
+    /** The message of a nack backoff out of range. */
+    public static final String BACKOFF_RULE = "must be between 0 and 43200s (the longest nack delay)";
+    /** The message of a negative age or window. */
+    public static final String NOT_NEGATIVE = "must not be negative";
+
+    /** Whether nothing is overridden. */
+    public boolean isEmpty() {
+        return equals(NONE);
+    }
+
+    /**
+     * The broken rules of these overrides, in field order, each naming its field: the ranges of the
+     * global settings, the default visibility at most the maximum when both are set here, and no
+     * retention or dedup window for a consumer group ({@code forGroup}).
+     *
+     * @return empty when the overrides may be stored
+     */
+    public List<FieldError> problems(boolean forGroup) {
+        List<FieldError> out = new ArrayList<>();
+        if (maxDeliveries != null && maxDeliveries < MIN_MAX_DELIVERIES) {
+            out.add(new FieldError("maxDeliveries", MAX_DELIVERIES_RULE + " (got " + maxDeliveries + ")"));
+        }
+        visibility("defaultVisibilitySeconds", defaultVisibilitySeconds, out);
+        visibility("maxVisibilitySeconds", maxVisibilitySeconds, out);
+        if (defaultVisibilitySeconds != null && maxVisibilitySeconds != null
+                && defaultVisibilitySeconds > maxVisibilitySeconds) {
+            out.add(new FieldError("defaultVisibilitySeconds", "must be at most maxVisibilitySeconds ("
+                    + maxVisibilitySeconds + "; got " + defaultVisibilitySeconds + ")"));
+        }
+        backoff("nackBackoffBaseMillis", nackBackoffBaseMillis, out);
+        backoff("nackBackoffCapMillis", nackBackoffCapMillis, out);
+        topicOnly("retentionMaxAgeSeconds", retentionMaxAgeSeconds, forGroup, out);
+        topicOnly("dedupWindowSeconds", dedupWindowSeconds, forGroup, out);
+        return out;
+    }
+
+    private static void visibility(String field, Integer seconds, List<FieldError> out) {
+        if (seconds != null && (seconds < 1 || seconds > ConsumeLimits.MAX_VISIBILITY_SECONDS)) {
+            out.add(new FieldError(field, "must be between 1 and " + ConsumeLimits.MAX_VISIBILITY_SECONDS
+                    + " (got " + seconds + ")"));
+        }
+    }
+
+    private static void backoff(String field, Long millis, List<FieldError> out) {
+        if (millis != null && (millis < 0 || millis > MAX_BACKOFF_MILLIS)) {
+            out.add(new FieldError(field, "must be between 0 and " + MAX_BACKOFF_MILLIS
+                    + " milliseconds (the longest nack delay; got " + millis + ")"));
+        }
+    }
+
+    private static void topicOnly(String field, Long seconds, boolean forGroup, List<FieldError> out) {
+        if (seconds == null) {
+            return;
+        }
+        if (forGroup) {
+            out.add(new FieldError(field, "applies to the whole topic: set it without consumerGroup"));
+        } else if (seconds < 0) {
+            out.add(new FieldError(field, NOT_NEGATIVE + " (got " + seconds + ")"));
+        }
+    }
+}
