@@ -7,6 +7,7 @@ import dev.tenantmq.api.dto.NackRequest;
 import dev.tenantmq.api.dto.ReceiptsRequest;
 import dev.tenantmq.api.dto.ReceiptsResponse;
 import dev.tenantmq.domain.ConsumeService;
+import dev.tenantmq.ops.MessagingSpans;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
@@ -25,11 +26,13 @@ public class ConsumerGroupResource {
     private final RequestValidator validator;
     private final ConsumeService consumer;
     private final Caller caller;
+    private final MessagingSpans spans;
 
-    ConsumerGroupResource(RequestValidator validator, ConsumeService consumer, Caller caller) {
+    ConsumerGroupResource(RequestValidator validator, ConsumeService consumer, Caller caller, MessagingSpans spans) {
         this.validator = validator;
         this.consumer = consumer;
         this.caller = caller;
+        this.spans = spans;
     }
 
     /**
@@ -43,11 +46,30 @@ public class ConsumerGroupResource {
                                     @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength,
                                     @HeaderParam("Transfer-Encoding") String transferEncoding, FetchRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
-        validator.objectOrNoBody(body, contentLength, transferEncoding);
-        ConsumeService.Fetch fetch = validator.fetch(path, body);
-        return consumer.fetch(fetch).map(list -> new FetchResponse(list.stream()
+        MessagingSpans.Traced span = spans.start(MessagingSpans.Operation.FETCH, path.tenant().value(),
+                path.topic().value(), path.consumerGroup().value());
+        Uni<java.util.List<ConsumeService.Delivered>> delivered;
+        try {
+            validator.objectOrNoBody(body, contentLength, transferEncoding);
+            delivered = consumer.fetch(validator.fetch(path, body));
+        } catch (RuntimeException e) {
+            span.failed(e);
+            span.end();
+            throw e;
+        }
+        // The span lasts as long as the long poll, and links to the trace of each message it delivers.
+        return delivered.onItemOrFailure().invoke((list, failure) -> {
+            if (failure != null) {
+                span.failed(failure);
+            } else {
+                span.messages(list.size());
+                span.linkTo(list.stream().map(ConsumeService.Delivered::trace).toList());
+            }
+        }).onTermination().invoke(span::end).map(list -> new FetchResponse(list.stream()
                 .map(d -> new FetchResponse.Message(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(),
-                        d.createdAt(), d.deliveryAttempt(), d.receipt()))
+                        d.createdAt(), d.deliveryAttempt(), d.receipt(),
+                        d.trace() == null ? null : d.trace().traceparent(),
+                        d.trace() == null ? null : d.trace().tracestate()))
                 .toList()));
     }
 
@@ -57,9 +79,19 @@ public class ConsumerGroupResource {
     public ReceiptsResponse ack(@PathParam("tenant") String tenant, @PathParam("topic") String topic,
                                 @PathParam("consumerGroup") String consumerGroup, ReceiptsRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
-        var receipts = validator.receipts(body == null ? null : body.receipts());
-        caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
-        return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts));
+        MessagingSpans.Traced span = spans.start(MessagingSpans.Operation.ACK, path.tenant().value(),
+                path.topic().value(), path.consumerGroup().value());
+        try {
+            var receipts = validator.receipts(body == null ? null : body.receipts());
+            span.messages(receipts.size());
+            caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
+            return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts));
+        } catch (RuntimeException e) {
+            span.failed(e);
+            throw e;
+        } finally {
+            span.end();
+        }
     }
 
     /** Pushes back the redelivery of in-flight deliveries; one result per receipt, in request order. */
