@@ -196,6 +196,21 @@ class TraceContextTest {
         assertNull(m.get("tracestate"));
     }
 
+    @Test
+    void a_dead_letter_keeps_the_trace_context_of_the_message_it_copies() {
+        String traceparent = "00-" + hex(16) + "-" + hex(8) + "-01";
+        publish(Map.of("traceparent", traceparent), msg("k", "poison", 1));
+        for (int attempt = 1; attempt <= 5; attempt++) { // the test profile's mq.max-deliveries
+            List<String> receipts = fetch(Map.of()).getList("messages.receipt");
+            assertEquals(List.of("NACKED"), Api.nack(tenant, topic, group, receipts, 0, "fails"));
+        }
+        JsonPath dead = given().contentType(ContentType.JSON).body(Map.of("maxMessages", 10, "waitSeconds", 5))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/fetch", tenant, topic + ".dlq", TestIds.group())
+                .then().statusCode(200).extract().jsonPath();
+        assertEquals(List.of("poison"), dead.getList("messages.id"));
+        assertEquals(List.of(traceparent), dead.getList("messages.traceparent"));
+    }
+
     private void publish(Map<String, String> headers, Map<String, Object>... messages) {
         given().contentType(ContentType.JSON).headers(headers).body(Map.of("messages", List.of(messages)))
                 .post("/tenants/{t}/topics/{topic}/messages", tenant, topic).then().statusCode(201);

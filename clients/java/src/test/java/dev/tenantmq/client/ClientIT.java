@@ -82,7 +82,7 @@ class ClientIT {
     }
 
     private static PublishResponse publish(String topic, OutgoingMessage... messages) throws ApiException {
-        return publish.publish(tenant, topic, new PublishRequest().messages(List.of(messages)));
+        return publish.publish(tenant, topic, new PublishRequest().messages(List.of(messages)), null, null);
     }
 
     private static OutgoingMessage message(String key, String id, JsonNode payload) {
