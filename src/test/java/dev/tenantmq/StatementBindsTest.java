@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tenantmq.model.AckTarget;
 import dev.tenantmq.model.DeliveryState;
 import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.model.TraceContext;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
@@ -271,6 +272,8 @@ class StatementBindsTest {
             return DeliveryState.INFLIGHT;
         } else if (type == AckTarget.class) {
             return new AckTarget("k", 5, 2, 9);
+        } else if (type == TraceContext.class) {
+            return new TraceContext("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "congo=t61rcWkgMzE");
         }
         throw new AssertionError("no sample value for " + what + " of type " + type.getName());
     }
