@@ -181,3 +181,15 @@ def test_a_groups_max_deliveries_of_one_dead_letters_on_the_first_nack_and_clear
     cleared = admin.admin_clear_settings(tenant, topic, consumer_group="billing")
     assert cleared.effective.max_deliveries.value == MAX_DELIVERIES
     assert cleared.effective.max_deliveries.source == SettingSource.GLOBAL
+def test_the_traceparent_of_a_publish_comes_back_with_its_message_and_none_without_one(client, tenant):
+    topic = unique("traced")
+    traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    PublishApi(client).publish(tenant, topic, PublishRequest(messages=[OutgoingMessage(
+        partition_key="k", id="traced", payload=1)]), traceparent=traceparent, tracestate="congo=t61rcWkgMzE")
+    publish(client, tenant, topic, OutgoingMessage(partition_key="k", id="untraced", payload=2))
+    PublishApi(client).publish(tenant, topic, PublishRequest(messages=[OutgoingMessage(
+        partition_key="k", id="invalid", payload=3)]), traceparent="00-not-a-traceparent")
+    got = {m.id: m for m in fetch_at_least(client, tenant, topic, "tracing", 3)}
+    assert (got["traced"].traceparent, got["traced"].tracestate) == (traceparent, "congo=t61rcWkgMzE")
+    assert (got["untraced"].traceparent, got["untraced"].tracestate) == (None, None)
+    assert got["invalid"].traceparent is None, "an invalid traceparent is ignored, not an error"

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tenantmq.model.AckTarget;
 import dev.tenantmq.model.DeliveryState;
 import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.model.TraceContext;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
@@ -273,6 +274,8 @@ class StatementBindsTest {
             return new AckTarget("k", 5, 2, 9);
         } else if (type == dev.tenantmq.model.SettingOverrides.class) {
             return new dev.tenantmq.model.SettingOverrides(3, 30, 60, 7L, 8L, 9L, 10L, true);
+        } else if (type == TraceContext.class) {
+            return new TraceContext("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "congo=t61rcWkgMzE");
         }
         throw new AssertionError("no sample value for " + what + " of type " + type.getName());
     }

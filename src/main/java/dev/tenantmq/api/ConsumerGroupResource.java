@@ -7,6 +7,7 @@ import dev.tenantmq.api.dto.NackRequest;
 import dev.tenantmq.api.dto.ReceiptsRequest;
 import dev.tenantmq.api.dto.ReceiptsResponse;
 import dev.tenantmq.domain.ConsumeService;
+import dev.tenantmq.ops.MessagingSpans;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
@@ -26,11 +27,13 @@ public class ConsumerGroupResource {
     private final RequestValidator validator;
     private final ConsumeService consumer;
     private final Caller caller;
+    private final MessagingSpans spans;
 
-    ConsumerGroupResource(RequestValidator validator, ConsumeService consumer, Caller caller) {
+    ConsumerGroupResource(RequestValidator validator, ConsumeService consumer, Caller caller, MessagingSpans spans) {
         this.validator = validator;
         this.consumer = consumer;
         this.caller = caller;
+        this.spans = spans;
     }
 
     /**
@@ -44,22 +47,44 @@ public class ConsumerGroupResource {
                                     @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength,
                                     @HeaderParam("Transfer-Encoding") String transferEncoding, FetchRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
-        validator.objectOrNoBody(body, contentLength, transferEncoding);
-        ConsumeService.Fetch fetch = validator.fetch(path, body);
-        var ack = validator.fetchAck(body);
-        caller.requireReceipts(ConsumeService.FETCH_ACK_FIELD, ack); // as an ack: 403 before the database
-        if (ack.isEmpty()) {
-            return consumer.fetch(fetch).map(list -> new FetchResponse(messages(list),
-                    body != null && body.ack() != null ? List.of() : null));
+        MessagingSpans.Traced span = spans.start(MessagingSpans.Operation.FETCH, path.tenant().value(),
+                path.topic().value(), path.consumerGroup().value());
+        Uni<ConsumeService.FetchOutcome> outcome;
+        List<ReceiptsResponse.Result> noAcks;
+        try {
+            validator.objectOrNoBody(body, contentLength, transferEncoding);
+            ConsumeService.Fetch fetch = validator.fetch(path, body);
+            var ack = validator.fetchAck(body);
+            caller.requireReceipts(ConsumeService.FETCH_ACK_FIELD, ack); // as an ack: 403 before the database
+            // An empty ack list is answered with empty results, no ack field with none.
+            noAcks = ack.isEmpty() ? (body != null && body.ack() != null ? List.of() : null) : null;
+            outcome = ack.isEmpty()
+                    ? consumer.fetch(fetch).map(list -> new ConsumeService.FetchOutcome(List.of(), list))
+                    : consumer.fetch(fetch, ack);
+        } catch (RuntimeException e) {
+            span.failed(e);
+            span.end();
+            throw e;
         }
-        return consumer.fetch(fetch, ack).map(outcome -> new FetchResponse(messages(outcome.messages()),
-                results(outcome.acks()).results()));
+        boolean acked = noAcks == null && body != null && body.ack() != null && !body.ack().isEmpty();
+        // The span lasts as long as the long poll, and links to the trace of each message it delivers.
+        return outcome.onItemOrFailure().invoke((o, failure) -> {
+            if (failure != null) {
+                span.failed(failure);
+            } else {
+                span.messages(o.messages().size());
+                span.linkTo(o.messages().stream().map(ConsumeService.Delivered::trace).toList());
+            }
+        }).onTermination().invoke(span::end).map(o -> new FetchResponse(messages(o.messages()),
+                acked ? results(o.acks()).results() : noAcks));
     }
 
     private static List<FetchResponse.Message> messages(List<ConsumeService.Delivered> delivered) {
         return delivered.stream()
                 .map(d -> new FetchResponse.Message(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(),
-                        d.createdAt(), d.deliveryAttempt(), d.receipt()))
+                        d.createdAt(), d.deliveryAttempt(), d.receipt(),
+                        d.trace() == null ? null : d.trace().traceparent(),
+                        d.trace() == null ? null : d.trace().tracestate()))
                 .toList();
     }
 
@@ -69,9 +94,19 @@ public class ConsumerGroupResource {
     public ReceiptsResponse ack(@PathParam("tenant") String tenant, @PathParam("topic") String topic,
                                 @PathParam("consumerGroup") String consumerGroup, ReceiptsRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
-        var receipts = validator.receipts(body == null ? null : body.receipts());
-        caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
-        return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts));
+        MessagingSpans.Traced span = spans.start(MessagingSpans.Operation.ACK, path.tenant().value(),
+                path.topic().value(), path.consumerGroup().value());
+        try {
+            var receipts = validator.receipts(body == null ? null : body.receipts());
+            span.messages(receipts.size());
+            caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
+            return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts));
+        } catch (RuntimeException e) {
+            span.failed(e);
+            throw e;
+        } finally {
+            span.end();
+        }
     }
 
     /** Pushes back the redelivery of in-flight deliveries; one result per receipt, in request order. */

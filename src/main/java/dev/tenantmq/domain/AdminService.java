@@ -169,7 +169,7 @@ public class AdminService {
 
     private static AdminViews.StoredView view(AdminStore.MessageRow r) {
         return new AdminViews.StoredView(r.partitionKey(), r.id(), r.offset(), r.payloadJson(), r.metadataJson(),
-                r.createdAt());
+                r.createdAt(), r.trace());
     }
 
     /**
@@ -182,7 +182,7 @@ public class AdminService {
                 m.id().value()).orElseThrow(() -> notFound(m));
         return new AdminViews.MessageView(s.offset(), s.payloadJson(), s.metadataJson(), s.createdAt(),
                 s.groups().stream().map(g -> new AdminViews.GroupView(g.consumerGroup(), g.committedOffset(),
-                        groupState(g, s.offset()), g.deliveryAttempt(), g.visibleAt())).toList());
+                        groupState(g, s.offset()), g.deliveryAttempt(), g.visibleAt())).toList(), s.trace());
     }
 
     /** A group without delivery state of the message has acked it (at or below its offset) or not got it yet. */

@@ -1,5 +1,6 @@
 package dev.tenantmq.domain;
 
+import dev.tenantmq.model.TraceContext;
 import java.time.Instant;
 import java.util.List;
 
@@ -57,9 +58,10 @@ public final class AdminViews {
      *
      * @param payloadJson the payload as JSON text
      * @param metadataJson the metadata as JSON text
+     * @param trace the W3C trace context it was published with, or null (docs/api.md, "Trace context")
      */
     public record MessageView(long offset, String payloadJson, String metadataJson, Instant createdAt,
-                              List<GroupView> groups) {}
+                              List<GroupView> groups, TraceContext trace) {}
 
     /**
      * A stored message without any group's state of it: what a browse lists.
@@ -67,9 +69,10 @@ public final class AdminViews {
      * @param payloadJson the payload as JSON text
      * @param metadataJson the metadata as JSON text (a dead letter's includes original_topic,
      *     original_offset, consumer_group, dead_letter_reason and delivery_attempts)
+     * @param trace the W3C trace context it was published with, or null
      */
     public record StoredView(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
-                             Instant createdAt) {}
+                             Instant createdAt, TraceContext trace) {}
 
     /**
      * A page of a topic's messages in offset order.

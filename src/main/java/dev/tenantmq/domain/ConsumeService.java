@@ -17,6 +17,7 @@ import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.model.SettleStatus;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
+import dev.tenantmq.model.TraceContext;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.ConsumerStore;
 import dev.tenantmq.store.FetchTransaction;
@@ -90,9 +91,12 @@ public class ConsumeService {
         }
     }
 
-    /** One delivered message. {@code payloadJson} and {@code metadataJson} are JSON text. */
+    /**
+     * One delivered message. {@code payloadJson} and {@code metadataJson} are JSON text;
+     * {@code trace} is the W3C trace context it was published with, or null (docs/api.md, "Trace context").
+     */
     public record Delivered(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
-                            Instant createdAt, int deliveryAttempt, String receipt) {}
+                            Instant createdAt, int deliveryAttempt, String receipt, TraceContext trace) {}
 
     /**
      * Long-poll lease-fetch: returns as soon as any message is deliverable, else after
@@ -433,7 +437,7 @@ public class ConsumeService {
             String receipt = receipts.encode(new Receipt(scope.tenant(), scope.consumerGroup(), scope.topic(),
                     d.partitionKey(), d.offset(), d.leaseEpoch(), d.delivery()));
             out.add(new Delivered(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(), d.createdAt(),
-                    d.deliveryAttempt(), receipt));
+                    d.deliveryAttempt(), receipt, d.trace()));
         }
         metrics.delivered(scope.tenant(), scope.topic(), out.size(), redelivered);
         return out;

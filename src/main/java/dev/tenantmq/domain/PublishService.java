@@ -11,6 +11,7 @@ import dev.tenantmq.model.MessageId;
 import dev.tenantmq.model.PartitionKey;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
+import dev.tenantmq.model.TraceContext;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.MessageStore;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -78,6 +79,16 @@ public class PublishService {
      * @throws QuotaExceededException when the batch is over one of the tenant's quotas (429); nothing is stored
      */
     public List<Result> publish(Tenant tenant, Topic topic, List<Outgoing> messages) {
+        return publish(tenant, topic, messages, null);
+    }
+
+    /**
+     * Publishes a batch as {@link #publish(Tenant, Topic, List)} does, storing {@code trace} with
+     * each new message (a duplicate keeps the trace context it was first published with).
+     *
+     * @param trace the request's W3C trace context, or null (docs/api.md, "Trace context")
+     */
+    public List<Result> publish(Tenant tenant, Topic topic, List<Outgoing> messages, TraceContext trace) {
         TenantNotServedException.requireServed(identity, tenant);
         requireBatchSize(messages.size());
         List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
@@ -104,7 +115,8 @@ public class PublishService {
                 throw InvalidRequestException.of("messages[" + i + "].metadata", "must be at most "
                         + config.publish().maxMetadataBytes() + " bytes of JSON (got " + metadataBytes + ")");
             }
-            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson, generated));
+            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson, generated,
+                    trace));
         }
         // The quotas, once per batch, after validation and before the store is touched (docs/security.md, "Quotas").
         TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size(), payloadBytes);

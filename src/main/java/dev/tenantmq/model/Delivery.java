@@ -14,6 +14,7 @@ import java.time.Instant;
  * @param deliveryAttempt this hand-out's attempt, from 1
  * @param delivery the fencing delivery number of this hand-out (the partition's delivery_seq)
  * @param leaseEpoch the epoch of the partition lease it was handed out under
+ * @param trace the W3C trace context it was published with, or null (docs/api.md, "Trace context")
  */
 public record Delivery(String partitionKey, long offset, String id, String payloadJson, String metadataJson,
-                       Instant createdAt, int deliveryAttempt, long delivery, long leaseEpoch) {}
+                       Instant createdAt, int deliveryAttempt, long delivery, long leaseEpoch, TraceContext trace) {}

@@ -5,6 +5,7 @@ import dev.tenantmq.model.DeliveryState;
 import dev.tenantmq.model.BatchState;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
+import dev.tenantmq.model.TraceContext;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -390,7 +391,7 @@ final class ConsumerSql {
      */
     private static final String SCAN_COLUMNS = """
             m.partition_key, m.`offset`, m.id, IF(LENGTH(m.payload) <= ?, m.payload, NULL) AS payload,
-            LENGTH(m.payload) AS payload_bytes, m.metadata, m.created_at,
+            LENGTH(m.payload) AS payload_bytes, m.metadata, m.traceparent, m.tracestate, m.created_at,
             d.state, d.delivery_attempt, d.delivery_count, d.lease_epoch, d.visible_at > UTC_TIMESTAMP(6) AS invisible""";
 
     /**
@@ -464,10 +465,10 @@ final class ConsumerSql {
      * {@code payloadBytes} is its size either way.
      */
     record Scanned(String key, long offset, String id, String payloadJson, long payloadBytes, String metadataJson,
-                   Instant createdAt, PartitionWalk.Row row) {
+                   Instant createdAt, PartitionWalk.Row row, TraceContext trace) {
         /** This message with its payload, read afterwards. */
         Scanned withPayload(String payload) {
-            return new Scanned(key, offset, id, payload, payloadBytes, metadataJson, createdAt, row);
+            return new Scanned(key, offset, id, payload, payloadBytes, metadataJson, createdAt, row, trace);
         }
 
         static final Db.RowMapper<Scanned> ROW = rs -> {
@@ -478,7 +479,7 @@ final class ConsumerSql {
                             rs.getLong("lease_epoch"), rs.getBoolean("invisible"));
             return new Scanned(rs.getString("partition_key"), offset, rs.getString("id"), rs.getString("payload"),
                     rs.getLong("payload_bytes"), rs.getString("metadata"), rs.getObject("created_at", LocalDateTime.class).toInstant(ZoneOffset.UTC),
-                    row);
+                    row, TraceContext.stored(rs.getString("traceparent"), rs.getString("tracestate")));
         };
     }
 
@@ -843,7 +844,7 @@ final class ConsumerSql {
 
     /** The message a dead letter copies. Binds: tenant, topic, partition_key, offset. */
     static final String SELECT_MESSAGE = """
-            SELECT id, payload, metadata FROM queue_messages
+            SELECT id, payload, metadata, traceparent, tracestate FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` = ?""";
 
     /** Binds of {@link #SELECT_MESSAGE}: one message. */
@@ -861,9 +862,9 @@ final class ConsumerSql {
     }
 
     /** A row of {@link #SELECT_MESSAGE}. */
-    record MessageRow(String id, String payloadJson, String metadataJson) {
+    record MessageRow(String id, String payloadJson, String metadataJson, TraceContext trace) {
         static final Db.RowMapper<MessageRow> ROW = rs -> new MessageRow(rs.getString("id"), rs.getString("payload"),
-                rs.getString("metadata"));
+                rs.getString("metadata"), TraceContext.stored(rs.getString("traceparent"), rs.getString("tracestate")));
     }
 
     /**

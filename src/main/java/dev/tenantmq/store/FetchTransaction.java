@@ -345,10 +345,10 @@ public class FetchTransaction {
                                 cur.key(), d.offset(), d.fromState(), d.fromDelivery()));
                     }
                     out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payloadJson(), m.metadataJson(),
-                            m.createdAt(), d.attempt(), seq, epoch));
+                            m.createdAt(), d.attempt(), seq, epoch, m.trace()));
                 } else if (step instanceof PartitionWalk.DeadLetter dl) {
                     deads.add(new DeadLetters.Dead(cur.key(), dl.offset(), m.id(), m.payloadJson(),
-                            m.metadataJson(), dl.fromState(), dl.fromDelivery(), dl.attempts(), dl.reason()));
+                            m.metadataJson(), dl.fromState(), dl.fromDelivery(), dl.attempts(), dl.reason(), m.trace()));
                 }
             }
             if (lane.walk.delivered() > 0) {

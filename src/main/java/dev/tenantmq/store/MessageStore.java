@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import dev.tenantmq.model.TraceContext;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -166,15 +167,19 @@ public class MessageStore {
         }
     }
 
-    /** One row of {@link #INSERT_MESSAGE}. Binds: tenant, topic, partition_key, id, payload, metadata. */
-    private static final String MESSAGE_ROW = "(?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))";
+    /**
+     * One row of {@link #INSERT_MESSAGE}. Binds: tenant, topic, partition_key, id, payload, metadata,
+     * traceparent, tracestate (both NULL for a message without trace context).
+     */
+    private static final String MESSAGE_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))";
 
     /**
      * Inserts one message; {@link #insert} appends a {@link #MESSAGE_ROW} per further message, so
      * a batch is one multi-row statement whose rows take consecutive offsets in row order.
      */
     static final String INSERT_MESSAGE = """
-            INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, created_at)
+            INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, traceparent, tracestate,
+                                        created_at)
             VALUES """ + MESSAGE_ROW;
 
     /**
@@ -182,7 +187,7 @@ public class MessageStore {
      * {@link #insertRows} joins one per message into a multi-row statement.
      */
     record InsertMessage(String tenant, String topic, String partitionKey, String id, String payloadJson,
-                         String metadataJson) implements Statement {
+                         String metadataJson, TraceContext trace) implements Statement {
         @Override
         public String sql() {
             return INSERT_MESSAGE;
@@ -191,7 +196,9 @@ public class MessageStore {
         @Override
         public List<Bind> binds() {
             return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
-                    Bind.of("id", id), Bind.of("payload", payloadJson), Bind.of("metadata", metadataJson));
+                    Bind.of("id", id), Bind.of("payload", payloadJson), Bind.of("metadata", metadataJson),
+                    Bind.of("traceparent", trace == null ? null : trace.traceparent()),
+                    Bind.of("tracestate", trace == null ? null : trace.tracestate()));
         }
     }
 
@@ -231,17 +238,25 @@ public class MessageStore {
      * @param generatedId whether the service generated {@code id} (a random UUID, SPEC section 4
      *     "Publish": {@code id} optional): no stored message can have it, so publish does not look
      *     it up, and a request of such messages only skips the look-up statement
+     * @param trace the W3C trace context the message was published with, or null (docs/api.md, "Trace context")
      */
     public record NewMessage(String partitionKey, String id, String payloadJson, String metadataJson,
-                             boolean generatedId) {
-        /** A message with a caller-chosen id. */
+                             boolean generatedId, TraceContext trace) {
+        /** A message without trace context. */
+        public NewMessage(String partitionKey, String id, String payloadJson, String metadataJson, boolean generatedId) {
+            this(partitionKey, id, payloadJson, metadataJson, generatedId, null);
+        }
+
+        /** A message with a caller-chosen id and no trace context. */
         public NewMessage(String partitionKey, String id, String payloadJson, String metadataJson) {
-            this(partitionKey, id, payloadJson, metadataJson, false);
+            this(partitionKey, id, payloadJson, metadataJson, false, null);
         }
 
         /** Characters of its values, to size insert statements. */
         int chars() {
-            return partitionKey.length() + id.length() + payloadJson.length() + metadataJson.length();
+            return partitionKey.length() + id.length() + payloadJson.length() + metadataJson.length()
+                    + (trace == null ? 0 : TraceContext.TRACEPARENT_CHARS
+                            + (trace.tracestate() == null ? 0 : trace.tracestate().length()));
         }
     }
 
@@ -481,7 +496,7 @@ public class MessageStore {
             int i = 1;
             for (NewMessage m : rows) { // one InsertMessage per MESSAGE_ROW
                 for (Bind b : new InsertMessage(tenant, topic, m.partitionKey(), m.id(), m.payloadJson(),
-                        m.metadataJson()).binds()) {
+                        m.metadataJson(), m.trace()).binds()) {
                     ps.setObject(i++, b.value());
                 }
             }
@@ -568,12 +583,13 @@ public class MessageStore {
 
     /**
      * One dead letter (SPEC "Dead letters"): the original message, where it came from, and why.
+     * It keeps the original's trace context, so its consumers continue the publisher's trace too.
      *
      * @param deliveryAttempts failed delivery attempts of the message in {@code consumerGroup}
      */
     public record DeadLetter(String tenant, String dlqTopic, String partitionKey, String id, String payloadJson,
                              String metadataJson, String originalTopic, long originalOffset, String consumerGroup,
-                             String reason, int deliveryAttempts) {}
+                             String reason, int deliveryAttempts, TraceContext trace) {}
 
     /**
      * Writes a dead letter inside the caller's transaction, with the same tenant, partition key
@@ -623,7 +639,7 @@ public class MessageStore {
         String metadata = DeadLetterMetadata.of(d.metadataJson(), d.originalTopic(), d.originalOffset(), d.consumerGroup(),
                 d.reason(), d.deliveryAttempts());
         long offset = append(c, d.tenant(), d.dlqTopic(),
-                List.of(new NewMessage(d.partitionKey(), d.id(), d.payloadJson(), metadata)))[0];
+                List.of(new NewMessage(d.partitionKey(), d.id(), d.payloadJson(), metadata, false, d.trace())))[0];
         if (existing != null) {
             LOG.warnf("dead letter of tenant=%s topic=%s offset=%d replaced row %d of %s with the same partition key"
                     + " and id, which was not a dead letter of that message", d.tenant(), d.originalTopic(),

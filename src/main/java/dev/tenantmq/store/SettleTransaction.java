@@ -162,7 +162,7 @@ public class SettleTransaction {
                         .orElseThrow(() -> new SQLException("in-flight message " + t.offset() + " has no message row"));
                 DeadLetters.write(c, s, policy, new DeadLetters.Dead(t.partitionKey(), t.offset(), message.id(),
                         message.payloadJson(), message.metadataJson(), DeliveryState.INFLIGHT, t.delivery(), attempt,
-                        reason));
+                        reason, message.trace()));
                 ctx.finished.add(t.partitionKey());
                 ctx.deadLettered++;
             } else if (!ConsumerStatements.nackDelivery(c, new NackDelivery(delayMicros.applyAsLong(attempt), s, t))) {

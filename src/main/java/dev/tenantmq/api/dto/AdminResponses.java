@@ -1,5 +1,6 @@
 package dev.tenantmq.api.dto;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import java.time.Instant;
 import java.util.List;
@@ -58,7 +59,9 @@ public final class AdminResponses {
      */
     public record Message(String tenant, String topic, String partitionKey, String id, long offset,
                           @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt,
-                          List<GroupState> consumerGroups) {}
+                          List<GroupState> consumerGroups,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) String traceparent,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) String tracestate) {}
 
     /**
      * {@code GET /admin/messages/browse}: a page of a topic's stored messages in offset order;
@@ -66,12 +69,19 @@ public final class AdminResponses {
      */
     public record Browse(List<BrowsedMessage> messages, Long nextAfterOffset) {}
 
-    /** A stored message as browsed: the fields of {@link Message} without the groups' state. */
+    /**
+     * A stored message as browsed: the fields of {@link Message} without the groups' state.
+     * {@code traceparent} and {@code tracestate}: the W3C trace context it was published with,
+     * absent when it had none (docs/api.md, "Trace context").
+     */
     public record BrowsedMessage(String tenant, String topic, String partitionKey, String id, long offset,
-                                 @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt) {
+                                 @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt,
+                                 @JsonInclude(JsonInclude.Include.NON_NULL) String traceparent,
+                                 @JsonInclude(JsonInclude.Include.NON_NULL) String tracestate) {
         /** This message with each consumer group's state of it: the inspect answer. */
         public Message withGroups(List<GroupState> consumerGroups) {
-            return new Message(tenant, topic, partitionKey, id, offset, payload, metadata, createdAt, consumerGroups);
+            return new Message(tenant, topic, partitionKey, id, offset, payload, metadata, createdAt, consumerGroups,
+                    traceparent, tracestate);
         }
     }
 

@@ -19,8 +19,12 @@ public record FetchResponse(List<Message> messages, List<ReceiptsResponse.Result
 
     /**
      * One delivered message. {@code payload} and {@code metadata} are written as the stored JSON
-     * text, so numbers come back exactly as published.
+     * text, so numbers come back exactly as published. {@code traceparent} and {@code tracestate}
+     * are the W3C trace context the message was published with, absent when it had none
+     * (docs/api.md, "Trace context").
      */
     public record Message(String partitionKey, String id, long offset, @JsonRawValue String payload,
-                          @JsonRawValue String metadata, Instant createdAt, int deliveryAttempt, String receipt) {}
+                          @JsonRawValue String metadata, Instant createdAt, int deliveryAttempt, String receipt,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) String traceparent,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) String tracestate) {}
 }

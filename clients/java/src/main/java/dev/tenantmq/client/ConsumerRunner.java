@@ -46,6 +46,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>{@link #stop(Duration)} is graceful: no new fetch starts, a fetch in progress finishes
  * (at most {@code waitSeconds}), and the messages already fetched are handled and settled
  * before the loop ends. Nothing is left leased to time out.
+ *
+ * <p>Traces: with the OpenTelemetry API on the class path (an optional dependency), each
+ * message is handled inside a CONSUMER span named {@code process} whose parent is the
+ * message's {@code traceparent}, the publisher's span (docs/api.md, "Trace context"): the
+ * handler's own spans continue the publisher's trace. The spans go to the global OpenTelemetry
+ * (the Java agent's, or the SDK's when registered), or to {@link Builder#openTelemetry}.
  */
 public final class ConsumerRunner implements AutoCloseable {
     /** Largest nack reason the service accepts, in Unicode code points (NackRequest.reason). */
@@ -74,6 +80,7 @@ public final class ConsumerRunner implements AutoCloseable {
     private final int visibilitySeconds;
     private final Duration extendEvery;
     private final Duration errorBackoff;
+    private final MessageTracing tracing;
 
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -99,6 +106,7 @@ public final class ConsumerRunner implements AutoCloseable {
                     + visibilitySeconds + " s), else messages expire before they are extended: " + extendEvery);
         }
         this.errorBackoff = b.errorBackoff;
+        this.tracing = b.tracing ? MessageTracing.of(b.openTelemetry, tenant, topic, consumerGroup) : MessageTracing.NONE;
         this.extender = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tenant-mq-extend-" + consumerGroup);
             t.setDaemon(true);
@@ -262,10 +270,13 @@ public final class ConsumerRunner implements AutoCloseable {
                     continue;
                 }
                 Throwable failure = null;
-                try {
-                    handler.handle(m);
-                } catch (Throwable t) {
-                    failure = t;
+                try (MessageTracing.Handling traced = tracing.start(m)) {
+                    try {
+                        handler.handle(m);
+                    } catch (Throwable t) {
+                        failure = t;
+                        traced.failed(t);
+                    }
                 }
                 unsettled.remove(m.getReceipt());
                 if (failure == null) {
@@ -345,6 +356,9 @@ public final class ConsumerRunner implements AutoCloseable {
         private int visibilitySeconds = 30;
         private Duration extendEvery;
         private Duration errorBackoff = Duration.ofSeconds(1);
+        private boolean tracing = true;
+        /** An io.opentelemetry.api.OpenTelemetry; typed Object so that the API stays optional. */
+        private Object openTelemetry;
 
         private Builder(ConsumeApi api, String tenant, String topic, String consumerGroup) {
             this.api = Objects.requireNonNull(api, "api");
@@ -406,6 +420,21 @@ public final class ConsumerRunner implements AutoCloseable {
         /** Pause after a failed fetch before the next one (default 1 s). */
         public Builder errorBackoff(Duration errorBackoff) {
             this.errorBackoff = errorBackoff;
+            return this;
+        }
+
+        /**
+         * The OpenTelemetry whose tracer makes the handler's consumer spans (default: the global
+         * one, {@code GlobalOpenTelemetry.get()}, when the API is on the class path).
+         */
+        public Builder openTelemetry(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+            return this;
+        }
+
+        /** Whether the handler runs inside a consumer span (default true; nothing happens without OpenTelemetry). */
+        public Builder tracing(boolean tracing) {
+            this.tracing = tracing;
             return this;
         }
 

@@ -85,7 +85,7 @@ class ClientIT {
     }
 
     private static PublishResponse publish(String topic, OutgoingMessage... messages) throws ApiException {
-        return publish.publish(tenant, topic, new PublishRequest().messages(List.of(messages)));
+        return publish.publish(tenant, topic, new PublishRequest().messages(List.of(messages)), null, null);
     }
 
     private static OutgoingMessage message(String key, String id, JsonNode payload) {
@@ -127,6 +127,22 @@ class ClientIT {
                     new NackRequest().receipts(List.of(m.getReceipt())).delaySeconds(0).reason(reason)).getResults().get(0).getStatus();
             assertEquals(ReceiptStatus.NACKED, status);
         }
+    }
+
+    @Test
+    void theTraceparentOfAPublishComesBackWithItsMessageAndTheRunnerContinuesItsTrace() throws Exception {
+        String topic = unique("traced");
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        publish.publish(tenant, topic, new PublishRequest().messages(List.of(
+                message("k", "traced", JsonNodeFactory.instance.numberNode(1)))), traceparent, "congo=t61rcWkgMzE");
+        publish(topic, message("k", "untraced", JsonNodeFactory.instance.numberNode(2)));
+        java.util.Map<String, String> parentSeen = new java.util.concurrent.ConcurrentHashMap<>();
+        try (ConsumerRunner runner = ConsumerRunner.builder(consume, tenant, topic, "tracing").waitSeconds(2)
+                .handler(m -> parentSeen.put(m.getId(), String.valueOf(m.getTraceparent()))).build().start()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> runner.acked() == 2);
+        }
+        assertEquals(traceparent, parentSeen.get("traced"));
+        assertEquals("null", parentSeen.get("untraced"), "no traceparent without one");
     }
 
     @Test
