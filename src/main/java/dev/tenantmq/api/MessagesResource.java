@@ -1,5 +1,6 @@
 package dev.tenantmq.api;
 
+import dev.tenantmq.api.dto.CommittedRequest;
 import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.api.dto.PublishResponse;
 import dev.tenantmq.domain.PublishService;
@@ -34,5 +35,20 @@ public class MessagesResource {
                 .map(r -> new PublishResponse.Published(r.id(), r.partitionKey(), r.offset(), r.duplicate()))
                 .toList();
         return Response.status(Response.Status.CREATED).entity(new PublishResponse(results)).build();
+    }
+
+    /**
+     * The committed notice of a publish made in an application's own transaction (the JDBC
+     * library, docs/transactional-publish.md, "Waking consumers"): wakes this process's long polls
+     * waiting on those partitions as an HTTP publish would; 204. Best-effort by design: a notice
+     * that never comes costs a poll at most one re-check interval.
+     */
+    @POST
+    @Path("/committed")
+    public Response committed(@PathParam("tenant") String tenant, @PathParam("topic") String topic,
+                              CommittedRequest body) {
+        RequestValidator.TopicPath path = validator.topicPath(tenant, topic);
+        publisher.committedElsewhere(path.tenant(), path.topic(), validator.committedBody(body));
+        return Response.noContent().build();
     }
 }

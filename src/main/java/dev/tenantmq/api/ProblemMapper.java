@@ -14,7 +14,7 @@ import dev.tenantmq.api.dto.QuotaProblem;
 import dev.tenantmq.domain.ConflictException;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.domain.NotFoundException;
-import dev.tenantmq.domain.PayloadTooLargeException;
+import dev.tenantmq.model.PayloadTooLargeException;
 import dev.tenantmq.domain.QuotaExceededException;
 import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.model.StoreUnavailableException;
