@@ -111,7 +111,8 @@ class ArchitectureTest {
      */
     static final DescribedPredicate<JavaClass> SHARED_WITH_THE_JDBC_LIBRARY = JavaClass.Predicates.resideInAPackage(
             "dev.tenantmq.model..").or(com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching(
-            "dev\\.tenantmq\\.store\\.(Statement|Bind|Jdbc|PublishSql|PublishTransaction)(\\$.*)?"));
+            // arrays of them too (an enum's values()): [Ldev.tenantmq.store.PublishTransaction$LookUp;
+            "(\\[+L)?dev\\.tenantmq\\.store\\.(Statement|Bind|Jdbc|PublishSql|PublishTransaction)(\\$[^;]*)?;?"));
 
     /**
      * What the JDBC library compiles of the service is plain Java: the ground floor and the publish

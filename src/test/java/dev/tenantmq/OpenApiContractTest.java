@@ -76,7 +76,8 @@ class OpenApiContractTest {
     private static final Map<String, Class<?>> REQUEST_DTOS = Map.of(
             "PublishRequest", PublishRequest.class, "OutgoingMessage", PublishRequest.Message.class,
             "FetchRequest", FetchRequest.class, "ReceiptsRequest", ReceiptsRequest.class,
-            "ExtendRequest", ExtendRequest.class, "NackRequest", NackRequest.class);
+            "ExtendRequest", ExtendRequest.class, "NackRequest", NackRequest.class,
+            "CommittedRequest", dev.tenantmq.api.dto.CommittedRequest.class);
 
     /** Response schema -> the DTO the server writes. */
     private static final Map<String, Class<?>> RESPONSE_DTOS = Map.ofEntries(
@@ -97,7 +98,8 @@ class OpenApiContractTest {
             Map.entry("BrowsedMessage", AdminResponses.BrowsedMessage.class),
             Map.entry("DeletedMessage", AdminResponses.Deleted.class), Map.entry("RequeuedMessage", AdminResponses.Requeued.class),
             Map.entry("Problem", Problem.class), Map.entry("FieldError", Problem.FieldError.class),
-            Map.entry("QuotaProblem", QuotaProblem.class));
+            Map.entry("QuotaProblem", QuotaProblem.class),
+            Map.entry("CommittedResponse", dev.tenantmq.api.dto.CommittedResponse.class));
 
     private final JsonNode doc = load();
     private final ContractSchema schemas = new ContractSchema(doc);

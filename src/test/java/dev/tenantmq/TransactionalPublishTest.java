@@ -55,6 +55,9 @@ class TransactionalPublishTest {
     @Inject
     AgroalDataSource dataSource;
 
+    @Inject
+    TransactionalOrders orders;
+
     private String tenant;
     private String topic;
     private HttpJson http;
@@ -81,10 +84,11 @@ class TransactionalPublishTest {
         return c;
     }
 
+    /** An application row; its id is made unique with the test's topic (the table outlives a run). */
     private void insertOrder(Connection c, String orderId) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO app_orders (tenant, order_id) VALUES (?, ?)")) {
             ps.setString(1, tenant);
-            ps.setString(2, orderId);
+            ps.setString(2, orderId + "@" + topic);
             ps.executeUpdate();
         }
     }
@@ -189,7 +193,7 @@ class TransactionalPublishTest {
             results = PUBLISHER.publish(c, tenant, topic, List.of(Message.of("p", "n-1", "1")));
             c.commit();
         }
-        assertEquals(204, notifier.committed(tenant, topic, results).get(30, TimeUnit.SECONDS));
+        assertEquals(200, notifier.committed(tenant, topic, results).get(30, TimeUnit.SECONDS));
         assertEquals(List.of("n-1"), ids(http.post(consumer(group) + "/fetch", Map.of("maxMessages", 10, "waitSeconds", 10))));
         CompletableFuture<JsonNode> bad = http.postAsync("/tenants/" + tenant + "/topics/" + topic + "/messages/committed",
                 Map.of("partitionKeys", List.of()));
@@ -287,7 +291,7 @@ class TransactionalPublishTest {
                     }
                     if (library) {
                         try (Connection c = transaction()) {
-                            insertOrder(c, "w" + writer + "-" + b + "-" + topic);
+                            insertOrder(c, "w" + writer + "-" + b);
                             PUBLISHER.publish(c, tenant, topic, batch);
                             c.commit();
                         }
@@ -334,6 +338,35 @@ class TransactionalPublishTest {
         assertEquals(total, expected.size());
         assertEquals(Set.of(), missing, "messages skipped by the consumer");
         assertEquals(List.of(), orderViolations, "offset order within a partition");
+    }
+
+    @Test
+    void a_quarkus_transactional_method_publishes_with_its_row_and_notifies_only_after_a_commit() throws Exception {
+        String group = TestIds.group();
+        CommitNotifier notifier = new CommitNotifier(URI.create(base.toString()), null);
+        String refused = "o-refused@" + topic;
+        String placedId = "o-placed@" + topic;
+        assertThrows(IllegalStateException.class, () -> orders.placeOrder(notifier, tenant, topic, refused, true));
+        assertEquals(-2, orders.notice().get(30, TimeUnit.SECONDS), "no notice after a rollback");
+        assertEquals(0, count("SELECT COUNT(*) FROM queue_messages WHERE tenant = ? AND topic = ?"));
+        List<Result> placed = orders.placeOrder(notifier, tenant, topic, placedId, false);
+        assertEquals(200, orders.notice().get(30, TimeUnit.SECONDS), "the notice after the commit");
+        assertFalse(placed.get(0).duplicate());
+        assertEquals(List.of("created"), ids(http.post(consumer(group) + "/fetch", Map.of("maxMessages", 10, "waitSeconds", 10))));
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(
+                     "SELECT order_id FROM app_orders WHERE tenant = ? AND order_id IN (?, ?)")) {
+            ps.setString(1, tenant);
+            ps.setString(2, refused);
+            ps.setString(3, placedId);
+            List<String> stored = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    stored.add(rs.getString(1));
+                }
+            }
+            assertEquals(List.of(placedId), stored, "the row of the committed order only");
+        }
     }
 
     @Test

@@ -215,6 +215,7 @@ public class ProblemMapper {
 
     static {
         ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/messages/?"), "POST, OPTIONS");
+        ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/messages/committed/?"), "POST, OPTIONS");
         ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/consumer-groups/[^/]+/(fetch|ack|extend|nack)/?"),
                 "POST, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/(topics|offsets|consumer-groups|leases|subscribers|tenants)/?"), "GET, HEAD, OPTIONS");

@@ -20,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /** Publish (SPEC section 4, "Publish"; RFC "Publish"). */
 @ApplicationScoped
@@ -115,14 +116,16 @@ public class PublishService {
      * (docs/transactional-publish.md, "Waking consumers"). Stores nothing and reads nothing; a
      * notice for partitions with nothing new costs each woken poll one look.
      *
+     * @return the distinct partition keys signalled, sorted
      * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
      */
-    public void committedElsewhere(Tenant tenant, Topic topic, List<PartitionKey> partitionKeys) {
+    public List<String> committedElsewhere(Tenant tenant, Topic topic, List<PartitionKey> partitionKeys) {
         TenantNotServedException.requireServed(identity, tenant);
-        Set<String> touched = new HashSet<>();
+        Set<String> touched = new TreeSet<>();
         partitionKeys.forEach(k -> touched.add(k.value()));
         // One look per partition and group: the woken poll fetches the whole partition's new messages.
         signals.signal(tenant.value(), topic.value(), touched, touched.size());
+        return List.copyOf(touched);
     }
 
     /**

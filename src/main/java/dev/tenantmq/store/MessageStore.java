@@ -5,12 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
-import java.util.Map;
-import java.util.SortedSet;
 import java.util.TreeSet;
 import jakarta.enterprise.context.ApplicationScoped;
 

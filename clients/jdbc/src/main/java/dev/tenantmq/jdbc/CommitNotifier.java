@@ -41,14 +41,14 @@ public final class CommitNotifier {
      * Sends the notice for the new (not duplicate) messages of {@code results}; nothing when all
      * were duplicates.
      *
-     * @return completes with the HTTP status (204 when the service woke its polls), or -1 when the
+     * @return completes with the HTTP status (200 when the service woke its polls), or -1 when the
      *     notice could not be sent; never completes exceptionally
      */
     public CompletableFuture<Integer> committed(String tenant, String topic, List<TransactionalPublisher.Result> results) {
         Set<String> keys = new TreeSet<>();
         results.stream().filter(r -> !r.duplicate()).forEach(r -> keys.add(r.partitionKey()));
         if (keys.isEmpty()) {
-            return CompletableFuture.completedFuture(204);
+            return CompletableFuture.completedFuture(200);
         }
         StringBuilder body = new StringBuilder("{\"partitionKeys\":[");
         for (String k : keys) {

@@ -99,7 +99,7 @@ class TransactionalPublishIT {
         assertTrue(results.get(0).offset() < results.get(1).offset());
         int status = new CommitNotifier(URI.create(service.baseUrl()), null).committed(service.tenant, topic, results)
                 .get(30, TimeUnit.SECONDS);
-        assertEquals(204, status);
+        assertEquals(200, status);
         assertEquals(List.of("created", "paid"), fetchIds(topic, "billing", 20));
     }
 
