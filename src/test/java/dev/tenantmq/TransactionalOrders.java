@@ -26,7 +26,9 @@ import java.util.concurrent.CompletableFuture;
 public class TransactionalOrders {
     private static final TransactionalPublisher PUBLISHER = TransactionalPublisher.withDefaults();
 
+    /** The test application's JTA datasource (application.properties, {@code %test.quarkus.datasource.app}). */
     @Inject
+    @io.quarkus.agroal.DataSource("app")
     AgroalDataSource dataSource;
 
     @Inject

@@ -346,7 +346,9 @@ class TransactionalPublishTest {
         CommitNotifier notifier = new CommitNotifier(URI.create(base.toString()), null);
         String refused = "o-refused@" + topic;
         String placedId = "o-placed@" + topic;
-        assertThrows(IllegalStateException.class, () -> orders.placeOrder(notifier, tenant, topic, refused, true));
+        IllegalStateException refusal = assertThrows(IllegalStateException.class,
+                () -> orders.placeOrder(notifier, tenant, topic, refused, true));
+        assertEquals("the order is refused after the publish", refusal.getMessage());
         assertEquals(-2, orders.notice().get(30, TimeUnit.SECONDS), "no notice after a rollback");
         assertEquals(0, count("SELECT COUNT(*) FROM queue_messages WHERE tenant = ? AND topic = ?"));
         List<Result> placed = orders.placeOrder(notifier, tenant, topic, placedId, false);
