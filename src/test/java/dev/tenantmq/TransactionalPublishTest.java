@@ -187,7 +187,7 @@ class TransactionalPublishTest {
     @Test
     void the_committed_notice_wakes_a_waiting_poll_and_is_validated() throws Exception {
         String group = TestIds.group();
-        CommitNotifier notifier = new CommitNotifier(URI.create(base.toString()), null);
+        CommitNotifier notifier = new CommitNotifier(URI.create(base.toString()), null, Duration.ofSeconds(30));
         List<Result> results;
         try (Connection c = transaction()) {
             results = PUBLISHER.publish(c, tenant, topic, List.of(Message.of("p", "n-1", "1")));
@@ -343,7 +343,7 @@ class TransactionalPublishTest {
     @Test
     void a_quarkus_transactional_method_publishes_with_its_row_and_notifies_only_after_a_commit() throws Exception {
         String group = TestIds.group();
-        CommitNotifier notifier = new CommitNotifier(URI.create(base.toString()), null);
+        CommitNotifier notifier = new CommitNotifier(URI.create(base.toString()), null, Duration.ofSeconds(30));
         String refused = "o-refused@" + topic;
         String placedId = "o-placed@" + topic;
         IllegalStateException refusal = assertThrows(IllegalStateException.class,

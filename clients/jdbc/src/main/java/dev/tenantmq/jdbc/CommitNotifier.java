@@ -26,15 +26,27 @@ public final class CommitNotifier {
     private final HttpClient http;
     private final URI baseUrl;
     private final String bearerToken;
+    private final Duration timeout;
 
     /**
+     * A notifier that gives a notice up after 5 seconds.
+     *
      * @param baseUrl the service (or its load balancer), e.g. {@code http://tenant-mq:8080}
      * @param bearerToken a JWT with the publish permission (mq.auth.mode=jwt), or null with mq.auth.mode=none
      */
     public CommitNotifier(URI baseUrl, String bearerToken) {
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        this(baseUrl, bearerToken, Duration.ofSeconds(5));
+    }
+
+    /**
+     * @param timeout how long one notice may take, connecting included; past it the notice is
+     *     given up (-1), which costs waiting polls at most their re-check interval
+     */
+    public CommitNotifier(URI baseUrl, String bearerToken, Duration timeout) {
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
         this.baseUrl = baseUrl;
         this.bearerToken = bearerToken;
+        this.timeout = timeout;
     }
 
     /**
@@ -57,7 +69,7 @@ public final class CommitNotifier {
         body.append("]}");
         HttpRequest.Builder request = HttpRequest.newBuilder(baseUrl.resolve("/tenants/" + path(tenant) + "/topics/"
                         + path(topic) + "/messages/committed"))
-                .timeout(Duration.ofSeconds(5))
+                .timeout(timeout)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
         if (bearerToken != null) {

@@ -97,7 +97,7 @@ class TransactionalPublishIT {
             c.commit();
         }
         assertTrue(results.get(0).offset() < results.get(1).offset());
-        int status = new CommitNotifier(URI.create(service.baseUrl()), null).committed(service.tenant, topic, results)
+        int status = new CommitNotifier(URI.create(service.baseUrl()), null, Duration.ofSeconds(30)).committed(service.tenant, topic, results)
                 .get(30, TimeUnit.SECONDS);
         assertEquals(200, status);
         assertEquals(List.of("created", "paid"), fetchIds(topic, "billing", 20));

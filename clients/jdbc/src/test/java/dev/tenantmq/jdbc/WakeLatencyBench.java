@@ -45,7 +45,7 @@ class WakeLatencyBench {
             String topic = "bench-" + UUID.randomUUID();
             String base = service.baseUrl() + "/tenants/" + service.tenant + "/topics/" + topic;
             TransactionalPublisher publisher = TransactionalPublisher.withDefaults();
-            CommitNotifier notifier = new CommitNotifier(URI.create(service.baseUrl()), null);
+            CommitNotifier notifier = new CommitNotifier(URI.create(service.baseUrl()), null, Duration.ofSeconds(30));
             // Lease the partition to the group first: the measurement is the wake, not the lease.
             post(base + "/messages", "{\"messages\":[{\"partitionKey\":\"p\",\"payload\":0}]}");
             ack(base, fetch(base, 20));
