@@ -4,6 +4,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -98,6 +101,30 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("dev.tenantmq.ops..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.tenantmq.api..", "dev.tenantmq.domain..",
                         "dev.tenantmq.scheduler..")
+                .check(MAIN);
+    }
+
+    /**
+     * The publish protocol's files that the JDBC library compiles from this source tree
+     * (clients/jdbc/pom.xml, docs/transactional-publish.md, "One protocol, two artifacts"), with
+     * their nested classes. The library has no Quarkus, no CDI, no logging and no Jackson.
+     */
+    static final DescribedPredicate<JavaClass> SHARED_WITH_THE_JDBC_LIBRARY = JavaClass.Predicates.resideInAPackage(
+            "dev.tenantmq.model..").or(com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching(
+            // arrays of them too (an enum's values()): [Ldev.tenantmq.store.PublishTransaction$LookUp;
+            "(\\[+L)?dev\\.tenantmq\\.store\\.(Statement|Bind|Jdbc|PublishSql|PublishTransaction)(\\$[^;]*)?;?"));
+
+    /**
+     * What the JDBC library compiles of the service is plain Java: the ground floor and the publish
+     * protocol use only the JDK and each other, so the library's build needs nothing the service's
+     * framework brings, and the service and the application take the same head lock with the same
+     * statements.
+     */
+    @Test
+    void the_publish_protocol_shared_with_the_jdbc_library_is_plain_java() {
+        classes().that(SHARED_WITH_THE_JDBC_LIBRARY)
+                .should().onlyDependOnClassesThat(JavaClass.Predicates.resideInAPackage("java..")
+                        .or(SHARED_WITH_THE_JDBC_LIBRARY))
                 .check(MAIN);
     }
 }

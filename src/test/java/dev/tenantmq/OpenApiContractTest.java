@@ -77,7 +77,8 @@ class OpenApiContractTest {
             "PublishRequest", PublishRequest.class, "OutgoingMessage", PublishRequest.Message.class,
             "FetchRequest", FetchRequest.class, "ReceiptsRequest", ReceiptsRequest.class,
             "ExtendRequest", ExtendRequest.class, "NackRequest", NackRequest.class,
-            "SettingOverrides", dev.tenantmq.api.dto.SettingsRequest.class);
+            "SettingOverrides", dev.tenantmq.api.dto.SettingsRequest.class,
+            "CommittedRequest", dev.tenantmq.api.dto.CommittedRequest.class);
 
     /** Response schema -> the DTO the server writes. */
     private static final Map<String, Class<?>> RESPONSE_DTOS = Map.ofEntries(
@@ -101,7 +102,8 @@ class OpenApiContractTest {
             Map.entry("QuotaProblem", QuotaProblem.class),
             Map.entry("Settings", AdminResponses.Settings.class), Map.entry("SettingOverrides", dev.tenantmq.api.dto.SettingsRequest.class),
             Map.entry("EffectiveSettings", AdminResponses.EffectiveSettings.class),
-            Map.entry("SettingValue", AdminResponses.SettingValue.class), Map.entry("SettingFlag", AdminResponses.SettingFlag.class));
+            Map.entry("SettingValue", AdminResponses.SettingValue.class), Map.entry("SettingFlag", AdminResponses.SettingFlag.class),
+            Map.entry("CommittedResponse", dev.tenantmq.api.dto.CommittedResponse.class));
 
     private final JsonNode doc = load();
     private final ContractSchema schemas = new ContractSchema(doc);

@@ -140,6 +140,52 @@ class VitessRoutingTest {
     }
 
     /** The shard the vindex maps each tenant to, from a single-tenant statement per tenant. */
+    /** The application's table of the transactional-publish tests: keyed, like the queue, by tenant first. */
+    private static final String APP_TABLE = "CREATE TABLE app_orders (tenant VARCHAR(255) NOT NULL,"
+            + " order_id VARCHAR(255) NOT NULL, PRIMARY KEY (tenant, order_id));";
+
+    /**
+     * The JDBC library's transaction (docs/transactional-publish.md, "Vitess"): a row of an
+     * application table sharded by the same tenant value, the publish protocol's statements in the
+     * order {@code PublishTransaction} sends them through vtgate (the look-up a statement of its
+     * own), and the commit, all reach one shard. With the application's table in another keyspace
+     * the same transaction is two shard transactions, committed one after the other.
+     */
+    @Test
+    void a_domain_write_and_a_publish_in_one_transaction_reach_one_shard() throws Exception {
+        String command = System.getenv("VTEXPLAIN");
+        assumeTrue(command != null && !command.isBlank(),
+                "VTEXPLAIN is unset: set it to scripts/vtexplain.sh to check the SQL against Vitess's planner");
+        Map<String, String> statements = StoreStatements.all();
+        List<String> sql = new ArrayList<>(List.of("BEGIN", "INSERT INTO app_orders (tenant, order_id) VALUES ('acme', 'o-1')"));
+        for (String name : List.of("LOCK_HEADS", "CREATE_HEADS", "SELECT_EXISTING_IDS", "INSERT_MESSAGE", "ADVANCE_HEADS")) {
+            sql.add(bindLiterals(StoreStatements.expandTemplate(statements.get("PublishSql." + name))));
+        }
+        sql.add("COMMIT");
+        ObjectMapper json = new ObjectMapper();
+
+        com.fasterxml.jackson.databind.node.ObjectNode same = (com.fasterxml.jackson.databind.node.ObjectNode)
+                json.readTree(Files.readString(Path.of("deploy/vitess/vschema.json")));
+        ((com.fasterxml.jackson.databind.node.ObjectNode) same.path("tenant_mq").path("tables")).set("app_orders",
+                json.readTree("{\"column_vindexes\": [{\"column\": \"tenant\", \"name\": \"tenant_hash\"}]}"));
+        Explained together = vtexplain(command, sql, APP_TABLE, same.toString());
+        assertEquals(0, together.exitCode(), "vtexplain planned the transaction: " + together.reason());
+        TreeSet<String> shards = new TreeSet<>();
+        json.readTree(together.stdout()).forEach(e -> shards.addAll(shards(e)));
+        assertEquals(1, shards.size(), "one shard for the domain row, the publish and the commit: " + shards);
+
+        com.fasterxml.jackson.databind.node.ObjectNode other = (com.fasterxml.jackson.databind.node.ObjectNode)
+                json.readTree(Files.readString(Path.of("deploy/vitess/vschema.json")));
+        other.set("app", json.readTree("{\"sharded\": false, \"tables\": {\"app_orders\": {}}}"));
+        sql.set(1, sql.get(1).replace("INTO app_orders", "INTO app.app_orders"));
+        Explained apart = vtexplain(command, sql, APP_TABLE, other.toString());
+        assertEquals(0, apart.exitCode(), "vtexplain planned the transaction: " + apart.reason());
+        TreeSet<String> apartShards = new TreeSet<>();
+        json.readTree(apart.stdout()).forEach(e -> apartShards.addAll(shards(e)));
+        assertEquals(2, apartShards.size(), "another keyspace: two shard transactions: " + apartShards);
+        assertTrue(apartShards.first().startsWith("app/"), apartShards.toString());
+    }
+
     private static Map<String, String> shardsOf(String command, List<String> tenants)
             throws IOException, InterruptedException {
         List<String> sql = tenants.stream()
@@ -265,14 +311,19 @@ class VitessRoutingTest {
 
     /** Runs vtexplain once over the given statements. */
     private static Explained vtexplain(String command, List<String> sql) throws IOException, InterruptedException {
+        return vtexplain(command, sql, "", Files.readString(Path.of("deploy/vitess/vschema.json")));
+    }
+
+    /** vtexplain over the migrations plus {@code extraSchema}, with {@code vschema}. */
+    private static Explained vtexplain(String command, List<String> sql, String extraSchema, String vschema)
+            throws IOException, InterruptedException {
         String schema;
         try (Stream<Path> files = Files.list(Path.of("src/main/resources/db/migration"))) {
             schema = files.filter(p -> p.getFileName().toString().matches("V\\d+__.*\\.sql"))
                     .sorted((a, b) -> Integer.compare(version(a), version(b)))
                     .map(VitessRoutingTest::read)
-                    .collect(Collectors.joining("\n"));
+                    .collect(Collectors.joining("\n")) + "\n" + extraSchema;
         }
-        String vschema = Files.readString(Path.of("deploy/vitess/vschema.json"));
         List<String> argv = new ArrayList<>(List.of(command.split(" ")));
         argv.addAll(List.of("--shards", String.valueOf(SHARDS), "--normalize", "--output-mode", "json",
                 "--schema", schema, "--vschema", vschema, "--sql", String.join(";\n", sql)));

@@ -47,9 +47,11 @@ public final class ServiceUnderTest implements AutoCloseable {
     private final int port;
     /** Port of the management interface (health, metrics). */
     private final int managementPort;
+    /** The database the process uses: QUARKUS_DATASOURCE_JDBC_URL, user and password. */
+    private final String[] database;
 
     private ServiceUnderTest(String tenant, String subscriber, DB db, Path dbHome, Process process, int port,
-                             int managementPort) {
+                             int managementPort, String[] database) {
         this.tenant = tenant;
         this.subscriber = subscriber;
         this.db = db;
@@ -57,6 +59,7 @@ public final class ServiceUnderTest implements AutoCloseable {
         this.process = process;
         this.port = port;
         this.managementPort = managementPort;
+        this.database = database;
     }
 
     /**
@@ -122,7 +125,8 @@ public final class ServiceUnderTest implements AutoCloseable {
         env.put("QUARKUS_DATASOURCE_USERNAME", user);
         env.put("QUARKUS_DATASOURCE_PASSWORD", password);
         env.putAll(extraEnv);
-        ServiceUnderTest started = new ServiceUnderTest(tenant, name, db, dbHome, pb.start(), port, managementPort);
+        ServiceUnderTest started = new ServiceUnderTest(tenant, name, db, dbHome, pb.start(), port, managementPort,
+                new String[] {url, user, password});
         started.awaitReady();
         return started;
     }
@@ -141,6 +145,14 @@ public final class ServiceUnderTest implements AutoCloseable {
                 return false;
             }
         });
+    }
+
+    /**
+     * A new connection to the service's database, as the application of the JDBC library
+     * (clients/jdbc) would open one; needs a MySQL driver on the test class path.
+     */
+    public java.sql.Connection openDatabaseConnection() throws java.sql.SQLException {
+        return java.sql.DriverManager.getConnection(database[0], database[1], database[2]);
     }
 
     /** Base URL, e.g. {@code http://127.0.0.1:41234}. */

@@ -1,5 +1,7 @@
 package dev.tenantmq.api;
 
+import dev.tenantmq.api.dto.CommittedRequest;
+import dev.tenantmq.api.dto.CommittedResponse;
 import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.api.dto.PublishResponse;
 import dev.tenantmq.domain.PublishService;
@@ -63,4 +65,19 @@ public class MessagesResource {
     /** The W3C Trace Context request headers (https://www.w3.org/TR/trace-context/). */
     static final String TRACEPARENT = "traceparent";
     static final String TRACESTATE = "tracestate";
+
+    /**
+     * The committed notice of a publish made in an application's own transaction (the JDBC
+     * library, docs/transactional-publish.md, "Waking consumers"): wakes this process's long polls
+     * waiting on those partitions as an HTTP publish would; 200 naming them. Best-effort by design: a notice
+     * that never comes costs a poll at most one re-check interval.
+     */
+    @POST
+    @Path("/committed")
+    public Response committed(@PathParam("tenant") String tenant, @PathParam("topic") String topic,
+                              CommittedRequest body) {
+        RequestValidator.TopicPath path = validator.topicPath(tenant, topic);
+        List<String> woken = publisher.committedElsewhere(path.tenant(), path.topic(), validator.committedBody(body));
+        return Response.ok(new CommittedResponse(woken)).build();
+    }
 }

@@ -14,7 +14,7 @@ import dev.tenantmq.api.dto.QuotaProblem;
 import dev.tenantmq.domain.ConflictException;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.domain.NotFoundException;
-import dev.tenantmq.domain.PayloadTooLargeException;
+import dev.tenantmq.model.PayloadTooLargeException;
 import dev.tenantmq.domain.QuotaExceededException;
 import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.model.StoreUnavailableException;
@@ -215,6 +215,7 @@ public class ProblemMapper {
 
     static {
         ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/messages/?"), "POST, OPTIONS");
+        ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/messages/committed/?"), "POST, OPTIONS");
         ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/consumer-groups/[^/]+/(fetch|ack|extend|nack)/?"),
                 "POST, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/(topics|offsets|consumer-groups|leases|subscribers|tenants)/?"), "GET, HEAD, OPTIONS");

@@ -2,6 +2,7 @@ package dev.tenantmq.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenantmq.api.dto.FetchRequest;
+import dev.tenantmq.api.dto.CommittedRequest;
 import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.domain.AdminService;
@@ -86,6 +87,32 @@ public class RequestValidator {
         checkName(errors, "consumerGroup", consumerGroup);
         errors.throwIfAny();
         return new GroupPath(new Tenant(tenant), new Topic(topic), new ConsumerGroup(consumerGroup));
+    }
+
+    /**
+     * Validates a committed notice: 1..{@code mq.publish.max-batch-size} partition keys, each valid.
+     *
+     * @throws InvalidRequestException naming {@code partitionKeys} or {@code partitionKeys[i]}
+     */
+    public List<PartitionKey> committedBody(CommittedRequest body) {
+        Errors errors = new Errors();
+        int max = config.publish().maxBatchSize();
+        if (body == null || body.partitionKeys() == null || body.partitionKeys().isEmpty()
+                || body.partitionKeys().size() > max) {
+            errors.add("partitionKeys", "is required: an array of 1.." + max + " partition keys");
+            errors.throwIfAny();
+        }
+        List<PartitionKey> out = new ArrayList<>(body.partitionKeys().size());
+        for (int i = 0; i < body.partitionKeys().size(); i++) {
+            String problem = Identifiers.keyProblem(body.partitionKeys().get(i));
+            if (problem != null) {
+                errors.add("partitionKeys[" + i + "]", problem);
+            } else {
+                out.add(new PartitionKey(body.partitionKeys().get(i)));
+            }
+        }
+        errors.throwIfAny();
+        return out;
     }
 
     /**
@@ -404,12 +431,9 @@ public class RequestValidator {
     }
 
     private void checkTopic(Errors errors, String topic) {
-        String problem = Identifiers.nameProblem(topic);
+        String problem = Identifiers.publishTopicProblem(topic, config.dlqSuffix());
         if (problem != null) {
             errors.add("topic", problem);
-        } else if (topic.length() + config.dlqSuffix().length() > Identifiers.MAX_LENGTH) {
-            errors.add("topic", "must leave room for the dead-letter suffix '" + config.dlqSuffix() + "': at most "
-                    + (Identifiers.MAX_LENGTH - config.dlqSuffix().length()) + " characters");
         }
     }
 

@@ -2,54 +2,51 @@ package dev.tenantmq.domain;
 
 import static dev.tenantmq.model.Durations.micros;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.model.MessageId;
 import dev.tenantmq.model.PartitionKey;
+import dev.tenantmq.model.PayloadTooLargeException;
+import dev.tenantmq.model.PublishRules;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
 import dev.tenantmq.model.TraceContext;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.MessageStore;
+import dev.tenantmq.store.PublishTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
+import java.util.TreeSet;
 
 /** Publish (SPEC section 4, "Publish"; RFC "Publish"). */
 @ApplicationScoped
 public class PublishService {
     /** Metadata key the service stamps with the tenant (RFC "Publish": mirrors Message.Tenant). */
-    public static final String QUEUE_NAME = "queue_name";
+    public static final String QUEUE_NAME = PublishRules.QUEUE_NAME;
 
     private final PublishGroups groups;
     private final ProcessIdentity identity;
     private final MqConfig config;
     private final FetchSignals signals;
     private final QueueMetrics metrics;
-    private final ObjectMapper json;
     private final TenantQuotas quotas;
 
     /** The topic's dedup window (docs/settings.md, "Per-topic and per-group settings"), from memory. */
     private final SettingsCache settings;
 
     PublishService(PublishGroups groups, ProcessIdentity identity, MqConfig config, FetchSignals signals,
-                   QueueMetrics metrics, ObjectMapper json, TenantQuotas quotas, SettingsCache settings) {
+                   QueueMetrics metrics, TenantQuotas quotas, SettingsCache settings) {
         this.settings = settings;
         this.groups = groups;
         this.identity = identity;
         this.config = config;
         this.signals = signals;
         this.metrics = metrics;
-        this.json = json;
         this.quotas = quotas;
     }
 
@@ -91,36 +88,20 @@ public class PublishService {
     public List<Result> publish(Tenant tenant, Topic topic, List<Outgoing> messages, TraceContext trace) {
         TenantNotServedException.requireServed(identity, tenant);
         requireBatchSize(messages.size());
-        List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
+        PublishRules.Limits limits = limits();
+        List<PublishTransaction.NewMessage> rows = new ArrayList<>(messages.size());
         long payloadBytes = 0;
         for (int i = 0; i < messages.size(); i++) {
             Outgoing m = messages.get(i);
-            int bytes = m.payloadJson().getBytes(StandardCharsets.UTF_8).length;
-            payloadBytes += bytes;
-            if (bytes > config.publish().maxPayloadBytes()) {
-                throw new PayloadTooLargeException("messages[" + i + "].payload", bytes, config.publish().maxPayloadBytes());
-            }
-            String stamped = m.metadata().get(QUEUE_NAME);
-            if (stamped != null && !stamped.equals(tenant.value())) {
-                throw InvalidRequestException.of("messages[" + i + "].metadata." + QUEUE_NAME,
-                        "is stamped by the service with the tenant ('" + tenant.value() + "'); a different value is not allowed");
-            }
-            Map<String, String> metadata = new LinkedHashMap<>(m.metadata());
-            metadata.put(QUEUE_NAME, tenant.value());
-            boolean generated = m.id() == null;
-            String id = generated ? UUID.randomUUID().toString() : m.id().value();
-            String metadataJson = toJson(metadata);
-            int metadataBytes = metadataJson.getBytes(StandardCharsets.UTF_8).length;
-            if (metadataBytes > config.publish().maxMetadataBytes()) {
-                throw InvalidRequestException.of("messages[" + i + "].metadata", "must be at most "
-                        + config.publish().maxMetadataBytes() + " bytes of JSON (got " + metadataBytes + ")");
-            }
-            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson, generated,
-                    trace));
+            PublishRules.Stamped s = PublishRules.stamp(i, tenant, m.partitionKey(), m.id(), m.payloadJson(), m.metadata(),
+                    limits);
+            payloadBytes += s.payloadBytes();
+            rows.add(new PublishTransaction.NewMessage(s.partitionKey(), s.id(), s.payloadJson(), s.metadataJson(),
+                    s.generatedId(), trace == null ? null : trace.traceparent(), trace == null ? null : trace.tracestate()));
         }
         // The quotas, once per batch, after validation and before the store is touched (docs/security.md, "Quotas").
         TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size(), payloadBytes);
-        List<MessageStore.Published> stored;
+        List<PublishTransaction.Published> stored;
         try {
             // Validated and admitted on its own: a bad request never joins a group (docs/architecture.md, "Group commit").
             stored = groups.publish(tenant.value(), topic.value(), rows,
@@ -133,7 +114,7 @@ public class PublishService {
         int duplicates = 0;
         Set<String> touched = new HashSet<>();
         for (int i = 0; i < rows.size(); i++) {
-            MessageStore.Published p = stored.get(i);
+            PublishTransaction.Published p = stored.get(i);
             duplicates += p.duplicate() ? 1 : 0;
             if (!p.duplicate()) {
                 touched.add(rows.get(i).partitionKey());
@@ -148,8 +129,26 @@ public class PublishService {
     }
 
     /**
-     * The batch-size rule of publish, and its one home: 1..{@code mq.publish.max-batch-size}
-     * messages (SPEC section 4, "Publish"). {@link #publish} checks it for every caller; the
+     * Wakes this process's long polls of the given partitions after messages were published and
+     * committed elsewhere: in an application's transaction by the JDBC library
+     * (docs/transactional-publish.md, "Waking consumers"). Stores nothing and reads nothing; a
+     * notice for partitions with nothing new costs each woken poll one look.
+     *
+     * @return the distinct partition keys signalled, sorted
+     * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
+     */
+    public List<String> committedElsewhere(Tenant tenant, Topic topic, List<PartitionKey> partitionKeys) {
+        TenantNotServedException.requireServed(identity, tenant);
+        Set<String> touched = new TreeSet<>();
+        partitionKeys.forEach(k -> touched.add(k.value()));
+        // One look per partition and group: the woken poll fetches the whole partition's new messages.
+        signals.signal(tenant.value(), topic.value(), touched, touched.size());
+        return List.copyOf(touched);
+    }
+
+    /**
+     * The batch-size rule of publish ({@link PublishRules#requireBatchSize}, its one home) with
+     * {@code mq.publish.max-batch-size} (SPEC section 4, "Publish"). {@link #publish} checks it for every caller; the
      * HTTP validator asks it too, before it looks at single messages, so that an oversized body
      * is reported as oversized rather than message by message.
      *
@@ -157,17 +156,12 @@ public class PublishService {
      * @throws InvalidRequestException naming {@code messages} when the size is out of range (400)
      */
     public void requireBatchSize(int size) {
-        int max = config.publish().maxBatchSize();
-        if (size < 1 || size > max) {
-            throw InvalidRequestException.of("messages", "must hold 1.." + max + " messages (got " + size + ")");
-        }
+        PublishRules.requireBatchSize(size, config.publish().maxBatchSize());
     }
 
-    private String toJson(Map<String, String> metadata) {
-        try {
-            return json.writeValueAsString(metadata);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot serialize string metadata", e);
-        }
+    /** The configured limits of a batch ({@code mq.publish.*}, docs/settings.md). */
+    private PublishRules.Limits limits() {
+        MqConfig.Publish p = config.publish();
+        return new PublishRules.Limits(p.maxBatchSize(), p.maxPayloadBytes(), p.maxMetadataBytes());
     }
 }

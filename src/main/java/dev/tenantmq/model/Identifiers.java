@@ -35,6 +35,22 @@ public final class Identifiers {
     }
 
     /**
+     * Checks a topic published to: a name ({@link #nameProblem}) that leaves room for the
+     * dead-letter suffix, so that its dead-letter topic {@code <topic><suffix>} is a name too.
+     *
+     * @param dlqSuffix the dead-letter suffix ({@code mq.dlq-suffix})
+     * @return null when valid, else a sentence naming the rule that failed
+     */
+    public static String publishTopicProblem(String topic, String dlqSuffix) {
+        String problem = nameProblem(topic);
+        if (problem == null && topic.length() + dlqSuffix.length() > MAX_LENGTH) {
+            return "must leave room for the dead-letter suffix '" + dlqSuffix + "': at most "
+                    + (MAX_LENGTH - dlqSuffix.length()) + " characters";
+        }
+        return problem;
+    }
+
+    /**
      * Checks a caller key (partition key, message id): 1 to 255 Unicode code points (not UTF-16
      * units), well-formed (no lone surrogates), no U+0000, and no trailing U+0020, because the
      * {@code utf8mb4_bin} collation is PAD SPACE and would make {@code "k"} equal {@code "k "}.

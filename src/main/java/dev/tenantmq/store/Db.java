@@ -55,7 +55,7 @@ public class Db {
          * Each statement sees the latest committed rows; no gap locks. The pool's default
          * ({@code quarkus.datasource.jdbc.transaction-isolation-level}), so a transaction at this
          * level sends no SET. Every transaction of the store: appenders need no gap lock either,
-         * because the partition head lock is a row of its own (see {@code MessageStore.LOCK_HEADS}).
+         * because the partition head lock is a row of its own (see {@code PublishSql.LOCK_HEADS}).
          */
         READ_COMMITTED(Connection.TRANSACTION_READ_COMMITTED);
 
@@ -174,10 +174,7 @@ public class Db {
      * written once, by name, where the placeholders are.
      */
     @FunctionalInterface
-    interface Binds {
-        /** Sets every parameter of {@code ps}, in placeholder order. */
-        void bindTo(PreparedStatement ps) throws SQLException;
-    }
+    interface Binds extends Jdbc.Binds {}
 
     /** Maps the current row of a result set to a value, reading columns by label. */
     @FunctionalInterface
@@ -187,7 +184,7 @@ public class Db {
     }
 
     /** Runs a query with {@code binds} and maps every row, in row order. */
-    static <T> List<T> list(Connection c, String sql, Binds binds, RowMapper<T> mapper) throws SQLException {
+    static <T> List<T> list(Connection c, String sql, Jdbc.Binds binds, RowMapper<T> mapper) throws SQLException {
         List<T> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             binds.bindTo(ps);
@@ -202,41 +199,28 @@ public class Db {
 
     /** Reads the current row of a result set into the caller's state, reading columns by label. */
     @FunctionalInterface
-    interface RowReader {
-        /** Reads the row {@code rs} is on; does not move the cursor. */
-        void read(ResultSet rs) throws SQLException;
-    }
+    interface RowReader extends Jdbc.RowReader {}
 
     /** Runs a query with {@code binds} and hands every row to {@code reader}, in row order. */
-    static void forEach(Connection c, String sql, Binds binds, RowReader reader) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            binds.bindTo(ps);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    reader.read(rs);
-                }
-            }
-        }
+    static void forEach(Connection c, String sql, Jdbc.Binds binds, Jdbc.RowReader reader) throws SQLException {
+        Jdbc.forEach(c, sql, binds, reader);
     }
 
     /** Runs one update with {@code binds}; returns the update count. */
-    static int update(Connection c, String sql, Binds binds) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            binds.bindTo(ps);
-            return ps.executeUpdate();
-        }
+    static int update(Connection c, String sql, Jdbc.Binds binds) throws SQLException {
+        return Jdbc.update(c, sql, binds);
     }
 
     /**
      * Runs one update once per element of {@code rows} as one JDBC batch (the driver may rewrite
      * it into fewer round trips); returns the update count of each, in order.
      */
-    static int[] updateEach(Connection c, String sql, List<? extends Binds> rows) throws SQLException {
+    static int[] updateEach(Connection c, String sql, List<? extends Jdbc.Binds> rows) throws SQLException {
         if (rows.isEmpty()) {
             return new int[0];
         }
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (Binds row : rows) {
+            for (Jdbc.Binds row : rows) {
                 row.bindTo(ps);
                 ps.addBatch();
             }
@@ -252,7 +236,7 @@ public class Db {
 
     /** {@code n} comma-separated placeholders for an IN list, e.g. {@code ?, ?, ?}. */
     public static String placeholders(int n) {
-        return n == 0 ? "NULL" : "?" + ", ?".repeat(n - 1);
+        return Jdbc.placeholders(n);
     }
 
     /**
@@ -276,7 +260,7 @@ public class Db {
      * the version from the handshake, so this costs no round trip.
      */
     static boolean isVtgate(Connection c) throws SQLException {
-        return c.getMetaData().getDatabaseProductVersion().endsWith("-Vitess");
+        return Jdbc.isVtgate(c);
     }
 
     /**

@@ -10,7 +10,7 @@ import java.util.List;
  * {@code mq.publish.dedup-window} after their publish, so that a producer's retry hours later is
  * still a duplicate. Retention ({@link #rememberRanges}) and the admin delete ({@link #remember})
  * write them in the transaction that deletes the messages; publish reads both tables in one statement
- * ({@link MessageStore#SELECT_EXISTING_IDS}); retention drops expired rows with
+ * ({@link PublishSql#SELECT_EXISTING_IDS}); retention drops expired rows with
  * {@link #DELETE_EXPIRED}.
  */
 final class DedupSql {

@@ -10,7 +10,7 @@ import java.util.List;
  * implementing this next to its SQL; {@code StatementBindsTest} checks every such record's binds
  * against the placeholders of its SQL: the count, and the column each name stands for.
  */
-interface Statement extends Db.Binds {
+interface Statement extends Jdbc.Binds {
     /** The SQL to run, with its IN lists formatted for these binds. */
     String sql();
 

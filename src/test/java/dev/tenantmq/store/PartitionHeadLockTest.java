@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The publisher lock of a partition ({@link MessageStore#lockPartitions}, the row of
+ * The publisher lock of a partition ({@link PublishTransaction#lockPartitions}, the row of
  * {@code queue_partition_heads}) excludes every other publisher of it until commit, also right
  * after a wait: a publisher that waited while the holder appended must still hold the lock, because
  * a third publisher would otherwise lock at once, and two publishers would insert at the same
@@ -86,14 +86,14 @@ class PartitionHeadLockTest {
     @Test
     void a_publisher_of_several_partitions_excludes_a_publisher_of_any_of_them() throws Exception {
         try (Connection first = open(); Connection second = open()) {
-            MessageStore.lockPartitions(first, tenant, topic, new TreeSet<>(List.of("p", "q")));
+            PublishTransaction.lockPartitions(first, tenant, topic, new TreeSet<>(List.of("p", "q")));
             append(first, "p", "p0");
             first.commit();
 
-            MessageStore.lockPartitions(first, tenant, topic, new TreeSet<>(List.of("p", "q")));
+            PublishTransaction.lockPartitions(first, tenant, topic, new TreeSet<>(List.of("p", "q")));
             CompletableFuture<Void> secondLocked = CompletableFuture.runAsync(() -> {
                 try {
-                    MessageStore.lockPartitions(second, tenant, topic, new TreeSet<>(List.of("q")));
+                    PublishTransaction.lockPartitions(second, tenant, topic, new TreeSet<>(List.of("q")));
                 } catch (SQLException e) {
                     throw new IllegalStateException(e);
                 }
@@ -116,7 +116,7 @@ class PartitionHeadLockTest {
     }
 
     private void lock(Connection c) throws SQLException {
-        MessageStore.lockPartitions(c, tenant, topic, new TreeSet<>(List.of("p")));
+        PublishTransaction.lockPartitions(c, tenant, topic, new TreeSet<>(List.of("p")));
     }
 
     private void lockUnchecked(Connection c) {
@@ -133,7 +133,7 @@ class PartitionHeadLockTest {
 
     /** Appends one message as publish does once it holds the lock: insert, then move the head. */
     private void append(Connection c, String partitionKey, String id) throws SQLException {
-        MessageStore.append(c, tenant, topic, List.of(new MessageStore.NewMessage(partitionKey, id, "1", "{}")));
+        PublishTransaction.append(c, tenant, topic, List.of(new PublishTransaction.NewMessage(partitionKey, id, "1", "{}")));
     }
 
     private long headOffset(String partitionKey) throws SQLException {

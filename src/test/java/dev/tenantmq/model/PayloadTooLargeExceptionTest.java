@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

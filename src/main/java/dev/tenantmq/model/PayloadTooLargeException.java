@@ -1,4 +1,4 @@
-package dev.tenantmq.domain;
+package dev.tenantmq.model;
 
 /** A message payload is larger than {@code mq.publish.max-payload-bytes}; maps to HTTP 413. */
 public class PayloadTooLargeException extends RuntimeException {

@@ -1,0 +1,187 @@
+package dev.tenantmq.store;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The statements of the publish protocol (docs/architecture.md, "Publish: the partition head
+ * lock"): lock the partition heads, look up ids already stored, insert, move the heads.
+ * {@link PublishTransaction} runs them in this order. The service and the JDBC library
+ * (clients/jdbc, docs/transactional-publish.md) compile this one file, so every publisher of a
+ * partition takes the same lock with the same statement. Plain Java: no framework, no logging.
+ */
+final class PublishSql {
+    private PublishSql() {}
+
+    /**
+     * The partition head lock (docs/architecture.md, "Publish: the partition head lock"): locks
+     * the {@code queue_partition_heads} rows of the partitions a request appends to (%s is their
+     * IN list), in key order, until commit. Returns each locked head's partition key and offset
+     * ({@code id} is NULL, to tell these rows from those of {@link #SELECT_EXISTING_IDS} where
+     * {@link PublishTransaction#lockPartitionsAndFindIds} runs both as one statement). A partition without a head
+     * row yet gets one from {@link #CREATE_HEADS}.
+     *
+     * <p>Why it orders offsets: AUTO_INCREMENT allocates offsets before commit; without a lock a
+     * consumer could read offset 11, advance past it, and never see offset 10 committing later.
+     * Every appender of a partition (publish, dead letters) holds its head lock while it inserts
+     * and moves the head, so the offsets of a partition commit in offset order.
+     *
+     * <p>Locks, on MariaDB 10.11 and MySQL 9.7 under READ COMMITTED: an exclusive record lock per
+     * existing row (a primary-key look-up: no gap lock), taken in key order, so two requests take
+     * their common heads in the same order and cannot deadlock on each other's heads. The row
+     * never moves (unlike the newest message row, which the holder replaces), so a publisher that
+     * waited holds what it waited for: no confirming second look, and no REPEATABLE READ for an
+     * empty partition. Binds: {@link LockHeads}.
+     */
+    static final String LOCK_HEADS = """
+            SELECT partition_key, NULL AS id, head_offset AS `offset` FROM queue_partition_heads
+            WHERE tenant = ? AND topic = ? AND partition_key IN (%s)
+            ORDER BY partition_key
+            FOR UPDATE""";
+
+    /** Binds of {@link #LOCK_HEADS}; {@code partitionKeys} (sorted) fills the IN list. */
+    record LockHeads(String tenant, String topic, List<String> partitionKeys) implements Statement {
+        @Override
+        public String sql() {
+            return LOCK_HEADS.formatted(Jdbc.placeholders(partitionKeys.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", partitionKeys));
+        }
+    }
+
+    /**
+     * Creates the head rows of partitions that {@link #LOCK_HEADS} did not find (the first append
+     * to a partition) and locks them until commit; {@link PublishTransaction#lockPartitions} appends one
+     * {@link #HEAD_ROW} per further partition, in key order. A new row takes an insert-intention
+     * lock, which waits only for gap locks, and nobody takes gap locks on this table (no
+     * REPEATABLE READ, no secondary index whose duplicate check would lock gaps). A second first
+     * appender finds the first one's uncommitted row as a duplicate of the clustered index, which
+     * INSERT ... ON DUPLICATE KEY UPDATE locks with an exclusive record lock and waits for; it keeps
+     * that lock until commit although the update changes nothing. Binds: {@link CreateHead} per row.
+     */
+    static final String CREATE_HEADS = """
+            INSERT INTO queue_partition_heads (tenant, topic, partition_key, head_offset)
+            VALUES (?, ?, ?, 0)
+            ON DUPLICATE KEY UPDATE head_offset = head_offset""";
+
+    /** A further row of {@link #CREATE_HEADS}: tenant, topic, partition_key. */
+    static final String HEAD_ROW = "(?, ?, ?, 0)";
+
+    /** Binds of one row of {@link #CREATE_HEADS}; alone, the binds of the statement for one partition. */
+    record CreateHead(String tenant, String topic, String partitionKey) implements Statement {
+        @Override
+        public String sql() {
+            return CREATE_HEADS;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey));
+        }
+    }
+
+    /**
+     * Moves the heads a request appended to up to its newest offset in each partition, under the
+     * head lock ({@link #LOCK_HEADS}): the first %s is the partition keys, the second their newest
+     * offsets in the same order (FIELD finds a row's key among them, ELT picks its offset), the
+     * third the keys again. Offsets grow in a partition while the lock is held, so the new value
+     * is always the larger one. Binds: {@link AdvanceHeads}.
+     */
+    static final String ADVANCE_HEADS = """
+            UPDATE queue_partition_heads
+            SET head_offset = ELT(FIELD(partition_key, %s), %s)
+            WHERE tenant = ? AND topic = ? AND partition_key IN (%s)""";
+
+    /** Binds of {@link #ADVANCE_HEADS}: each partition's newest offset ({@code offsets[i]} is {@code keys[i]}'s). */
+    record AdvanceHeads(String tenant, String topic, List<String> keys, List<?> offsets) implements Statement {
+        @Override
+        public String sql() {
+            String list = Jdbc.placeholders(keys.size());
+            return ADVANCE_HEADS.formatted(list, list, list);
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.each("partition_key", keys), Bind.each("head_offset", offsets),
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", keys));
+        }
+    }
+
+    /**
+     * Stored identities among (partition_key, id) pairs, with their offsets: messages still in
+     * the topic, and deleted ones (consumed and purged by retention, or deleted by an operator)
+     * published less than {@code ?} microseconds ago (see {@link DedupSql}). Both %s are the same
+     * list of {@code (?, ?)}. One statement, so it reads both tables from one snapshot: an
+     * identity that retention moves meanwhile is found in one or the other. It may miss an id that
+     * a concurrent publisher of the same partition commits meanwhile (it runs in the statement of
+     * the head lock, {@link PublishTransaction#lockPartitionsAndFindIds}): then the insert meets that row in
+     * {@code uq_message_id}, fails with a duplicate key, and the service's {@code Db} runs the transaction again,
+     * which finds it.
+     */
+    static final String SELECT_EXISTING_IDS = """
+            SELECT partition_key, id, `offset` FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND (partition_key, id) IN (%s)
+            UNION ALL
+            SELECT partition_key, id, `offset` FROM queue_dedup_ids
+            WHERE tenant = ? AND topic = ? AND (partition_key, id) IN (%s)
+              AND created_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
+
+    /** Binds of {@link #SELECT_EXISTING_IDS}, in placeholder order ({@code pairs} fills each IN list). */
+    record SelectExistingIds(String tenant, String topic, List<PublishTransaction.NewMessage> pairs, long dedupWindowMicros)
+            implements Statement {
+        @Override
+        public String sql() {
+            String pairList = String.join(", ", java.util.Collections.nCopies(pairs.size(), "(?, ?)"));
+            return SELECT_EXISTING_IDS.formatted(pairList, pairList);
+        }
+
+        @Override
+        public List<Bind> binds() {
+            List<Bind> pairBinds = new ArrayList<>(2 * pairs.size());
+            for (PublishTransaction.NewMessage m : pairs) { // the (partition_key, id) pairs of the IN list
+                pairBinds.add(Bind.of("partition_key", m.partitionKey()));
+                pairBinds.add(Bind.of("id", m.id()));
+            }
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), pairBinds, // queue_messages
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), pairBinds, // queue_dedup_ids
+                    Bind.of("micros", dedupWindowMicros)); // the window of deleted identities
+        }
+    }
+
+    /**
+     * One row of {@link #INSERT_MESSAGE}. Binds: tenant, topic, partition_key, id, payload, metadata,
+     * traceparent, tracestate (both NULL for a message without trace context).
+     */
+    static final String MESSAGE_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))";
+
+    /**
+     * Inserts one message; {@link PublishTransaction#insert} appends a {@link #MESSAGE_ROW} per further message, so
+     * a batch is one multi-row statement whose rows take consecutive offsets in row order.
+     */
+    static final String INSERT_MESSAGE = """
+            INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, traceparent, tracestate,
+                                        created_at)
+            VALUES """ + MESSAGE_ROW;
+
+    /**
+     * Binds of one {@link #MESSAGE_ROW}; alone, the binds of {@link #INSERT_MESSAGE}.
+     * {@link PublishTransaction#insertRows} joins one per message into a multi-row statement.
+     */
+    record InsertMessage(String tenant, String topic, String partitionKey, String id, String payloadJson,
+                         String metadataJson, String traceparent, String tracestate) implements Statement {
+        @Override
+        public String sql() {
+            return INSERT_MESSAGE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("id", id), Bind.of("payload", payloadJson), Bind.of("metadata", metadataJson),
+                    Bind.of("traceparent", traceparent), Bind.of("tracestate", tracestate));
+        }
+    }
+}
