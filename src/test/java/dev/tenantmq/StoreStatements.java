@@ -28,7 +28,7 @@ final class StoreStatements {
             packagePrivate("ConsumerSql"), FetchTransaction.class, SettleTransaction.class,
             packagePrivate("ConsumerStatements"), packagePrivate("DeliveryBatches"), packagePrivate("CommittedOffsets"),
             packagePrivate("DeadLetters"), LeaseStore.class, AdminStore.class, RetentionStore.class,
-            packagePrivate("DedupSql"), QueueStatsStore.class, QuotaStore.class);
+            packagePrivate("DedupSql"), QueueStatsStore.class, QuotaStore.class, packagePrivate("DeletionSql"));
     private static final Pattern TABLE = Pattern.compile(
             "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats|dedup_ids|partition_heads)\\b");
 

@@ -18,6 +18,7 @@ import dev.tenantmq.domain.PayloadTooLargeException;
 import dev.tenantmq.domain.QuotaExceededException;
 import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.model.StoreUnavailableException;
+import dev.tenantmq.model.TopicBeingDeletedException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
@@ -72,6 +73,11 @@ public class ProblemMapper {
     @ServerExceptionMapper
     Response conflict(ConflictException e) {
         return problem(409, "conflict", "Conflict", e.getMessage(), null);
+    }
+
+    @ServerExceptionMapper
+    Response topicBeingDeleted(TopicBeingDeletedException e) {
+        return problem(409, "topic-being-deleted", "Topic being deleted", e.getMessage(), null);
     }
 
     @ServerExceptionMapper
