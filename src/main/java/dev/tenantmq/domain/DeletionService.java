@@ -68,6 +68,10 @@ public class DeletionService {
         }
         List<TopicProgress> progress = new ArrayList<>();
         for (String t : topics) {
+            // This process stops ticking for the topic's groups (no heartbeats written back into it);
+            // a consumer that fetches again registers its group again.
+            interest.all().stream().filter(s -> s.tenant().equals(tenant.value()) && s.topic().equals(t))
+                    .forEach(interest::forget);
             DeletionStore.TopicCall call = store.deleteTopic(tenant.value(), t, config.admin().deleteChunkSize(),
                     config.admin().deleteChunksPerCall());
             if (call.found()) {

@@ -8,6 +8,10 @@ import java.util.List;
  * come back full, within a budget of chunks per call. A deletion is done only after a whole pass
  * deleted nothing: a row that another transaction committed meanwhile (a publisher that locked its
  * partition head before the deletion began, a lease taken on the way) is found by the next pass.
+ * The budget counts the chunks that deleted rows; a chunk that finds nothing (one index probe)
+ * is free. Once the budget is spent, a pass still starts, to find out whether anything is left:
+ * it ends the call at its first chunk that deletes rows. So a call runs at most {@code maxChunks + 1}
+ * chunks that delete, and the empty pass that makes it done always completes, whatever the budget.
  * Pure: the steps run the statements.
  */
 public final class ChunkedDeletion {
@@ -25,7 +29,7 @@ public final class ChunkedDeletion {
      *
      * @param done a whole pass deleted nothing: nothing of the target is left
      * @param deleted rows deleted per step, in step order
-     * @param chunks chunk statements run
+     * @param chunks chunk statements run, those that found nothing included
      */
     public record Outcome(boolean done, long[] deleted, int chunks) {
         /** Rows deleted by the step at {@code index}. */
@@ -35,11 +39,11 @@ public final class ChunkedDeletion {
     }
 
     /**
-     * Runs passes over {@code steps} until a pass deletes nothing (done) or {@code maxChunks}
-     * chunks have run (not done: call again).
+     * Runs passes over {@code steps} until a pass deletes nothing (done) or the budget of
+     * {@code maxChunks} chunks that delete rows is spent (not done: call again).
      *
      * @param chunkSize rows per chunk, at least 1
-     * @param maxChunks chunks this call may run, at least 1
+     * @param maxChunks chunks that delete rows this call may run, at least 1
      * @throws IllegalStateException when a step reports more rows than its limit (a bug)
      */
     public static Outcome run(List<Step> steps, int chunkSize, int maxChunks) {
@@ -48,16 +52,18 @@ public final class ChunkedDeletion {
         }
         long[] deleted = new long[steps.size()];
         int chunks = 0;
+        int deleting = 0;
         while (true) {
             long pass = 0;
             for (int i = 0; i < steps.size(); i++) {
                 int n;
                 do {
-                    if (chunks == maxChunks) {
+                    if (deleting > maxChunks || (deleting == maxChunks && pass > 0)) {
                         return new Outcome(false, deleted, chunks);
                     }
                     n = steps.get(i).delete(chunkSize);
                     chunks++;
+                    deleting += n > 0 ? 1 : 0;
                     if (n < 0 || n > chunkSize) {
                         throw new IllegalStateException("a chunk of at most " + chunkSize + " rows deleted " + n);
                     }

@@ -95,7 +95,13 @@ public class DeletionStore {
                 limit -> chunk(new DeletionSql.DeleteGroupHeartbeats(tenant, topic, group, limit)),
                 limit -> chunk(new DeletionSql.DeleteGroupStates(tenant, topic, group, limit)),
                 limit -> chunk(new DeletionSql.DeleteGroupOffsets(tenant, topic, group, limit)));
-        return new GroupCall(true, ChunkedDeletion.run(steps, chunkSize, maxChunks));
+        ChunkedDeletion.Outcome outcome = ChunkedDeletion.run(steps, chunkSize, maxChunks);
+        if (!outcome.done() && !db.read(c -> exists(c, DeletionSql.groupProbes(tenant, topic, group)))) {
+            // The budget ran out on the last rows: say done now, not 404 on the next call. Nothing
+            // re-creates a group's rows meanwhile but a live subscriber, which the service refused.
+            outcome = new ChunkedDeletion.Outcome(true, outcome.deleted(), outcome.chunks());
+        }
+        return new GroupCall(true, outcome);
     }
 
     /** One chunk: one DELETE ... LIMIT in a transaction of its own. */

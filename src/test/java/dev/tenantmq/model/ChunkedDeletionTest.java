@@ -55,11 +55,42 @@ class ChunkedDeletionTest {
         assertEquals(6, first.deleted(0));
         assertEquals(3, first.chunks());
         ChunkedDeletion.Outcome second = ChunkedDeletion.run(List.of(a), 2, 3);
-        assertFalse(second.done(), "4 rows left: 2, 2, then the budget ends before the empty pass");
-        ChunkedDeletion.Outcome third = ChunkedDeletion.run(List.of(a), 2, 3);
-        assertTrue(third.done());
-        assertEquals(0, third.deleted(0));
+        assertTrue(second.done(), "4 rows left: 2, 2, an empty chunk, and the empty pass costs no budget");
+        assertEquals(4, second.deleted(0));
+        assertEquals(4, second.chunks());
         assertEquals(0, a.rows);
+    }
+
+    @Test
+    void an_empty_pass_completes_even_when_the_budget_is_smaller_than_the_number_of_steps() {
+        List<ChunkedDeletion.Step> seven = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            seven.add(new Table(i == 6 ? 1 : 0, 0));
+        }
+        ChunkedDeletion.Outcome first = ChunkedDeletion.run(seven, 3, 1);
+        assertTrue(first.done(), "one chunk deleted the last row; the empty pass is free");
+        assertEquals(1, first.deleted(6));
+        assertEquals(14, first.chunks());
+    }
+
+    @Test
+    void a_call_with_rows_in_every_step_stops_after_its_budget_of_chunks_that_deleted() {
+        Table a = new Table(5, 0);
+        Table b = new Table(5, 0);
+        ChunkedDeletion.Outcome o = ChunkedDeletion.run(List.of(a, b), 2, 4);
+        assertFalse(o.done());
+        assertEquals(2 + 2 + 1 + 2, o.deleted(0) + o.deleted(1), "a: 2, 2, 1; b: 2, then the budget is spent");
+    }
+
+    @Test
+    void a_spent_budget_still_looks_whether_anything_is_left_and_stops_at_the_first_rows_it_finds() {
+        Table a = new Table(0, 0);
+        Table c = new Table(1, 5); // 5 rows commit once the first one is gone
+        ChunkedDeletion.Outcome o = ChunkedDeletion.run(List.of(a, c), 2, 1);
+        // pass 1: a 0, c 1 (the budget); pass 2 looks: a 0, c 2 and stop, not done
+        assertFalse(o.done());
+        assertArrayEquals(new long[] {0, 3}, o.deleted());
+        assertEquals(3, c.rows);
     }
 
     @Test
