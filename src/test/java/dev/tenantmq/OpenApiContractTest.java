@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tenantmq.api.AdminResource;
+import dev.tenantmq.api.DeletionResource;
 import dev.tenantmq.api.ConsumerGroupResource;
 import dev.tenantmq.api.MessagesResource;
 import dev.tenantmq.api.RequestValidator;
@@ -69,7 +70,7 @@ class OpenApiContractTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final List<Class<?>> RESOURCES = List.of(MessagesResource.class, ConsumerGroupResource.class,
-            AdminResource.class);
+            AdminResource.class, DeletionResource.class);
     private static final List<String> VERBS = List.of("get", "post", "put", "delete", "patch");
     private static final String ADMIN_TOKEN = ConfigProvider.getConfig().getValue("mq.admin.token", String.class);
 

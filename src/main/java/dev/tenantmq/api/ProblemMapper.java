@@ -223,7 +223,8 @@ public class ProblemMapper {
         ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/messages/?"), "POST, OPTIONS");
         ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/consumer-groups/[^/]+/(fetch|ack|extend|nack)/?"),
                 "POST, OPTIONS");
-        ALLOW.put(Pattern.compile("/admin/(topics|offsets|consumer-groups|leases|subscribers|tenants)/?"), "GET, HEAD, OPTIONS");
+        ALLOW.put(Pattern.compile("/admin/(topics|consumer-groups)/?"), "GET, HEAD, DELETE, OPTIONS"); // DeletionResource
+        ALLOW.put(Pattern.compile("/admin/(offsets|leases|subscribers|tenants)/?"), "GET, HEAD, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/messages/?"), "GET, HEAD, DELETE, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/messages/requeue/?"), "POST, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/messages/browse/?"), "GET, HEAD, OPTIONS");
