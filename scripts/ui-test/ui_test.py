@@ -284,6 +284,26 @@ def steps(browser, page, problem):
     expect(max_row.locator("td").nth(2)).to_have_text("global")
     effective = ok("GET", "/admin/settings", {"tenant": TENANT, "topic": TOPIC, "consumerGroup": GROUP})["effective"]
     assert effective["maxDeliveries"]["source"] == "global", effective
+    # 7c. Delete the consumer group, then the topic, from their rows: each asks in the dialog first,
+    #     and the page repeats the admin DELETE until it answers done.
+    def groups_of_topic():
+        return [g["consumerGroup"] for g in ok("GET", "/admin/consumer-groups", {"tenant": TENANT, "topic": TOPIC})["consumerGroups"]]
+    page.locator("#groups-table tbody tr", has_text=GROUP).first.locator("button.group-delete").click()
+    expect(page.locator("#confirm-text")).to_contain_text(GROUP)
+    page.click("#confirm-cancel")
+    expect(page.locator("#status")).to_contain_text("Delete cancelled")
+    assert GROUP in groups_of_topic(), "cancel deleted the group"
+    page.locator("#groups-table tbody tr", has_text=GROUP).first.locator("button.group-delete").click()
+    page.click("#confirm-ok")
+    expect(page.locator("#status")).to_contain_text(f"Deleted consumer group {GROUP}")
+    assert GROUP not in groups_of_topic(), groups_of_topic()
+    page.locator("#topics-table tbody tr", has_text=TOPIC).first.locator("button.topic-delete").click()
+    expect(page.locator("#confirm-text")).to_contain_text(TOPIC)
+    page.click("#confirm-ok")
+    expect(page.locator("#status")).to_contain_text(f"Deleted topic {TOPIC}")
+    status, _ = call("DELETE", "/admin/topics", {"tenant": TENANT, "topic": TOPIC})
+    assert status == 404, f"{TOPIC} still stored: {status}"
+    shot(page, "06b-topic-deleted")
 
     # 8. A token that stops working mid-session: the detail, and back to the login form.
     page.evaluate(f"sessionStorage.setItem('tenant-mq.admin-token', {json.dumps(WRONG_TOKEN)})")

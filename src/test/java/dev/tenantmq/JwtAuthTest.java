@@ -338,6 +338,23 @@ class JwtAuthTest {
     }
 
     @Test
+    void deleting_a_topic_or_a_group_needs_the_admin_permission_on_its_tenant() {
+        deliveredReceipt(other, topic, group);
+        String restricted = grant(tenant, "admin");
+        String dataPlane = grant(other, "publish", "consume");
+        for (String caller : List.of(restricted, dataPlane)) {
+            assertEquals(403, as(caller).queryParam("tenant", other).queryParam("topic", topic).delete("/admin/topics")
+                    .then().contentType("application/problem+json").extract().statusCode());
+            assertEquals(403, as(caller).queryParam("tenant", other).queryParam("topic", topic)
+                    .queryParam("consumerGroup", group).delete("/admin/consumer-groups").then().extract().statusCode());
+        }
+        assertEquals(1, stored(other, topic), "nothing deleted");
+        // Its own tenant's admin reaches the service: nothing of the topic is stored there (404).
+        as(restricted).queryParam("tenant", tenant).queryParam("topic", topic).delete("/admin/topics").then()
+                .statusCode(404);
+    }
+
+    @Test
     void the_admin_api_needs_the_admin_permission_or_the_static_token() {
         String dataPlane = grant(tenant, "publish", "consume");
         as(dataPlane).queryParam("tenant", tenant).get("/admin/topics").then().statusCode(403)

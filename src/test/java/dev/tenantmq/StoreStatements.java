@@ -29,7 +29,7 @@ final class StoreStatements {
             packagePrivate("ConsumerStatements"), packagePrivate("DeliveryBatches"), packagePrivate("CommittedOffsets"),
             packagePrivate("DeadLetters"), LeaseStore.class, AdminStore.class, RetentionStore.class,
             packagePrivate("DedupSql"), QueueStatsStore.class, QuotaStore.class,
-            dev.tenantmq.store.SettingsStore.class, packagePrivate("PublishSql"));
+            dev.tenantmq.store.SettingsStore.class, packagePrivate("PublishSql"), packagePrivate("DeletionSql"));
     private static final Pattern TABLE = Pattern.compile(
             "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats|dedup_ids|partition_heads|settings)\\b");
 

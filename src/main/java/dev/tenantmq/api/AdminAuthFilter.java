@@ -11,7 +11,7 @@ import java.util.Optional;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * The admin role: every {@link AdminResource} call needs {@code Authorization: Bearer <token>}
+ * The admin role: every {@link AdminResource} and {@link DeletionResource} call needs {@code Authorization: Bearer <token>}
  * with either the static token of {@code mq.admin.token} (MQ_ADMIN_TOKEN; an admin of every
  * tenant, compared in constant time) or, with {@code mq.auth.mode=jwt}, a JWT whose {@code tmq}
  * claim grants {@code admin} on some tenant ({@link AdminResource} then checks the tenant of each
@@ -33,7 +33,7 @@ public class AdminAuthFilter {
     /** Lets admin calls with the static token or an admin JWT through; answers 401 or 403 problem+json otherwise. */
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION)
     public Optional<Response> requireAdmin(ContainerRequestContext request, ResourceInfo resource) {
-        if (resource.getResourceClass() != AdminResource.class) {
+        if (resource.getResourceClass() != AdminResource.class && resource.getResourceClass() != DeletionResource.class) {
             return Optional.empty();
         }
         Optional<String> token = config.admin().token();

@@ -18,6 +18,7 @@ import dev.tenantmq.model.PayloadTooLargeException;
 import dev.tenantmq.domain.QuotaExceededException;
 import dev.tenantmq.domain.TenantNotServedException;
 import dev.tenantmq.model.StoreUnavailableException;
+import dev.tenantmq.model.TopicBeingDeletedException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
@@ -72,6 +73,11 @@ public class ProblemMapper {
     @ServerExceptionMapper
     Response conflict(ConflictException e) {
         return problem(409, "conflict", "Conflict", e.getMessage(), null);
+    }
+
+    @ServerExceptionMapper
+    Response topicBeingDeleted(TopicBeingDeletedException e) {
+        return problem(409, "topic-being-deleted", "Topic being deleted", e.getMessage(), null);
     }
 
     @ServerExceptionMapper
@@ -218,7 +224,8 @@ public class ProblemMapper {
         ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/messages/committed/?"), "POST, OPTIONS");
         ALLOW.put(Pattern.compile("/tenants/[^/]+/topics/[^/]+/consumer-groups/[^/]+/(fetch|ack|extend|nack)/?"),
                 "POST, OPTIONS");
-        ALLOW.put(Pattern.compile("/admin/(topics|offsets|consumer-groups|leases|subscribers|tenants)/?"), "GET, HEAD, OPTIONS");
+        ALLOW.put(Pattern.compile("/admin/(topics|consumer-groups)/?"), "GET, HEAD, DELETE, OPTIONS"); // DeletionResource
+        ALLOW.put(Pattern.compile("/admin/(offsets|leases|subscribers|tenants)/?"), "GET, HEAD, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/messages/?"), "GET, HEAD, DELETE, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/messages/requeue/?"), "POST, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/messages/browse/?"), "GET, HEAD, OPTIONS");

@@ -469,4 +469,40 @@ public class RequestValidator {
         return ok ? out : null;
     }
 
+
+    /** A validated deletion target: the tenant, the topic (a dead-letter topic too), and the group or null. */
+    public record DeletionTarget(Tenant tenant, Topic topic, ConsumerGroup consumerGroup, boolean includeDeadLetters) {}
+
+    /**
+     * Validates {@code DELETE /admin/topics}: tenant and topic required (up to 255 characters, so a
+     * dead-letter topic can be deleted by its own name), {@code includeDeadLetters} true or false
+     * (default false).
+     *
+     * @throws InvalidRequestException naming each missing or bad parameter
+     */
+    public DeletionTarget topicDeletion(String tenant, String topic, String includeDeadLetters) {
+        Errors errors = new Errors();
+        checkName(errors, "tenant", tenant);
+        checkName(errors, "topic", topic);
+        boolean include = false;
+        if (includeDeadLetters != null) {
+            if (includeDeadLetters.equals("true") || includeDeadLetters.equals("false")) {
+                include = Boolean.parseBoolean(includeDeadLetters);
+            } else {
+                errors.add("includeDeadLetters", "must be true or false (got '" + includeDeadLetters + "')");
+            }
+        }
+        errors.throwIfAny();
+        return new DeletionTarget(new Tenant(tenant), new Topic(topic), null, include);
+    }
+
+    /**
+     * Validates {@code DELETE /admin/consumer-groups}: tenant, topic and consumerGroup required.
+     *
+     * @throws InvalidRequestException naming each missing or bad parameter
+     */
+    public DeletionTarget groupDeletion(String tenant, String topic, String consumerGroup) {
+        GroupPath p = groupPath(tenant, topic, consumerGroup);
+        return new DeletionTarget(p.tenant(), p.topic(), p.consumerGroup(), false);
+    }
 }

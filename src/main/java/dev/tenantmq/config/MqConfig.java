@@ -370,6 +370,30 @@ public interface MqConfig {
          * never need or grant it.
          */
         Optional<@Size(min = 16, message = "must be at least 16 characters (MQ_ADMIN_TOKEN)") String> token();
+
+        /**
+         * Rows one chunk of a topic or consumer-group deletion deletes: one {@code DELETE ... LIMIT}
+         * in a transaction of its own (docs/operations.md, "Deleting a topic or a consumer group").
+         * 1..100000; default 1000.
+         */
+        @WithDefault("1000")
+        @Min(value = 1, message = DELETE_CHUNK_RANGE)
+        @Max(value = 100_000, message = DELETE_CHUNK_RANGE)
+        int deleteChunkSize();
+
+        /**
+         * Chunks one deletion call runs before it answers {@code done: false} (the caller calls
+         * again). 1..10000; default 50, about 50,000 rows a call by default.
+         */
+        @WithDefault("50")
+        @Min(value = 1, message = DELETE_CHUNKS_RANGE)
+        @Max(value = 10_000, message = DELETE_CHUNKS_RANGE)
+        int deleteChunksPerCall();
+
+        /** The bounds of {@link #deleteChunkSize}. */
+        String DELETE_CHUNK_RANGE = "must be 1..100000";
+        /** The bounds of {@link #deleteChunksPerCall}. */
+        String DELETE_CHUNKS_RANGE = "must be 1..10000";
     }
 
     // ---- Metrics: queue gauges and label cardinality.

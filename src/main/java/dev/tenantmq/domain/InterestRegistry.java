@@ -54,6 +54,15 @@ public class InterestRegistry {
         return lastFetch.computeIfPresent(scope, (k, v) -> v.isAfter(cutoff) ? v : null) == null;
     }
 
+    /**
+     * Forgets a triple now, whatever its last fetch: the group was deleted (docs/operations.md,
+     * "Deleting a topic or a consumer group"), so the scheduler stops leasing for it. A later fetch
+     * registers it again.
+     */
+    public void forget(GroupScope scope) {
+        lastFetch.remove(scope);
+    }
+
     /** All registered triples. */
     public List<GroupScope> all() {
         return List.copyOf(lastFetch.keySet());

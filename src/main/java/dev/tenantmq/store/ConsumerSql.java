@@ -68,11 +68,14 @@ final class ConsumerSql {
      * deliver. A forward {@code EXISTS (... offset > committed_offset)} would read every
      * acknowledged row retention has not deleted yet: the correlated bound does not narrow the
      * primary-key scan, which uses the first three key columns only.
+     *
+     * <p>A topic being deleted has no work ({@link DeletionSql#topicNotBeingDeleted}): its
+     * partitions are not fetched from, and their leases go idle.
      */
     static String partitionHasWork() {
         // A method, not a constant: a predicate is no statement for StoreSqlRulesTest to parse;
         // it checks it inside each statement that embeds it. Requires StateSql.render.
-        return """
+        return DeletionSql.topicNotBeingDeleted("o") + "\nAND" + """
                 ((EXISTS (SELECT 1 FROM queue_partition_heads h
                           WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key
                             AND h.head_offset > o.committed_offset)
@@ -397,6 +400,7 @@ final class ConsumerSql {
     /**
      * The next messages of one partition above its committed offset, in offset order, with this
      * group's delivery row of each. One branch of a UNION ALL over the partitions of a fetch.
+     * Nothing while the topic is being deleted ({@link DeletionSql#topicNotBeingDeleted}).
      */
     static final String SCAN_PARTITION = """
             SELECT %s
@@ -405,8 +409,9 @@ final class ConsumerSql {
               ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
              AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
             WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
+              AND %s
             ORDER BY m.`offset`
-            LIMIT ?""".formatted(SCAN_COLUMNS);
+            LIMIT ?""".formatted(SCAN_COLUMNS, DeletionSql.topicNotBeingDeleted("m"));
 
     /**
      * Binds of one {@link #SCAN_PARTITION} branch, in placeholder order; {@code payloadCap} is the
@@ -441,8 +446,9 @@ final class ConsumerSql {
              AND m.`offset` = d.message_offset
             WHERE d.tenant = ? AND d.consumer_group = ? AND d.topic = ? AND d.partition_key = ?
               AND d.message_offset <= ? AND d.state IN ({UNFINISHED})
+              AND %s
             ORDER BY d.message_offset
-            LIMIT ?""".formatted(SCAN_COLUMNS));
+            LIMIT ?""".formatted(SCAN_COLUMNS, DeletionSql.topicNotBeingDeleted("m")));
 
     /** Binds of one {@link #SCAN_REQUEUED} branch, in placeholder order; {@code payloadCap} as in {@link ScanPartition}. */
     record ScanRequeued(long payloadCap, GroupScope scope, String partitionKey, long committed, int limit)

@@ -14,6 +14,13 @@ final class PublishSql {
     private PublishSql() {}
 
     /**
+     * The partition key of a topic's deletion marker in {@code queue_partition_heads}
+     * (docs/operations.md, "Deleting a topic or a consumer group"): no message can have it (a
+     * partition key is 1 to 255 code points), and it sorts before every key.
+     */
+    static final String DELETION_MARKER_KEY = "";
+
+    /**
      * The partition head lock (docs/architecture.md, "Publish: the partition head lock"): locks
      * the {@code queue_partition_heads} rows of the partitions a request appends to (%s is their
      * IN list), in key order, until commit. Returns each locked head's partition key and offset

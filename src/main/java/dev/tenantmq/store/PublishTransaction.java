@@ -1,5 +1,6 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.TopicBeingDeletedException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -153,13 +154,46 @@ public final class PublishTransaction {
     static Map<String, Long> lockPartitionsAndFindIds(Connection c, String tenant, String topic,
                                                      SortedSet<String> partitionKeys, List<NewMessage> lookUp,
                                                      long dedupWindowMicros, LookUp mode) throws SQLException {
-        PublishSql.LockHeads lock = new PublishSql.LockHeads(tenant, topic, new ArrayList<>(partitionKeys));
+        return lockAndFind(c, tenant, topic, partitionKeys, lookUp, dedupWindowMicros, mode, true);
+    }
+
+    /**
+     * {@link #lockPartitionsAndFindIds}; with {@code refuseDeleting} the head lock also takes the
+     * topic's deletion marker ({@link PublishSql#DELETION_MARKER_KEY}), and a topic being deleted
+     * is refused with {@link TopicBeingDeletedException}.
+     *
+     * <p>Locking of the marker (docs/operations.md, "Deleting a topic or a consumer group"): the
+     * marker is a {@code queue_partition_heads} row that exists only while the topic is being
+     * deleted, so the key rides in the IN list of the head lock the publish takes anyway: no
+     * statement more. While it does not exist, READ COMMITTED takes no lock for the missing key (a
+     * primary-key look-up, no gap lock), so publishers do not contend on it. The deletion inserts
+     * it in a transaction of its own; a publisher whose lock statement runs after that commit reads
+     * the row and refuses, one whose lock ran before holds its head rows, which the deletion's
+     * delete of the heads waits for, so its messages are committed before the deletion can finish
+     * and are deleted with the topic.
+     */
+    private static Map<String, Long> lockAndFind(Connection c, String tenant, String topic,
+                                                 SortedSet<String> partitionKeys, List<NewMessage> lookUp,
+                                                 long dedupWindowMicros, LookUp mode, boolean refuseDeleting)
+            throws SQLException {
+        List<String> lockKeys = new ArrayList<>(partitionKeys.size() + 1);
+        if (refuseDeleting) {
+            lockKeys.add(PublishSql.DELETION_MARKER_KEY); // "" sorts first: the shared lock order holds
+        }
+        lockKeys.addAll(partitionKeys);
+        PublishSql.LockHeads lock = new PublishSql.LockHeads(tenant, topic, lockKeys);
         Set<String> locked = new HashSet<>();
         Map<String, Long> found = new HashMap<>();
+        boolean[] deleting = {false};
         Jdbc.RowReader read = rs -> {
             String id = rs.getString("id");
             if (id == null) {
-                locked.add(rs.getString("partition_key"));
+                String key = rs.getString("partition_key");
+                if (key.equals(PublishSql.DELETION_MARKER_KEY)) {
+                    deleting[0] = true;
+                } else {
+                    locked.add(key);
+                }
             } else {
                 found.putIfAbsent(identity(rs.getString("partition_key"), id), rs.getLong("offset"));
             }
@@ -180,6 +214,9 @@ public final class PublishTransaction {
                 Jdbc.forEach(c, ids.sql(), ids, read);
             }
         }
+        if (deleting[0]) {
+            throw new TopicBeingDeletedException(tenant, topic);
+        }
         if (locked.size() < partitionKeys.size()) {
             createHeads(c, tenant, topic, partitionKeys.stream().filter(k -> !locked.contains(k)).toList());
         }
@@ -194,7 +231,8 @@ public final class PublishTransaction {
      */
     static void lockPartitions(Connection c, String tenant, String topic, SortedSet<String> partitionKeys)
             throws SQLException {
-        lockPartitionsAndFindIds(c, tenant, topic, partitionKeys, List.of(), 0, LookUp.AFTER_LOCK);
+        // Dead letters land in a dead-letter topic being deleted, and are deleted with it.
+        lockAndFind(c, tenant, topic, partitionKeys, List.of(), 0, LookUp.AFTER_LOCK, false);
     }
 
     /** Runs {@link PublishSql#CREATE_HEADS} for {@code keys} (sorted), one statement. */

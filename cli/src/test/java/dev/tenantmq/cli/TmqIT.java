@@ -446,7 +446,7 @@ class TmqIT {
     void everyCommandHasHelp() {
         List<List<String>> commands = List.of(List.of(), List.of("topics"), List.of("offsets"), List.of("leases"), List.of("subscribers"),
                 List.of("inspect"), List.of("delete"), List.of("requeue"), List.of("publish"), List.of("tail"), List.of("dlq"),
-                List.of("dlq", "list"), List.of("dlq", "requeue-all"));
+                List.of("dlq", "list"), List.of("dlq", "requeue-all"), List.of("topic", "delete"), List.of("group", "delete"));
         for (List<String> command : commands) {
             List<String> args = new ArrayList<>(command);
             args.add("--help");

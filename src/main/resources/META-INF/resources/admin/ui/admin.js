@@ -146,8 +146,8 @@ function button(text, cls, onClick) {
 
 async function loadTopics() {
   const page = await api('GET', '/admin/topics', { ...scope(), limit: LIMIT });
-  fill('topics-table', page.topics.map((t) => [t.tenant, t.topic, [t.partitions, 'num'], [t.messages, 'num']]),
-    page.truncated);
+  fill('topics-table', page.topics.map((t) => [t.tenant, t.topic, [t.partitions, 'num'], [t.messages, 'num'],
+    button('Delete topic…', 'topic-delete danger', () => deleteTopic(t))]), page.truncated);
   const dlq = page.topics.filter((t) => t.topic.endsWith(DLQ_SUFFIX));
   const select = $('dlq-topic');
   fill('dlq-table', dlq.map((t) => [t.tenant, t.topic, [t.partitions, 'num'], [t.messages, t.messages > 0 ? 'num bad' : 'num'],
@@ -169,7 +169,8 @@ async function loadGroups() {
   const page = await api('GET', '/admin/consumer-groups', { ...scope(), limit: LIMIT });
   fill('groups-table', page.consumerGroups.map((g) => [g.tenant, g.topic, g.consumerGroup,
     [g.lag, g.lag > 0 ? 'num bad' : 'num'], [g.inFlight, 'num'], [g.deadLetters, g.deadLetters > 0 ? 'num bad' : 'num'],
-    [g.oldestUnackedAgeSeconds, 'num age']]), page.truncated);
+    [g.oldestUnackedAgeSeconds, 'num age'],
+    button('Delete group…', 'group-delete danger', () => deleteGroup(g))]), page.truncated);
 }
 
 /** The dead-letter topic chosen in the DLQ section, as [tenant, topic], or null. */
@@ -366,6 +367,64 @@ async function remove(given) {
   clearInspected();
   await refresh();
   showStatus(`Deleted ${done.id} (partition ${done.partitionKey}, offset ${done.offset}) from ${done.topic}`);
+}
+
+/**
+ * Repeats an idempotent admin DELETE until it answers done (docs/operations.md, "Deleting a topic
+ * or a consumer group"), showing the rows deleted so far; answers their sum per table.
+ */
+async function deleteUntilDone(path, params, what) {
+  const totals = {};
+  const add = (rows) => Object.entries(rows || {}).forEach(([k, v]) => { totals[k] = (totals[k] || 0) + v; });
+  for (let call = 1; call <= 100000; call++) {
+    let answer;
+    try {
+      answer = await api('DELETE', path, params);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404 && call > 1) break; // finished by another caller
+      throw e;
+    }
+    if (answer.topics) answer.topics.forEach((t) => add(t.deleted)); else add(answer.deleted);
+    if (answer.done) break;
+    showStatus(`Deleting ${what}: ${summary(totals)} so far…`);
+  }
+  return totals;
+}
+
+/** "messages 3, offsets 2" of the non-zero counts. */
+function summary(totals) {
+  const parts = Object.entries(totals).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`);
+  return parts.length ? parts.join(', ') : 'nothing';
+}
+
+/** Deletes a topic (its dead-letter topic stays) after the in-page confirmation. */
+async function deleteTopic(t) {
+  const ok = await confirmDialog(`Delete topic ${t.topic} of tenant ${t.tenant}: its messages and every consumer `
+    + `group's offsets and state on it? Its dead-letter topic stays. Publishes to it are refused until the `
+    + `deletion is done. This cannot be undone.`);
+  if (!ok) {
+    showStatus('Delete cancelled');
+    return;
+  }
+  const totals = await deleteUntilDone('/admin/topics', { tenant: t.tenant, topic: t.topic }, `topic ${t.topic}`);
+  clearInspected();
+  await refresh();
+  showStatus(`Deleted topic ${t.topic} of ${t.tenant}: ${summary(totals)}`);
+}
+
+/** Deletes a consumer group's state on one topic after the in-page confirmation. */
+async function deleteGroup(g) {
+  const ok = await confirmDialog(`Delete consumer group ${g.consumerGroup} of topic ${g.topic} (tenant ${g.tenant}): `
+    + `its offsets, deliveries and leases? The messages stay; the group would start again from the oldest one. `
+    + `This cannot be undone.`);
+  if (!ok) {
+    showStatus('Delete cancelled');
+    return;
+  }
+  const totals = await deleteUntilDone('/admin/consumer-groups',
+    { tenant: g.tenant, topic: g.topic, consumerGroup: g.consumerGroup }, `group ${g.consumerGroup}`);
+  await refresh();
+  showStatus(`Deleted consumer group ${g.consumerGroup} of ${g.topic}: ${summary(totals)}`);
 }
 
 async function publish(event) {
