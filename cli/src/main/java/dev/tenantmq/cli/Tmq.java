@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             ListCommands.Topics.class, ListCommands.Offsets.class, ListCommands.Leases.class, ListCommands.Subscribers.class,
             MessageCommands.Inspect.class, MessageCommands.Delete.class, MessageCommands.Requeue.class,
-            PublishCommand.class, TailCommand.class, DlqCommand.class,
+            PublishCommand.class, TailCommand.class, DlqCommand.class, GroupCommands.Group.class,
             CommandLine.HelpCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {
