@@ -54,6 +54,7 @@ class ResetOffsetsTest {
         assertEquals(List.of("a", "b", "c"), ids(first));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(first.subList(0, 1))));
 
+        long epochBefore = leaseEpoch();
         JsonPath answer = reset(Map.of("to", "earliest"));
         assertEquals("earliest", answer.getString("to"));
         assertFalse(answer.getBoolean("dryRun"));
@@ -64,12 +65,32 @@ class ResetOffsetsTest {
         assertEquals(stored.get(0), answer.getLong("partitions[0].earliestOffset"));
         assertEquals(stored.get(2), answer.getLong("partitions[0].latestOffset"));
 
+        assertEquals(epochBefore + 1, leaseEpoch(), "the reset bumps the lease epoch: old receipts are fenced");
         assertEquals(List.of("STALE", "STALE"), ack(tenant, topic, group, receipts(first.subList(1, 3))),
                 "the deliveries in flight before the reset are fenced");
         List<Delivered> again = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(List.of("a", "b", "c"), ids(again), "from the earliest stored message, in offset order");
         assertEquals(stored, offsets(again));
         assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(again)));
+    }
+
+    @Test
+    void a_reset_clears_retries_hand_backs_and_dead_letters_above_the_new_position() {
+        publishOk(tenant, topic, List.of(msg("k", "poison", 1), msg("k", "b", 2), msg("k", "c", 3)));
+        for (int attempt = 1; attempt <= 5; attempt++) { // mq.max-deliveries: the fifth nack dead-letters it
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(1));
+            assertEquals(List.of("poison"), ids(got), "attempt " + attempt);
+            assertEquals(List.of("NACKED"), Api.nack(tenant, topic, group, receipts(got), 0, "test"));
+        }
+        List<Delivered> rest = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("b", "c"), ids(rest));
+        // b waits in a retry an hour away; c is handed back behind it: the partition is held.
+        assertEquals(List.of("NACKED"), Api.nack(tenant, topic, group, receipts(rest.subList(0, 1)), 3600, "later"));
+        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(0))));
+
+        reset(Map.of("to", "earliest"));
+        assertEquals(List.of("poison", "b", "c"), ids(fetchOk(tenant, topic, group, upTo(10))),
+                "the dead letter, the retry and the hand-back are forgotten: the group starts over");
     }
 
     @Test
@@ -225,6 +246,16 @@ class ResetOffsetsTest {
                 .body("detail", containsString("no committed offset"));
         given().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("consumerGroup", group)
                 .queryParam("to", "earliest").post("/admin/consumer-groups/reset-offsets").then().statusCode(401);
+    }
+
+    /** The epoch of the group's lease of partition k. */
+    private long leaseEpoch() {
+        JsonPath leases = admin().queryParam("tenant", tenant).get("/admin/leases").then().statusCode(200).extract()
+                .jsonPath();
+        List<Map<String, Object>> rows = leases.getList("leases");
+        return rows.stream().filter(l -> topic.equals(l.get("topic")) && group.equals(l.get("consumerGroup"))
+                && "k".equals(l.get("partitionKey"))).map(l -> ((Number) l.get("epoch")).longValue()).findFirst()
+                .orElseThrow(() -> new AssertionError("no lease of k: " + rows));
     }
 
     /** Fetches and acks {@code n} messages in one fetch. */
