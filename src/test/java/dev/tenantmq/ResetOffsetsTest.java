@@ -115,7 +115,7 @@ class ResetOffsetsTest {
                 msg("k", "d", 4))).offsets();
         consumeAll(4);
 
-        JsonPath answer = reset(Map.of("to", "offset", "offset", String.valueOf(stored.get(2))));
+        JsonPath answer = reset(Map.of("to", "offset", "toOffset", String.valueOf(stored.get(2))));
         assertEquals(stored.get(3), answer.getLong("partitions[0].fromOffset"));
         assertEquals(stored.get(2) - 1, answer.getLong("partitions[0].toOffset"));
         assertEquals(stored.get(2), answer.getLong("partitions[0].nextOffset"));
@@ -127,7 +127,7 @@ class ResetOffsetsTest {
     void to_an_offset_beyond_the_head_is_clamped_to_the_latest() {
         List<Long> stored = publishOk(tenant, topic, List.of(msg("k", "a", 1))).offsets();
         consumeAll(1);
-        JsonPath answer = reset(Map.of("to", "offset", "offset", String.valueOf(Long.MAX_VALUE)));
+        JsonPath answer = reset(Map.of("to", "offset", "toOffset", String.valueOf(Long.MAX_VALUE)));
         assertEquals(stored.get(0), answer.getLong("partitions[0].toOffset"), "never above the head");
         publishOk(tenant, topic, List.of(msg("k", "b", 2)));
         assertEquals(List.of("b"), ids(fetchOk(tenant, topic, group, upTo(10))),
@@ -147,20 +147,20 @@ class ResetOffsetsTest {
         Instant t11 = createdAt("k", "m11");
         assertTrue(t11.isBefore(t12), "publish times increase: " + t11 + " " + t12);
 
-        JsonPath exact = reset(Map.of("to", "datetime", "datetime", t12.toString()));
+        JsonPath exact = reset(Map.of("to", "datetime", "toDatetime", t12.toString()));
         assertEquals(stored.get(12) - 1, exact.getLong("partitions[0].toOffset"));
         assertEquals(stored.get(12), exact.getLong("partitions[0].nextOffset"));
         assertEquals(names.subList(12, 20), ids(fetchOk(tenant, topic, group, upTo(20))));
 
-        JsonPath between = reset(Map.of("to", "datetime", "datetime", t11.plusNanos(1000).toString(),
+        JsonPath between = reset(Map.of("to", "datetime", "toDatetime", t11.plusNanos(1000).toString(),
                 "dryRun", "true"));
         assertEquals(stored.get(12), between.getLong("partitions[0].nextOffset"), "the first at or after the time");
 
-        JsonPath before = reset(Map.of("to", "datetime", "datetime", "2000-01-01T00:00:00Z", "dryRun", "true"));
+        JsonPath before = reset(Map.of("to", "datetime", "toDatetime", "2000-01-01T00:00:00Z", "dryRun", "true"));
         assertEquals(stored.get(0), before.getLong("partitions[0].nextOffset"));
         assertTrue(before.getBoolean("partitions[0].beforeEarliest"));
 
-        JsonPath after = reset(Map.of("to", "datetime", "datetime", "2999-01-01T00:00:00+02:00", "dryRun", "true"));
+        JsonPath after = reset(Map.of("to", "datetime", "toDatetime", "2999-01-01T00:00:00+02:00", "dryRun", "true"));
         assertEquals(stored.get(19), after.getLong("partitions[0].toOffset"), "nothing that late: the latest");
         assertNull(after.get("partitions[0].nextOffset"));
     }
@@ -208,7 +208,7 @@ class ResetOffsetsTest {
         assertTrue(retention.purgeTenant(tenant, WEEK) >= 2, "retention deleted a and b");
         Instant cAt = createdAt("k", "c");
 
-        JsonPath answer = reset(Map.of("to", "offset", "offset", String.valueOf(stored.get(0))));
+        JsonPath answer = reset(Map.of("to", "offset", "toOffset", String.valueOf(stored.get(0))));
         assertTrue(answer.getBoolean("partitions[0].beforeEarliest"));
         assertEquals(stored.get(2), answer.getLong("partitions[0].earliestOffset"));
         assertEquals(cAt, Instant.parse(answer.getString("partitions[0].earliestCreatedAt")));
@@ -222,13 +222,13 @@ class ResetOffsetsTest {
         consumeAll(1);
         bad(Map.of(), "to");
         bad(Map.of("to", "beginning"), "to");
-        bad(Map.of("to", "offset"), "offset");
-        bad(Map.of("to", "offset", "offset", "0"), "offset");
-        bad(Map.of("to", "offset", "offset", "x"), "offset");
-        bad(Map.of("to", "latest", "offset", "3"), "offset");
-        bad(Map.of("to", "datetime"), "datetime");
-        bad(Map.of("to", "datetime", "datetime", "yesterday"), "datetime");
-        bad(Map.of("to", "earliest", "datetime", "2026-01-01T00:00:00Z"), "datetime");
+        bad(Map.of("to", "offset"), "toOffset");
+        bad(Map.of("to", "offset", "toOffset", "0"), "toOffset");
+        bad(Map.of("to", "offset", "toOffset", "x"), "toOffset");
+        bad(Map.of("to", "latest", "toOffset", "3"), "toOffset");
+        bad(Map.of("to", "datetime"), "toDatetime");
+        bad(Map.of("to", "datetime", "toDatetime", "yesterday"), "toDatetime");
+        bad(Map.of("to", "earliest", "toDatetime", "2026-01-01T00:00:00Z"), "toDatetime");
         bad(Map.of("to", "earliest", "dryRun", "yes"), "dryRun");
         bad(Map.of("to", "earliest", "partitionKey", ""), "partitionKey");
         bad(Map.of("to", "earliest", "execute", "true"), "execute");

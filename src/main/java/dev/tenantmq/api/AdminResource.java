@@ -201,8 +201,8 @@ public class AdminResource {
     }
 
     private static final String RESET_TO = "to";
-    private static final String RESET_OFFSET = "offset";
-    private static final String RESET_DATETIME = "datetime";
+    private static final String RESET_OFFSET = "toOffset";
+    private static final String RESET_DATETIME = "toDatetime";
     private static final String DRY_RUN = "dryRun";
     /** The query parameters of a reset (openapi.yaml); any other is 400 naming these. */
     private static final Set<String> RESET_OFFSETS = Set.of("tenant", "topic", "consumerGroup", "partitionKey",

@@ -414,9 +414,9 @@ public class RequestValidator {
     /**
      * Validates an offset reset (docs/operations.md, "Replay: resetting a group's offsets"):
      * {@code tenant}, {@code topic} and {@code consumerGroup} required, {@code partitionKey}
-     * optional; {@code to} one of earliest, latest, offset (then {@code offset}, an integer from 1:
-     * the next message delivered) or datetime (then {@code datetime}, RFC 3339 with an offset or
-     * Z); {@code offset} and {@code datetime} only with their target; {@code dryRun} true or false
+     * optional; {@code to} one of earliest, latest, offset (then {@code toOffset}, an integer from
+     * 1: the next message delivered) or datetime (then {@code toDatetime}, RFC 3339 with an offset
+     * or Z); {@code toOffset} and {@code toDatetime} only with their target; {@code dryRun} true or false
      * (default false).
      *
      * @throws InvalidRequestException naming each missing or bad parameter
@@ -442,7 +442,7 @@ public class RequestValidator {
                 case "offset" -> {
                     long n = -1;
                     if (offset == null) {
-                        errors.add("offset", "is required with to=offset: the offset of the next message to deliver");
+                        errors.add("toOffset", "is required with to=offset: the offset of the next message to deliver");
                     } else {
                         try {
                             n = Long.parseLong(offset);
@@ -450,7 +450,7 @@ public class RequestValidator {
                             n = -1;
                         }
                         if (n < 1) {
-                            errors.add("offset", "must be an integer between 1 and " + Long.MAX_VALUE + " (got '"
+                            errors.add("toOffset", "must be an integer between 1 and " + Long.MAX_VALUE + " (got '"
                                     + offset + "')");
                         } else {
                             target = new dev.tenantmq.model.OffsetReset.Target.ToOffset(n);
@@ -459,14 +459,14 @@ public class RequestValidator {
                 }
                 case "datetime" -> {
                     if (datetime == null) {
-                        errors.add("datetime", "is required with to=datetime: an RFC 3339 time such as"
+                        errors.add("toDatetime", "is required with to=datetime: an RFC 3339 time such as"
                                 + " 2026-12-01T09:00:00Z");
                     } else {
                         try {
                             target = new dev.tenantmq.model.OffsetReset.Target.ToTime(
                                     java.time.OffsetDateTime.parse(datetime).toInstant());
                         } catch (java.time.format.DateTimeParseException e) {
-                            errors.add("datetime", "must be an RFC 3339 time with an offset or Z, such as"
+                            errors.add("toDatetime", "must be an RFC 3339 time with an offset or Z, such as"
                                     + " 2026-12-01T09:00:00Z (got '" + datetime + "')");
                         }
                     }
@@ -474,10 +474,10 @@ public class RequestValidator {
                 default -> errors.add("to", "must be " + targets + " (got '" + to + "')");
             }
             if (offset != null && !to.equals("offset")) {
-                errors.add("offset", "is only for to=offset");
+                errors.add("toOffset", "is only for to=offset");
             }
             if (datetime != null && !to.equals("datetime")) {
-                errors.add("datetime", "is only for to=datetime");
+                errors.add("toDatetime", "is only for to=datetime");
             }
         }
         boolean dry = false;

@@ -50,9 +50,9 @@ final class GroupCommands {
                 return TmqClient.query("to", "latest");
             }
             if (offset != null) {
-                return TmqClient.query("to", "offset", "offset", String.valueOf(offset));
+                return TmqClient.query("to", "offset", "toOffset", String.valueOf(offset));
             }
-            return TmqClient.query("to", "datetime", "datetime", datetime);
+            return TmqClient.query("to", "datetime", "toDatetime", datetime);
         }
     }
 

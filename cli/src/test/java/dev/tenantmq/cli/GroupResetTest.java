@@ -35,10 +35,10 @@ class GroupResetTest {
             run(base, "--tenant", "demo", "--topic", "orders", "--group", "billing", "--to-datetime",
                     "2026-12-01T09:00:00Z");
             assertEquals(List.of(
-                    "POST tenant=demo&topic=orders&consumerGroup=billing&partitionKey=k%201&to=offset&offset=4&dryRun=true",
+                    "POST tenant=demo&topic=orders&consumerGroup=billing&partitionKey=k%201&to=offset&toOffset=4&dryRun=true",
                     "POST tenant=demo&topic=orders&consumerGroup=billing&to=earliest",
                     "POST tenant=demo&topic=orders&consumerGroup=billing&to=latest",
-                    "POST tenant=demo&topic=orders&consumerGroup=billing&to=datetime&datetime=2026-12-01T09%3A00%3A00Z"),
+                    "POST tenant=demo&topic=orders&consumerGroup=billing&to=datetime&toDatetime=2026-12-01T09%3A00%3A00Z"),
                     seen);
             assertTrue(out.contains("k 1") && out.contains("starts at EARLIEST"), out);
             assertTrue(out.contains("dry run: nothing changed"), out);

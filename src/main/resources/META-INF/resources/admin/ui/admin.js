@@ -193,8 +193,8 @@ function resetQuery() {
   const to = $('reset-to').value;
   const q = { ...resetGroup, to };
   if ($('reset-key').value) q.partitionKey = $('reset-key').value;
-  if (to === 'offset') q.offset = $('reset-offset').value;
-  if (to === 'datetime') q.datetime = $('reset-datetime').value.trim();
+  if (to === 'offset') q.toOffset = $('reset-offset').value;
+  if (to === 'datetime') q.toDatetime = $('reset-datetime').value.trim();
   return q;
 }
 
@@ -240,7 +240,7 @@ async function applyReset() {
   }
   const rows = $('reset-table').tBodies[0].rows.length;
   const ok = await confirmDialog(`Reset consumer group ${q.consumerGroup} on ${q.tenant} / ${q.topic} to ${q.to}`
-    + `${q.offset ? ` ${q.offset}` : ''}${q.datetime ? ` ${q.datetime}` : ''} in ${q.partitionKey ? `partition ${q.partitionKey}`
+    + `${q.toOffset ? ` ${q.toOffset}` : ''}${q.toDatetime ? ` ${q.toDatetime}` : ''} in ${q.partitionKey ? `partition ${q.partitionKey}`
       : `${rows} partition(s)`} as previewed? Its deliveries in flight become STALE.`, 'Reset');
   if (!ok) {
     showStatus('Reset cancelled');
