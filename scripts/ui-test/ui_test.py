@@ -284,7 +284,38 @@ def steps(browser, page, problem):
     expect(max_row.locator("td").nth(2)).to_have_text("global")
     effective = ok("GET", "/admin/settings", {"tenant": TENANT, "topic": TOPIC, "consumerGroup": GROUP})["effective"]
     assert effective["maxDeliveries"]["source"] == "global", effective
-    # 7c. Delete the consumer group, then the topic, from their rows: each asks in the dialog first,
+    # 7c. Replay: reset billing to the earliest stored message. The preview (dry run) comes first
+    #     and changes nothing; the reset asks in the dialog; cancel changes nothing, confirm moves.
+    def committed():
+        rows = ok("GET", "/admin/offsets", {"tenant": TENANT, "topic": TOPIC, "consumerGroup": GROUP})["offsets"]
+        return {r["partitionKey"]: r["committedOffset"] for r in rows}
+    before = committed()
+    page.locator("#groups-table tbody tr", has_text=GROUP).first.locator("button.group-reset").click()
+    expect(page.locator("#replay")).to_be_visible()
+    expect(page.locator("#reset-apply")).to_be_disabled()
+    page.select_option("#reset-to", "earliest")
+    page.click("#reset-preview")
+    expect(page.locator("#status")).to_contain_text("Dry run")
+    preview_row = page.locator("#reset-table tbody tr", has_text=KEY)
+    expect(preview_row).to_have_count(1)
+    target = int(preview_row.locator("td").nth(2).inner_text())
+    assert committed() == before, ("a dry run changed offsets", before, committed())
+    shot(page, "06a-reset-preview")
+    page.click("#reset-apply")
+    expect(page.locator("#confirm-dialog")).to_be_visible()
+    expect(page.locator("#confirm-ok")).to_have_text("Reset")
+    expect(page.locator("#confirm-text")).to_contain_text(GROUP)
+    page.click("#confirm-cancel")
+    expect(page.locator("#status")).to_contain_text("Reset cancelled")
+    assert committed() == before, ("a cancelled reset changed offsets", before, committed())
+    page.click("#reset-apply")
+    page.click("#confirm-ok")
+    expect(page.locator("#status")).to_contain_text(f"Reset {GROUP} on {TOPIC} to earliest")
+    assert committed()[KEY] == target, (committed(), target)
+    shot(page, "06b-reset-done")
+    page.click("#reset-close")
+    expect(page.locator("#replay")).to_be_hidden()
+    # 7d. Delete the consumer group, then the topic, from their rows: each asks in the dialog first,
     #     and the page repeats the admin DELETE until it answers done.
     def groups_of_topic():
         return [g["consumerGroup"] for g in ok("GET", "/admin/consumer-groups", {"tenant": TENANT, "topic": TOPIC})["consumerGroups"]]

@@ -193,3 +193,22 @@ def test_the_traceparent_of_a_publish_comes_back_with_its_message_and_none_witho
     assert (got["traced"].traceparent, got["traced"].tracestate) == (traceparent, "congo=t61rcWkgMzE")
     assert (got["untraced"].traceparent, got["untraced"].tracestate) == (None, None)
     assert got["invalid"].traceparent is None, "an invalid traceparent is ignored, not an error"
+
+
+def test_a_dry_run_shows_the_move_and_a_reset_to_the_earliest_delivers_the_topic_again_in_order(client, admin, tenant):
+    topic = unique("replay")
+    published = publish(client, tenant, topic, OutgoingMessage(partition_key="k", id="a", payload=1),
+                        OutgoingMessage(partition_key="k", id="b", payload=2))
+    first = published.messages[0].offset
+    for m in fetch_at_least(client, tenant, topic, "billing", 2):
+        assert settle(client, tenant, topic, "billing", m) == ReceiptStatus.ACKED
+
+    preview = admin.admin_reset_offsets(tenant, topic, "billing", "earliest", dry_run=True)
+    assert preview.dry_run is True
+    assert preview.partitions[0].partition_key == "k"
+    assert preview.partitions[0].to_offset == first - 1
+    assert preview.partitions[0].next_offset == first
+
+    done = admin.admin_reset_offsets(tenant, topic, "billing", "earliest", partition_key="k")
+    assert done.dry_run is False
+    assert [m.id for m in fetch_at_least(client, tenant, topic, "billing", 2)] == ["a", "b"]

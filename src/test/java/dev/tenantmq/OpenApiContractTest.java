@@ -24,6 +24,7 @@ import dev.tenantmq.api.dto.ExtendRequest;
 import dev.tenantmq.api.dto.FetchRequest;
 import dev.tenantmq.api.dto.FetchResponse;
 import dev.tenantmq.api.dto.NackRequest;
+import dev.tenantmq.api.dto.OffsetResetResponse;
 import dev.tenantmq.api.dto.Problem;
 import dev.tenantmq.api.dto.QuotaProblem;
 import dev.tenantmq.api.dto.PublishRequest;
@@ -109,7 +110,9 @@ class OpenApiContractTest {
             Map.entry("DeletedRows", DeletionResponses.DeletedRows.class),
             Map.entry("TopicDeletionProgress", DeletionResponses.TopicProgress.class),
             Map.entry("TopicDeletion", DeletionResponses.TopicDeletion.class),
-            Map.entry("GroupDeletion", DeletionResponses.GroupDeletion.class));
+            Map.entry("GroupDeletion", DeletionResponses.GroupDeletion.class),
+            Map.entry("OffsetReset", OffsetResetResponse.class),
+            Map.entry("OffsetResetPartition", OffsetResetResponse.Partition.class));
 
     private final JsonNode doc = load();
     private final ContractSchema schemas = new ContractSchema(doc);
@@ -606,7 +609,23 @@ class OpenApiContractTest {
         if (Set.of("adminTopics", "adminOffsets", "adminConsumerGroups", "adminLeases", "adminSubscribers").contains(op.id())) {
             out.remove("query.allTenants"); // exactly one of tenant or allTenants=true
         }
+        if (op.id().equals("adminResetOffsets")) {
+            out.put("query.tenant", resetTenant()); // where the example's group has a committed offset
+        }
         return out;
+    }
+
+    /** A served tenant where group billing consumed partition order-42 of topic orders (the reset example's names). */
+    private static String resetTenant;
+
+    private static synchronized String resetTenant() {
+        if (resetTenant == null) {
+            String tenant = TestIds.tenant();
+            Api.publishOk(tenant, "orders", List.of(Api.msg("order-42", "evt-1", 1)));
+            assertEquals(1, Api.fetchOk(tenant, "orders", "billing", Fetch.upTo(1)).size(), "billing leased order-42");
+            resetTenant = tenant;
+        }
+        return resetTenant;
     }
 
     /** The request body's example; a fetch does not wait. */

@@ -5,6 +5,7 @@ import dev.tenantmq.store.ConsumerStore;
 import dev.tenantmq.store.FetchTransaction;
 import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.MessageStore;
+import dev.tenantmq.store.OffsetResetTransaction;
 import dev.tenantmq.store.QueueStatsStore;
 import dev.tenantmq.store.QuotaStore;
 import dev.tenantmq.store.RetentionStore;
@@ -29,7 +30,8 @@ final class StoreStatements {
             packagePrivate("ConsumerStatements"), packagePrivate("DeliveryBatches"), packagePrivate("CommittedOffsets"),
             packagePrivate("DeadLetters"), LeaseStore.class, AdminStore.class, RetentionStore.class,
             packagePrivate("DedupSql"), QueueStatsStore.class, QuotaStore.class,
-            dev.tenantmq.store.SettingsStore.class, packagePrivate("PublishSql"), packagePrivate("DeletionSql"));
+            dev.tenantmq.store.SettingsStore.class, packagePrivate("PublishSql"), packagePrivate("DeletionSql"),
+            packagePrivate("OffsetResetSql"), OffsetResetTransaction.class);
     private static final Pattern TABLE = Pattern.compile(
             "\\bqueue_(messages|delivery_state|offsets|partition_leases|subscriber_heartbeats|dedup_ids|partition_heads|settings)\\b");
 

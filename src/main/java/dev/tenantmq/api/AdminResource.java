@@ -1,6 +1,7 @@
 package dev.tenantmq.api;
 
 import dev.tenantmq.api.dto.AdminResponses;
+import dev.tenantmq.api.dto.OffsetResetResponse;
 import dev.tenantmq.domain.AdminService;
 import dev.tenantmq.domain.AdminViews;
 import dev.tenantmq.api.dto.SettingsRequest;
@@ -9,6 +10,7 @@ import dev.tenantmq.model.EffectiveSettings;
 import dev.tenantmq.model.SettingOverrides;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.PUT;
+import dev.tenantmq.domain.OffsetResetService;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -16,6 +18,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.UriInfo;
+import java.util.List;
 import java.util.Set;
 import jakarta.ws.rs.core.MediaType;
 
@@ -33,12 +36,15 @@ public class AdminResource {
     private final AdminService admin;
     private final Caller caller;
     private final SettingsService settings;
+    private final OffsetResetService offsetReset;
 
-    AdminResource(RequestValidator validator, AdminService admin, Caller caller, SettingsService settings) {
+    AdminResource(RequestValidator validator, AdminService admin, Caller caller, SettingsService settings,
+                  OffsetResetService offsetReset) {
         this.settings = settings;
         this.validator = validator;
         this.admin = admin;
         this.caller = caller;
+        this.offsetReset = offsetReset;
     }
 
     /**
@@ -252,6 +258,36 @@ public class AdminResource {
                 o.nackBackoffBaseMillis(), o.nackBackoffCapMillis(), o.retentionMaxAgeSeconds(), o.dedupWindowSeconds(),
                 o.deadLetterEnabled());
     }
+
+    /**
+     * Moves a consumer group's committed offsets on one topic (all its partitions, or
+     * {@code partitionKey}) to the earliest stored message, the latest, an offset (the next
+     * message delivered) or a time; with {@code dryRun=true} only answers what would move.
+     * Fences the group's in-flight deliveries (docs/operations.md, "Replay: resetting a group's
+     * offsets"). 404 when the group has no committed offset there.
+     */
+    @POST
+    @Path("/consumer-groups/reset-offsets")
+    public OffsetResetResponse resetOffsets(@Context UriInfo uri) {
+        StrictQuery q = query(uri, RESET_OFFSETS);
+        OffsetResetService.Request r = validator.offsetReset(q.get(TENANT), q.get(TOPIC), q.get(CONSUMER_GROUP),
+                q.get(PARTITION_KEY), q.get(RESET_TO), q.get(RESET_OFFSET), q.get(RESET_DATETIME), q.get(DRY_RUN));
+        caller.requireAdmin(new AdminService.Scope(java.util.Optional.of(r.tenant())));
+        List<OffsetResetResponse.Partition> rows = offsetReset.reset(r).stream()
+                .map(p -> new OffsetResetResponse.Partition(p.partitionKey(), p.from(), p.to(), p.nextOffset(),
+                        p.earliestOffset(), p.earliestCreatedAt(), p.latestOffset(), p.beforeEarliest()))
+                .toList();
+        return new OffsetResetResponse(r.tenant().value(), r.topic().value(), r.consumerGroup().value(),
+                r.target().kind().apiName(), r.dryRun(), rows);
+    }
+
+    private static final String RESET_TO = "to";
+    private static final String RESET_OFFSET = "toOffset";
+    private static final String RESET_DATETIME = "toDatetime";
+    private static final String DRY_RUN = "dryRun";
+    /** The query parameters of a reset (openapi.yaml); any other is 400 naming these. */
+    private static final Set<String> RESET_OFFSETS = Set.of("tenant", "topic", "consumerGroup", "partitionKey",
+            RESET_TO, RESET_OFFSET, RESET_DATETIME, DRY_RUN);
 
     private static final String TENANT = "tenant";
     private static final String ALL_TENANTS = "allTenants";

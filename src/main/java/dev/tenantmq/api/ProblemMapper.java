@@ -230,6 +230,7 @@ public class ProblemMapper {
         ALLOW.put(Pattern.compile("/admin/messages/requeue/?"), "POST, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/messages/browse/?"), "GET, HEAD, OPTIONS");
         ALLOW.put(Pattern.compile("/admin/settings/?"), "GET, HEAD, PUT, DELETE, OPTIONS");
+        ALLOW.put(Pattern.compile("/admin/consumer-groups/reset-offsets/?"), "POST, OPTIONS");
     }
 
     /** The {@code Allow} value of a raw request path, or null for a path of no resource. */

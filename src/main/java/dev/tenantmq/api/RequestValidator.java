@@ -505,4 +505,87 @@ public class RequestValidator {
         GroupPath p = groupPath(tenant, topic, consumerGroup);
         return new DeletionTarget(p.tenant(), p.topic(), p.consumerGroup(), false);
     }
+
+    /**
+     * Validates an offset reset (docs/operations.md, "Replay: resetting a group's offsets"):
+     * {@code tenant}, {@code topic} and {@code consumerGroup} required, {@code partitionKey}
+     * optional; {@code to} one of earliest, latest, offset (then {@code toOffset}, an integer from
+     * 1: the next message delivered) or datetime (then {@code toDatetime}, RFC 3339 with an offset
+     * or Z); {@code toOffset} and {@code toDatetime} only with their target; {@code dryRun} true or false
+     * (default false).
+     *
+     * @throws InvalidRequestException naming each missing or bad parameter
+     */
+    public dev.tenantmq.domain.OffsetResetService.Request offsetReset(String tenant, String topic, String consumerGroup,
+            String partitionKey, String to, String offset, String datetime, String dryRun) {
+        Errors errors = new Errors();
+        checkName(errors, "tenant", tenant);
+        checkName(errors, "topic", topic);
+        checkName(errors, "consumerGroup", consumerGroup);
+        String keyProblem = partitionKey == null ? null : Identifiers.keyProblem(partitionKey);
+        if (keyProblem != null) {
+            errors.add("partitionKey", keyProblem);
+        }
+        dev.tenantmq.model.OffsetReset.Target target = null;
+        String targets = "earliest, latest, offset or datetime";
+        if (to == null) {
+            errors.add("to", "is required: " + targets);
+        } else {
+            switch (to) {
+                case "earliest" -> target = new dev.tenantmq.model.OffsetReset.Target.Earliest();
+                case "latest" -> target = new dev.tenantmq.model.OffsetReset.Target.Latest();
+                case "offset" -> {
+                    long n = -1;
+                    if (offset == null) {
+                        errors.add("toOffset", "is required with to=offset: the offset of the next message to deliver");
+                    } else {
+                        try {
+                            n = Long.parseLong(offset);
+                        } catch (NumberFormatException e) {
+                            n = -1;
+                        }
+                        if (n < 1) {
+                            errors.add("toOffset", "must be an integer between 1 and " + Long.MAX_VALUE + " (got '"
+                                    + offset + "')");
+                        } else {
+                            target = new dev.tenantmq.model.OffsetReset.Target.ToOffset(n);
+                        }
+                    }
+                }
+                case "datetime" -> {
+                    if (datetime == null) {
+                        errors.add("toDatetime", "is required with to=datetime: an RFC 3339 time such as"
+                                + " 2026-12-01T09:00:00Z");
+                    } else {
+                        try {
+                            target = new dev.tenantmq.model.OffsetReset.Target.ToTime(
+                                    java.time.OffsetDateTime.parse(datetime).toInstant());
+                        } catch (java.time.format.DateTimeParseException e) {
+                            errors.add("toDatetime", "must be an RFC 3339 time with an offset or Z, such as"
+                                    + " 2026-12-01T09:00:00Z (got '" + datetime + "')");
+                        }
+                    }
+                }
+                default -> errors.add("to", "must be " + targets + " (got '" + to + "')");
+            }
+            if (offset != null && !to.equals("offset")) {
+                errors.add("toOffset", "is only for to=offset");
+            }
+            if (datetime != null && !to.equals("datetime")) {
+                errors.add("toDatetime", "is only for to=datetime");
+            }
+        }
+        boolean dry = false;
+        if (dryRun != null) {
+            if (dryRun.equals("true") || dryRun.equals("false")) {
+                dry = dryRun.equals("true");
+            } else {
+                errors.add("dryRun", "must be true or false (got '" + dryRun + "')");
+            }
+        }
+        errors.throwIfAny();
+        return new dev.tenantmq.domain.OffsetResetService.Request(new Tenant(tenant), new Topic(topic),
+                new ConsumerGroup(consumerGroup), partitionKey == null ? null : new PartitionKey(partitionKey), target,
+                dry);
+    }
 }

@@ -150,18 +150,6 @@ final class DeleteCommands {
         }
     }
 
-    @Command(name = "group", mixinStandardHelpOptions = true, description = "Consumer groups: delete.",
-            subcommands = {GroupDelete.class})
-    static final class Group implements Runnable {
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Override
-        public void run() {
-            throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required (delete)");
-        }
-    }
-
     @Command(name = "delete", mixinStandardHelpOptions = true,
             description = {"Delete a consumer group's offsets, delivery state, leases and heartbeats on one topic"
                     + " (DELETE /admin/consumer-groups, repeated until done).",

@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
             ListCommands.Topics.class, ListCommands.Offsets.class, ListCommands.Leases.class, ListCommands.Subscribers.class,
             MessageCommands.Inspect.class, MessageCommands.Delete.class, MessageCommands.Requeue.class,
             PublishCommand.class, TailCommand.class, DlqCommand.class, SettingsCommand.class,
-            DeleteCommands.Topic.class, DeleteCommands.Group.class,
+            DeleteCommands.Topic.class, GroupCommands.Group.class,
             CommandLine.HelpCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {

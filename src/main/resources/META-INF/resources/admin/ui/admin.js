@@ -170,7 +170,88 @@ async function loadGroups() {
   fill('groups-table', page.consumerGroups.map((g) => [g.tenant, g.topic, g.consumerGroup,
     [g.lag, g.lag > 0 ? 'num bad' : 'num'], [g.inFlight, 'num'], [g.deadLetters, g.deadLetters > 0 ? 'num bad' : 'num'],
     [g.oldestUnackedAgeSeconds, 'num age'],
-    button('Delete group…', 'group-delete danger', () => deleteGroup(g))]), page.truncated);
+    button('Delete group…', 'group-delete danger', () => deleteGroup(g)),
+    button('Reset…', 'group-reset', async () => openReset(g))]), page.truncated);
+}
+
+/** The group the replay form resets ({tenant, topic, consumerGroup}), and the query its last preview answered. */
+let resetGroup = null;
+let previewed = null;
+
+/** Opens the replay form for one group (docs/operations.md, "Replay: resetting a group's offsets"). */
+function openReset(g) {
+  resetGroup = { tenant: g.tenant, topic: g.topic, consumerGroup: g.consumerGroup };
+  previewed = null;
+  $('reset-title').textContent = `${g.consumerGroup} on ${g.tenant} / ${g.topic}`;
+  $('reset-apply').disabled = true;
+  $('reset-table').hidden = true;
+  $('replay').hidden = false;
+  $('replay').scrollIntoView();
+}
+
+/** The reset's query parameters from the form (without dryRun). */
+function resetQuery() {
+  const to = $('reset-to').value;
+  const q = { ...resetGroup, to };
+  if ($('reset-key').value) q.partitionKey = $('reset-key').value;
+  if (to === 'offset') q.toOffset = $('reset-offset').value;
+  if (to === 'datetime') q.toDatetime = $('reset-datetime').value.trim();
+  return q;
+}
+
+function showResetTarget() {
+  const to = $('reset-to').value;
+  $('reset-offset-label').hidden = to !== 'offset';
+  $('reset-datetime-label').hidden = to !== 'datetime';
+  resetChanged();
+}
+
+/** Any change of the form asks for a new preview before a reset. */
+function resetChanged() {
+  previewed = null;
+  $('reset-apply').disabled = true;
+}
+
+/** Shows a reset answer (a dry run or the reset itself) per partition. */
+function showReset(answer) {
+  fill('reset-table', answer.partitions.map((p) => [p.partitionKey, [p.fromOffset, 'num'], [p.toOffset, 'num'],
+    [p.nextOffset, 'num'], [p.earliestOffset, 'num'], p.earliestCreatedAt, [p.latestOffset, 'num'],
+    p.beforeEarliest ? 'target before the earliest stored message: starts there' : '']), false);
+  $('reset-table').hidden = false;
+}
+
+/** The dry run: what would move, per partition; enables the reset for exactly these parameters. */
+async function previewReset() {
+  if (!resetGroup) return;
+  const q = resetQuery();
+  const answer = await api('POST', '/admin/consumer-groups/reset-offsets', { ...q, dryRun: true });
+  showReset(answer);
+  previewed = JSON.stringify(q);
+  $('reset-apply').disabled = false;
+  showStatus(`Dry run: ${answer.partitions.length} partition(s) would move; nothing changed`);
+}
+
+/** The reset, after the preview of the same parameters and the in-page confirmation. */
+async function applyReset() {
+  const q = resetQuery();
+  if (previewed !== JSON.stringify(q)) {
+    resetChanged();
+    showError('Preview (dry run) these parameters first');
+    return;
+  }
+  const rows = $('reset-table').tBodies[0].rows.length;
+  const ok = await confirmDialog(`Reset consumer group ${q.consumerGroup} on ${q.tenant} / ${q.topic} to ${q.to}`
+    + `${q.toOffset ? ` ${q.toOffset}` : ''}${q.toDatetime ? ` ${q.toDatetime}` : ''} in ${q.partitionKey ? `partition ${q.partitionKey}`
+      : `${rows} partition(s)`} as previewed? Its deliveries in flight become STALE.`, 'Reset');
+  if (!ok) {
+    showStatus('Reset cancelled');
+    return;
+  }
+  const answer = await api('POST', '/admin/consumer-groups/reset-offsets', q);
+  showReset(answer);
+  resetChanged();
+  await refresh();
+  showStatus(`Reset ${answer.consumerGroup} on ${answer.topic} to ${answer.to} in ${answer.partitions.length} partition(s)`);
 }
 
 /** The dead-letter topic chosen in the DLQ section, as [tenant, topic], or null. */
@@ -323,10 +404,11 @@ function clearInspected() {
   $('message-view').hidden = true;
 }
 
-/** A confirm dialog in the page (not window.confirm): resolves true on "Delete". */
-function confirmDialog(text) {
+/** A confirm dialog in the page (not window.confirm): resolves true on its OK button ("Delete" unless named). */
+function confirmDialog(text, okLabel = 'Delete') {
   const dialog = $('confirm-dialog');
   $('confirm-text').textContent = text;
+  $('confirm-ok').textContent = okLabel;
   return new Promise((resolve) => {
     const done = (answer) => () => {
       $('confirm-ok').onclick = null;
@@ -568,6 +650,14 @@ function start() {
   $('settings-form').addEventListener('submit', guarded(loadSettings));
   $('settings-save').addEventListener('click', guarded(saveSettings));
   $('settings-clear').addEventListener('click', guarded(clearSettings));
+  $('reset-form').addEventListener('submit', guarded(previewReset));
+  $('reset-apply').addEventListener('click', guarded(applyReset));
+  $('reset-to').addEventListener('change', showResetTarget);
+  for (const id of ['reset-offset', 'reset-datetime', 'reset-key']) $(id).addEventListener('input', resetChanged);
+  $('reset-close').addEventListener('click', () => {
+    resetGroup = null;
+    $('replay').hidden = true;
+  });
 
   if (sessionStorage.getItem(TOKEN_KEY)) {
     $('login-view').hidden = true;

@@ -21,6 +21,8 @@ import dev.tenantmq.client.model.ExtendRequest;
 import dev.tenantmq.client.model.FetchRequest;
 import dev.tenantmq.client.model.MessageState;
 import dev.tenantmq.client.model.NackRequest;
+import dev.tenantmq.client.model.OffsetReset;
+import dev.tenantmq.client.model.OffsetResetPartition;
 import dev.tenantmq.client.model.OutgoingMessage;
 import dev.tenantmq.client.model.PublishRequest;
 import dev.tenantmq.client.model.PublishResponse;
@@ -269,6 +271,29 @@ class ClientIT {
         Settings cleared = admin.adminClearSettings(tenant, topic, "billing");
         assertEquals((long) ServiceUnderTest.MAX_DELIVERIES, cleared.getEffective().getMaxDeliveries().getValue());
         assertEquals(SettingSource.GLOBAL, cleared.getEffective().getMaxDeliveries().getSource());
+    }
+
+    @Test
+    void aDryRunShowsTheMoveAndAResetToTheEarliestDeliversTheTopicAgainInOrder() throws Exception {
+        String topic = unique("replay");
+        PublishResponse published = publish(topic, message("k", "a", JsonNodeFactory.instance.numberNode(1)),
+                message("k", "b", JsonNodeFactory.instance.numberNode(2)));
+        long first = published.getMessages().get(0).getOffset();
+        for (DeliveredMessage m : fetchAtLeast(topic, "billing", 2, 30)) {
+            assertEquals(ReceiptStatus.ACKED, ack(topic, "billing", m));
+        }
+
+        OffsetReset preview = admin.adminResetOffsets(tenant, topic, "billing", "earliest", null, null, null, true);
+        assertTrue(preview.getDryRun());
+        OffsetResetPartition p = preview.getPartitions().get(0);
+        assertEquals("k", p.getPartitionKey());
+        assertEquals(first - 1, p.getToOffset());
+        assertEquals(first, p.getNextOffset());
+
+        OffsetReset done = admin.adminResetOffsets(tenant, topic, "billing", "earliest", "k", null, null, false);
+        assertFalse(done.getDryRun());
+        List<DeliveredMessage> again = fetchAtLeast(topic, "billing", 2, 30);
+        assertEquals(List.of("a", "b"), again.stream().map(DeliveredMessage::getId).toList());
     }
 
     @Test

@@ -1,0 +1,298 @@
+package dev.tenantmq;
+
+import static dev.tenantmq.Api.ack;
+import static dev.tenantmq.Api.fetchOk;
+import static dev.tenantmq.Api.msg;
+import static dev.tenantmq.Api.publishOk;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.offsets;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tenantmq.scheduler.RetentionJob;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.specification.RequestSpecification;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Replay (docs/operations.md, "Replay: resetting a group's offsets"): {@code POST
+ * /admin/consumer-groups/reset-offsets} moves a group's committed offsets to the earliest stored
+ * message, the latest, an offset or a time; the receipts the group had in flight answer STALE
+ * afterwards, and the next fetch delivers in offset order from the new position.
+ */
+@QuarkusTest
+class ResetOffsetsTest {
+    private static final Duration WEEK = Duration.ofDays(7);
+
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+    private final String group = TestIds.group();
+
+    @Inject
+    RetentionJob retention;
+
+    @Test
+    void to_earliest_delivers_every_stored_message_again_in_order_and_fences_the_old_receipts() {
+        List<Long> stored = publishOk(tenant, topic, List.of(msg("k", "a", 1), msg("k", "b", 2), msg("k", "c", 3)))
+                .offsets();
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("a", "b", "c"), ids(first));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(first.subList(0, 1))));
+
+        long epochBefore = leaseEpoch();
+        JsonPath answer = reset(Map.of("to", "earliest"));
+        assertEquals("earliest", answer.getString("to"));
+        assertFalse(answer.getBoolean("dryRun"));
+        assertEquals(1, answer.getList("partitions").size());
+        assertEquals(stored.get(0), answer.getLong("partitions[0].fromOffset"));
+        assertEquals(stored.get(0) - 1, answer.getLong("partitions[0].toOffset"));
+        assertEquals(stored.get(0), answer.getLong("partitions[0].nextOffset"));
+        assertEquals(stored.get(0), answer.getLong("partitions[0].earliestOffset"));
+        assertEquals(stored.get(2), answer.getLong("partitions[0].latestOffset"));
+
+        assertEquals(epochBefore + 1, leaseEpoch(), "the reset bumps the lease epoch: old receipts are fenced");
+        assertEquals(List.of("STALE", "STALE"), ack(tenant, topic, group, receipts(first.subList(1, 3))),
+                "the deliveries in flight before the reset are fenced");
+        List<Delivered> again = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("a", "b", "c"), ids(again), "from the earliest stored message, in offset order");
+        assertEquals(stored, offsets(again));
+        assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(again)));
+    }
+
+    @Test
+    void a_reset_clears_retries_hand_backs_and_dead_letters_above_the_new_position() {
+        publishOk(tenant, topic, List.of(msg("k", "poison", 1), msg("k", "b", 2), msg("k", "c", 3)));
+        for (int attempt = 1; attempt <= 5; attempt++) { // mq.max-deliveries: the fifth nack dead-letters it
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(1));
+            assertEquals(List.of("poison"), ids(got), "attempt " + attempt);
+            assertEquals(List.of("NACKED"), Api.nack(tenant, topic, group, receipts(got), 0, "test"));
+        }
+        List<Delivered> rest = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("b", "c"), ids(rest));
+        // b waits in a retry an hour away; c is handed back behind it: the partition is held.
+        assertEquals(List.of("NACKED"), Api.nack(tenant, topic, group, receipts(rest.subList(0, 1)), 3600, "later"));
+        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(0))));
+
+        reset(Map.of("to", "earliest"));
+        assertEquals(List.of("poison", "b", "c"), ids(fetchOk(tenant, topic, group, upTo(10))),
+                "the dead letter, the retry and the hand-back are forgotten: the group starts over");
+    }
+
+    @Test
+    void to_latest_skips_every_stored_message_and_delivers_what_is_published_after() {
+        List<Long> stored = publishOk(tenant, topic, List.of(msg("k", "a", 1), msg("k", "b", 2))).offsets();
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(1));
+        assertEquals(List.of("a"), ids(first));
+
+        JsonPath answer = reset(Map.of("to", "latest"));
+        assertEquals(stored.get(1), answer.getLong("partitions[0].toOffset"));
+        assertNull(answer.get("partitions[0].nextOffset"), "nothing stored above the latest offset");
+
+        assertEquals(List.of("STALE"), ack(tenant, topic, group, receipts(first)));
+        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(0))));
+        publishOk(tenant, topic, List.of(msg("k", "c", 3)));
+        assertEquals(List.of("c"), ids(fetchOk(tenant, topic, group, upTo(10))));
+    }
+
+    @Test
+    void to_offset_n_makes_n_the_next_message_delivered() {
+        List<Long> stored = publishOk(tenant, topic, List.of(msg("k", "a", 1), msg("k", "b", 2), msg("k", "c", 3),
+                msg("k", "d", 4))).offsets();
+        consumeAll(4);
+
+        JsonPath answer = reset(Map.of("to", "offset", "toOffset", String.valueOf(stored.get(2))));
+        assertEquals(stored.get(3), answer.getLong("partitions[0].fromOffset"));
+        assertEquals(stored.get(2) - 1, answer.getLong("partitions[0].toOffset"));
+        assertEquals(stored.get(2), answer.getLong("partitions[0].nextOffset"));
+        assertFalse(answer.getBoolean("partitions[0].beforeEarliest"));
+        assertEquals(List.of("c", "d"), ids(fetchOk(tenant, topic, group, upTo(10))));
+    }
+
+    @Test
+    void to_an_offset_beyond_the_head_is_clamped_to_the_latest() {
+        List<Long> stored = publishOk(tenant, topic, List.of(msg("k", "a", 1))).offsets();
+        consumeAll(1);
+        JsonPath answer = reset(Map.of("to", "offset", "toOffset", String.valueOf(Long.MAX_VALUE)));
+        assertEquals(stored.get(0), answer.getLong("partitions[0].toOffset"), "never above the head");
+        publishOk(tenant, topic, List.of(msg("k", "b", 2)));
+        assertEquals(List.of("b"), ids(fetchOk(tenant, topic, group, upTo(10))),
+                "a message published after the reset is delivered");
+    }
+
+    @Test
+    void to_datetime_starts_at_the_first_message_published_at_or_after_it() {
+        List<String> names = new ArrayList<>();
+        List<Long> stored = new ArrayList<>();
+        for (int i = 0; i < 20; i++) { // one request each: increasing publish times, a search over 20 offsets
+            names.add("m" + i);
+            stored.add(publishOk(tenant, topic, List.of(msg("k", "m" + i, i))).offset(0));
+        }
+        consumeAll(20);
+        Instant t12 = createdAt("k", "m12");
+        Instant t11 = createdAt("k", "m11");
+        assertTrue(t11.isBefore(t12), "publish times increase: " + t11 + " " + t12);
+
+        JsonPath exact = reset(Map.of("to", "datetime", "toDatetime", t12.toString()));
+        assertEquals(stored.get(12) - 1, exact.getLong("partitions[0].toOffset"));
+        assertEquals(stored.get(12), exact.getLong("partitions[0].nextOffset"));
+        assertEquals(names.subList(12, 20), ids(fetchOk(tenant, topic, group, upTo(20))));
+
+        JsonPath between = reset(Map.of("to", "datetime", "toDatetime", t11.plusNanos(1000).toString(),
+                "dryRun", "true"));
+        assertEquals(stored.get(12), between.getLong("partitions[0].nextOffset"), "the first at or after the time");
+
+        JsonPath before = reset(Map.of("to", "datetime", "toDatetime", "2000-01-01T00:00:00Z", "dryRun", "true"));
+        assertEquals(stored.get(0), before.getLong("partitions[0].nextOffset"));
+        assertTrue(before.getBoolean("partitions[0].beforeEarliest"));
+
+        JsonPath after = reset(Map.of("to", "datetime", "toDatetime", "2999-01-01T00:00:00+02:00", "dryRun", "true"));
+        assertEquals(stored.get(19), after.getLong("partitions[0].toOffset"), "nothing that late: the latest");
+        assertNull(after.get("partitions[0].nextOffset"));
+    }
+
+    @Test
+    void a_partition_key_resets_that_partition_only() {
+        List<Long> stored = publishOk(tenant, topic, List.of(msg("k1", "a", 1), msg("k2", "b", 2))).offsets();
+        consumeAll(2);
+
+        JsonPath one = reset(Map.of("to", "earliest", "partitionKey", "k1"));
+        assertEquals(List.of("k1"), one.getList("partitions.partitionKey"));
+        assertEquals(List.of("a"), ids(fetchOk(tenant, topic, group, upTo(10))), "k2 stays where it was");
+
+        JsonPath all = reset(Map.of("to", "earliest"));
+        assertEquals(List.of("k1", "k2"), all.getList("partitions.partitionKey"));
+        assertEquals(stored.get(1) - 1, all.getLong("partitions[1].toOffset"));
+    }
+
+    @Test
+    void a_dry_run_answers_the_move_and_changes_nothing() {
+        List<Long> stored = publishOk(tenant, topic, List.of(msg("k", "a", 1), msg("k", "b", 2))).offsets();
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(first.subList(0, 1))));
+
+        JsonPath answer = reset(Map.of("to", "earliest", "dryRun", "true"));
+        assertTrue(answer.getBoolean("dryRun"));
+        assertEquals(stored.get(0), answer.getLong("partitions[0].fromOffset"));
+        assertEquals(stored.get(0) - 1, answer.getLong("partitions[0].toOffset"));
+
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(first.subList(1, 2))),
+                "the receipt in flight is still current");
+        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(0))), "nothing redelivered");
+        JsonPath offsets = given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic).queryParam("consumerGroup", group)
+                .get("/admin/offsets").then().statusCode(200).extract().jsonPath();
+        assertEquals(stored.get(1), offsets.getLong("offsets[0].committedOffset"));
+    }
+
+    @Test
+    void messages_deleted_by_retention_cannot_be_replayed_and_the_answer_says_how_far_back_it_can_go() {
+        List<Long> stored = publishOk(tenant, topic, List.of(msg("k", "a", 1), msg("k", "b", 2), msg("k", "c", 3)))
+                .offsets();
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(2));
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(first)));
+        assertTrue(retention.purgeTenant(tenant, WEEK) >= 2, "retention deleted a and b");
+        Instant cAt = createdAt("k", "c");
+
+        JsonPath answer = reset(Map.of("to", "offset", "toOffset", String.valueOf(stored.get(0))));
+        assertTrue(answer.getBoolean("partitions[0].beforeEarliest"));
+        assertEquals(stored.get(2), answer.getLong("partitions[0].earliestOffset"));
+        assertEquals(cAt, Instant.parse(answer.getString("partitions[0].earliestCreatedAt")));
+        assertEquals(stored.get(2) - 1, answer.getLong("partitions[0].toOffset"));
+        assertEquals(List.of("c"), ids(fetchOk(tenant, topic, group, upTo(10))));
+    }
+
+    @Test
+    void bad_parameters_are_400_naming_the_field() {
+        publishOk(tenant, topic, List.of(msg("k", "a", 1)));
+        consumeAll(1);
+        bad(Map.of(), "to");
+        bad(Map.of("to", "beginning"), "to");
+        bad(Map.of("to", "offset"), "toOffset");
+        bad(Map.of("to", "offset", "toOffset", "0"), "toOffset");
+        bad(Map.of("to", "offset", "toOffset", "x"), "toOffset");
+        bad(Map.of("to", "latest", "toOffset", "3"), "toOffset");
+        bad(Map.of("to", "datetime"), "toDatetime");
+        bad(Map.of("to", "datetime", "toDatetime", "yesterday"), "toDatetime");
+        bad(Map.of("to", "earliest", "toDatetime", "2026-01-01T00:00:00Z"), "toDatetime");
+        bad(Map.of("to", "earliest", "dryRun", "yes"), "dryRun");
+        bad(Map.of("to", "earliest", "partitionKey", ""), "partitionKey");
+        bad(Map.of("to", "earliest", "execute", "true"), "execute");
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("topic", topic)
+                .queryParam("consumerGroup", group).queryParam("to", "earliest")
+                .post("/admin/consumer-groups/reset-offsets").then().statusCode(400)
+                .body("errors.field", hasItem("tenant"));
+    }
+
+    @Test
+    void a_group_without_a_committed_offset_on_the_topic_is_404_and_no_token_is_401() {
+        publishOk(tenant, topic, List.of(msg("k", "a", 1)));
+        admin().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("consumerGroup", TestIds.group())
+                .queryParam("to", "earliest").post("/admin/consumer-groups/reset-offsets").then().statusCode(404)
+                .body("detail", containsString("no committed offset"));
+        given().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("consumerGroup", group)
+                .queryParam("to", "earliest").post("/admin/consumer-groups/reset-offsets").then().statusCode(401);
+    }
+
+    /** The epoch of the group's lease of partition k. */
+    private long leaseEpoch() {
+        JsonPath leases = admin().queryParam("tenant", tenant).get("/admin/leases").then().statusCode(200).extract()
+                .jsonPath();
+        List<Map<String, Object>> rows = leases.getList("leases");
+        return rows.stream().filter(l -> topic.equals(l.get("topic")) && group.equals(l.get("consumerGroup"))
+                && "k".equals(l.get("partitionKey"))).map(l -> ((Number) l.get("epoch")).longValue()).findFirst()
+                .orElseThrow(() -> new AssertionError("no lease of k: " + rows));
+    }
+
+    /** Fetches and acks {@code n} messages in one fetch. */
+    private void consumeAll(int n) {
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(n));
+        assertEquals(n, got.size());
+        List<String> acked = new ArrayList<>();
+        got.forEach(d -> acked.add("ACKED"));
+        assertEquals(acked, ack(tenant, topic, group, receipts(got)));
+    }
+
+    private static RequestSpecification admin() {
+        return given().header("Authorization", "Bearer " + AdminTest.TOKEN);
+    }
+
+    private JsonPath reset(Map<String, String> params) {
+        return admin().queryParams(scope(params)).post("/admin/consumer-groups/reset-offsets").then().statusCode(200)
+                .extract().jsonPath();
+    }
+
+    private void bad(Map<String, String> params, String field) {
+        admin().queryParams(scope(params)).post("/admin/consumer-groups/reset-offsets").then().statusCode(400)
+                .body("errors.field", hasItem(field));
+    }
+
+    private Map<String, String> scope(Map<String, String> params) {
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("tenant", tenant);
+        all.put("topic", topic);
+        all.put("consumerGroup", group);
+        all.putAll(params);
+        return all;
+    }
+
+    private Instant createdAt(String key, String id) {
+        return Instant.parse(admin().queryParam("tenant", tenant).queryParam("topic", topic)
+                .queryParam("partitionKey", key).queryParam("id", id).get("/admin/messages").then().statusCode(200)
+                .extract().jsonPath().getString("createdAt"));
+    }
+}
