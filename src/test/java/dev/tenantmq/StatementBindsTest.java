@@ -165,8 +165,8 @@ class StatementBindsTest {
         for (int i = 0; i < columns.length; i++) {
             if (values.get(i).trim().equals("?")) {
                 out.add(columns[i].trim().replace("`", ""));
-            } else if (values.get(i).contains("?")) {
-                out.add(null); // an expression around the placeholder
+            } else {
+                values.get(i).chars().filter(ch -> ch == '?').forEach(q -> out.add(null)); // an expression around placeholders
             }
         }
         return out;
@@ -271,6 +271,8 @@ class StatementBindsTest {
             return DeliveryState.INFLIGHT;
         } else if (type == AckTarget.class) {
             return new AckTarget("k", 5, 2, 9);
+        } else if (type == dev.tenantmq.model.DeliveryDelay.class) {
+            return dev.tenantmq.model.DeliveryDelay.afterSeconds(5);
         }
         throw new AssertionError("no sample value for " + what + " of type " + type.getName());
     }

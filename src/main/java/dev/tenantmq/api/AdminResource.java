@@ -126,7 +126,7 @@ public class AdminResource {
         AdminService.MessageIdentity m = identity(uri);
         AdminViews.MessageView s = admin.message(m);
         return stored(m.tenant().value(), m.topic().value(), new AdminViews.StoredView(m.partitionKey().value(),
-                        m.id().value(), s.offset(), s.payloadJson(), s.metadataJson(), s.createdAt()))
+                        m.id().value(), s.offset(), s.payloadJson(), s.metadataJson(), s.createdAt(), s.deliverAt()))
                 .withGroups(s.groups().stream().map(g -> new AdminResponses.GroupState(g.consumerGroup(),
                         g.committedOffset(), g.state(), g.deliveryAttempt(), g.visibleAt())).toList());
     }
@@ -151,7 +151,7 @@ public class AdminResource {
     /** The fields inspect and browse share, mapped in this one place. */
     private static AdminResponses.BrowsedMessage stored(String tenant, String topic, AdminViews.StoredView s) {
         return new AdminResponses.BrowsedMessage(tenant, topic, s.partitionKey(), s.id(), s.offset(), s.payloadJson(),
-                s.metadataJson(), s.createdAt());
+                s.metadataJson(), s.createdAt(), s.deliverAt());
     }
 
     /** Deletes one message by its complete identity. */

@@ -57,9 +57,11 @@ public final class AdminViews {
      *
      * @param payloadJson the payload as JSON text
      * @param metadataJson the metadata as JSON text
+     * @param deliverAt when it may be delivered first (docs/api.md, "Delayed delivery"), null
+     *     when it was published without a delay
      */
     public record MessageView(long offset, String payloadJson, String metadataJson, Instant createdAt,
-                              List<GroupView> groups) {}
+                              Instant deliverAt, List<GroupView> groups) {}
 
     /**
      * A stored message without any group's state of it: what a browse lists.
@@ -67,9 +69,10 @@ public final class AdminViews {
      * @param payloadJson the payload as JSON text
      * @param metadataJson the metadata as JSON text (a dead letter's includes original_topic,
      *     original_offset, consumer_group, dead_letter_reason and delivery_attempts)
+     * @param deliverAt when it may be delivered first, null when it was published without a delay
      */
     public record StoredView(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
-                             Instant createdAt) {}
+                             Instant createdAt, Instant deliverAt) {}
 
     /**
      * A page of a topic's messages in offset order.

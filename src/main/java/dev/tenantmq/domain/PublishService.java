@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.model.DeliveryDelay;
+import dev.tenantmq.model.FieldError;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.model.MessageId;
 import dev.tenantmq.model.PartitionKey;
@@ -15,6 +17,10 @@ import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.MessageStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -36,9 +42,11 @@ public class PublishService {
     private final QueueMetrics metrics;
     private final ObjectMapper json;
     private final TenantQuotas quotas;
+    private final DueWakes dueWakes;
+    private final Clock clock;
 
     PublishService(MessageStore store, ProcessIdentity identity, MqConfig config, FetchSignals signals,
-                   QueueMetrics metrics, ObjectMapper json, TenantQuotas quotas) {
+                   QueueMetrics metrics, ObjectMapper json, TenantQuotas quotas, DueWakes dueWakes, Clock clock) {
         this.store = store;
         this.identity = identity;
         this.config = config;
@@ -46,6 +54,8 @@ public class PublishService {
         this.metrics = metrics;
         this.json = json;
         this.quotas = quotas;
+        this.dueWakes = dueWakes;
+        this.clock = clock;
     }
 
     /**
@@ -54,8 +64,15 @@ public class PublishService {
      * @param id caller-chosen id, or null to have the service generate one
      * @param payloadJson the payload as JSON text (numbers exactly as the caller sent them)
      * @param metadata caller metadata (string values), possibly empty
+     * @param delay when it may be delivered first (docs/api.md, "Delayed delivery"), or null: at once
      */
-    public record Outgoing(PartitionKey partitionKey, MessageId id, String payloadJson, Map<String, String> metadata) {}
+    public record Outgoing(PartitionKey partitionKey, MessageId id, String payloadJson, Map<String, String> metadata,
+                           DeliveryDelay delay) {
+        /** A message without a delay. */
+        public Outgoing(PartitionKey partitionKey, MessageId id, String payloadJson, Map<String, String> metadata) {
+            this(partitionKey, id, payloadJson, metadata, null);
+        }
+    }
 
     /** Where one message ended up. */
     public record Result(String id, String partitionKey, long offset, boolean duplicate) {}
@@ -68,7 +85,8 @@ public class PublishService {
      * @return one result per message, in request order
      * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
      * @throws InvalidRequestException on an empty or oversized batch, a conflicting
-     *     {@code metadata.queue_name}, or metadata over {@code mq.publish.max-metadata-bytes} (400)
+     *     {@code metadata.queue_name}, metadata over {@code mq.publish.max-metadata-bytes}, or a
+     *     delay further ahead than {@code mq.retention.max-age} ({@link DeliveryDelay#problem}) (400)
      * @throws PayloadTooLargeException when a payload exceeds {@code mq.publish.max-payload-bytes} (413)
      * @throws QuotaExceededException when the batch is over one of the tenant's quotas (429); nothing is stored
      */
@@ -77,6 +95,7 @@ public class PublishService {
         requireBatchSize(messages.size());
         List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
         long payloadBytes = 0;
+        Instant now = clock.instant();
         for (int i = 0; i < messages.size(); i++) {
             Outgoing m = messages.get(i);
             int bytes = m.payloadJson().getBytes(StandardCharsets.UTF_8).length;
@@ -99,7 +118,16 @@ public class PublishService {
                 throw InvalidRequestException.of("messages[" + i + "].metadata", "must be at most "
                         + config.publish().maxMetadataBytes() + " bytes of JSON (got " + metadataBytes + ")");
             }
-            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson, generated));
+            if (m.delay() != null) {
+                String field = "messages[" + i + "]." + (m.delay().at() != null ? DeliveryDelay.AT_FIELD
+                        : DeliveryDelay.AFTER_FIELD);
+                FieldError tooFar = m.delay().problem(field, config.retention().maxAge(), now);
+                if (tooFar != null) {
+                    throw new InvalidRequestException(List.of(tooFar));
+                }
+            }
+            rows.add(new MessageStore.NewMessage(m.partitionKey().value(), id, m.payloadJson(), metadataJson, generated,
+                    m.delay()));
         }
         // The quotas, once per batch, after validation and before the store is touched (docs/security.md, "Quotas").
         TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size(), payloadBytes);
@@ -112,11 +140,17 @@ public class PublishService {
         }
         List<Result> results = new ArrayList<>(rows.size());
         int duplicates = 0;
+        int delayed = 0;
         Set<String> touched = new HashSet<>();
+        Map<Duration, Set<String>> dueLater = new HashMap<>();
         for (int i = 0; i < rows.size(); i++) {
             MessageStore.Published p = stored.get(i);
             duplicates += p.duplicate() ? 1 : 0;
-            if (!p.duplicate()) {
+            DeliveryDelay delay = rows.get(i).delay();
+            if (!p.duplicate() && delay != null) {
+                delayed++; // not deliverable now: its wake comes when it is due
+                dueLater.computeIfAbsent(delay.dueIn(now), d -> new HashSet<>()).add(rows.get(i).partitionKey());
+            } else if (!p.duplicate()) {
                 touched.add(rows.get(i).partitionKey());
             }
             results.add(new Result(rows.get(i).id(), rows.get(i).partitionKey(), p.offset(), p.duplicate()));
@@ -124,7 +158,9 @@ public class PublishService {
         admission.stored(rows.size() - duplicates);
         metrics.published(tenant.value(), topic.value(), rows.size() - duplicates, duplicates);
         // Committed: a poll this wakes looks at these partitions alone (docs/architecture.md, "Long polls").
-        signals.signal(tenant.value(), topic.value(), touched, rows.size() - duplicates);
+        signals.signal(tenant.value(), topic.value(), touched, rows.size() - duplicates - delayed);
+        dueLater.forEach((dueIn, partitions) -> dueWakes.wakeAt(tenant.value(), topic.value(), partitions,
+                partitions.size(), dueIn));
         return results;
     }
 

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import dev.tenantmq.model.DeliveryDelay;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -125,6 +126,64 @@ public class MessageStore {
     }
 
     /**
+     * {@link #ADVANCE_HEADS} for a request with delayed messages (docs/api.md, "Delayed
+     * delivery"): also moves the {@code delayed_until} of the partitions given a delayed message
+     * (the third %s; the fourth is every partition's key again) to at least the latest due time
+     * of the request: the later of the latest {@code deliverAt} (the first ?, DATETIME(6) text)
+     * and the database clock plus the longest {@code deliverAfterSeconds} (the second ?,
+     * microseconds). One value for the request is later than some of its messages' due times: the
+     * gate of the ready-partitions query stays open a little longer for them, which costs a look,
+     * never a delivery ({@link ConsumerSql#partitionHasWork}). Binds: {@link AdvanceHeadsDelayed}.
+     */
+    static final String ADVANCE_HEADS_DELAYED = """
+            UPDATE queue_partition_heads
+            SET head_offset = ELT(FIELD(partition_key, %s), %s),
+                delayed_until = IF(FIELD(partition_key, %s) > 0,
+                                   GREATEST(COALESCE(delayed_until, UTC_TIMESTAMP(6)), CAST(? AS DATETIME(6)),
+                                            UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),
+                                   delayed_until)
+            WHERE tenant = ? AND topic = ? AND partition_key IN (%s)""";
+
+    /** No {@code deliverAt} in the request: a due time that never raises the gate. */
+    private static final String NO_DUE_TIME = "1970-01-01 00:00:00.000000";
+
+    /**
+     * Binds of {@link #ADVANCE_HEADS_DELAYED}: as {@link AdvanceHeads}, plus the partitions
+     * given a delayed message ({@code delayed}) and the request's latest due time in its two forms.
+     */
+    record AdvanceHeadsDelayed(String tenant, String topic, List<String> keys, List<?> offsets, List<String> delayed,
+                               String latestAt, long longestAfterMicros) implements Statement {
+        static AdvanceHeadsDelayed of(String tenant, String topic, java.util.SortedMap<String, Long> newest,
+                                      List<String> delayed, List<NewMessage> messages) {
+            String latestAt = NO_DUE_TIME;
+            long longest = 0;
+            for (NewMessage m : messages) {
+                DeliveryDelay d = m.delay();
+                if (d != null && d.atText() != null && d.atText().compareTo(latestAt) > 0) {
+                    latestAt = d.atText(); // fixed-width text: its order is time order
+                } else if (d != null && d.afterMicros() != null) {
+                    longest = Math.max(longest, d.afterMicros());
+                }
+            }
+            return new AdvanceHeadsDelayed(tenant, topic, new ArrayList<>(newest.keySet()),
+                    new ArrayList<>(newest.values()), delayed, latestAt, longest);
+        }
+
+        @Override
+        public String sql() {
+            String list = Db.placeholders(keys.size());
+            return ADVANCE_HEADS_DELAYED.formatted(list, list, Db.placeholders(delayed.size()), list);
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.each("partition_key", keys), Bind.each("head_offset", offsets),
+                    Bind.each("partition_key", delayed), Bind.of("deliver_at", latestAt), Bind.of("micros", longestAfterMicros),
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", keys));
+        }
+    }
+
+    /**
      * Stored identities among (partition_key, id) pairs, with their offsets: messages still in
      * the topic, and deleted ones (consumed and purged by retention, or deleted by an operator)
      * published less than {@code ?} microseconds ago (see {@link DedupSql}). Both %s are the same
@@ -165,15 +224,21 @@ public class MessageStore {
         }
     }
 
-    /** One row of {@link #INSERT_MESSAGE}. Binds: tenant, topic, partition_key, id, payload, metadata. */
-    private static final String MESSAGE_ROW = "(?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))";
+    /**
+     * One row of {@link #INSERT_MESSAGE}. Binds: tenant, topic, partition_key, id, payload,
+     * metadata, then the delay (docs/api.md, "Delayed delivery"): the due time as DATETIME(6)
+     * text, or else microseconds from the database clock; both NULL (no delay) make
+     * {@code deliver_at} NULL, so a message without a delay is written as before.
+     */
+    private static final String MESSAGE_ROW =
+            "(?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6), COALESCE(?, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND))";
 
     /**
      * Inserts one message; {@link #insert} appends a {@link #MESSAGE_ROW} per further message, so
      * a batch is one multi-row statement whose rows take consecutive offsets in row order.
      */
     static final String INSERT_MESSAGE = """
-            INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, created_at)
+            INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, created_at, deliver_at)
             VALUES """ + MESSAGE_ROW;
 
     /**
@@ -181,7 +246,13 @@ public class MessageStore {
      * {@link #insertRows} joins one per message into a multi-row statement.
      */
     record InsertMessage(String tenant, String topic, String partitionKey, String id, String payloadJson,
-                         String metadataJson) implements Statement {
+                         String metadataJson, String deliverAt, Long delayMicros) implements Statement {
+        /** A message without a delay. */
+        InsertMessage(String tenant, String topic, String partitionKey, String id, String payloadJson,
+                      String metadataJson) {
+            this(tenant, topic, partitionKey, id, payloadJson, metadataJson, null, null);
+        }
+
         @Override
         public String sql() {
             return INSERT_MESSAGE;
@@ -190,7 +261,8 @@ public class MessageStore {
         @Override
         public List<Bind> binds() {
             return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
-                    Bind.of("id", id), Bind.of("payload", payloadJson), Bind.of("metadata", metadataJson));
+                    Bind.of("id", id), Bind.of("payload", payloadJson), Bind.of("metadata", metadataJson),
+                    Bind.of("deliver_at", deliverAt), Bind.of("micros", delayMicros)); // deliver_at: one or neither
         }
     }
 
@@ -230,12 +302,19 @@ public class MessageStore {
      * @param generatedId whether the service generated {@code id} (a random UUID, SPEC section 4
      *     "Publish": {@code id} optional): no stored message can have it, so publish does not look
      *     it up, and a request of such messages only skips the look-up statement
+     * @param delay when it may be delivered first (docs/api.md, "Delayed delivery"), or null: at once
      */
     public record NewMessage(String partitionKey, String id, String payloadJson, String metadataJson,
-                             boolean generatedId) {
-        /** A message with a caller-chosen id. */
+                             boolean generatedId, DeliveryDelay delay) {
+        /** A message with a caller-chosen id and no delay. */
         public NewMessage(String partitionKey, String id, String payloadJson, String metadataJson) {
             this(partitionKey, id, payloadJson, metadataJson, false);
+        }
+
+        /** A message without a delay. */
+        public NewMessage(String partitionKey, String id, String payloadJson, String metadataJson,
+                          boolean generatedId) {
+            this(partitionKey, id, payloadJson, metadataJson, generatedId, null);
         }
 
         /** Characters of its values, to size insert statements. */
@@ -394,8 +473,11 @@ public class MessageStore {
         for (int i = 0; i < messages.size(); i++) {
             newest.merge(messages.get(i).partitionKey(), offsets[i], Math::max);
         }
-        AdvanceHeads advance = new AdvanceHeads(tenant, topic, new ArrayList<>(newest.keySet()),
-                new ArrayList<>(newest.values()));
+        List<String> delayed = new ArrayList<>(new TreeSet<>(messages.stream().filter(m -> m.delay() != null)
+                .map(NewMessage::partitionKey).toList()));
+        Statement advance = delayed.isEmpty()
+                ? new AdvanceHeads(tenant, topic, new ArrayList<>(newest.keySet()), new ArrayList<>(newest.values()))
+                : AdvanceHeadsDelayed.of(tenant, topic, newest, delayed, messages);
         int matched = Db.update(c, advance.sql(), advance);
         if (matched != newest.size()) {
             throw new SQLException("advance of " + newest.size() + " locked heads matched " + matched + " rows");
@@ -461,8 +543,9 @@ public class MessageStore {
         try (PreparedStatement ps = c.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS)) {
             int i = 1;
             for (NewMessage m : rows) { // one InsertMessage per MESSAGE_ROW
+                DeliveryDelay d = m.delay();
                 for (Bind b : new InsertMessage(tenant, topic, m.partitionKey(), m.id(), m.payloadJson(),
-                        m.metadataJson()).binds()) {
+                        m.metadataJson(), d == null ? null : d.atText(), d == null ? null : d.afterMicros()).binds()) {
                     ps.setObject(i++, b.value());
                 }
             }

@@ -54,11 +54,12 @@ public final class AdminResponses {
     /**
      * {@code GET /admin/messages}: one message and each consumer group's state of it. A group's
      * {@code state} is INFLIGHT, RETRY (nacked), PENDING (handed back or requeued), ACKED, DEAD,
-     * or NOT_DELIVERED.
+     * or NOT_DELIVERED. {@code deliverAt} is when the message may be delivered first, null when it
+     * was published without a delay (docs/api.md, "Delayed delivery").
      */
     public record Message(String tenant, String topic, String partitionKey, String id, long offset,
                           @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt,
-                          List<GroupState> consumerGroups) {}
+                          List<GroupState> consumerGroups, Instant deliverAt) {}
 
     /**
      * {@code GET /admin/messages/browse}: a page of a topic's stored messages in offset order;
@@ -68,10 +69,12 @@ public final class AdminResponses {
 
     /** A stored message as browsed: the fields of {@link Message} without the groups' state. */
     public record BrowsedMessage(String tenant, String topic, String partitionKey, String id, long offset,
-                                 @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt) {
+                                 @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt,
+                                 Instant deliverAt) {
         /** This message with each consumer group's state of it: the inspect answer. */
         public Message withGroups(List<GroupState> consumerGroups) {
-            return new Message(tenant, topic, partitionKey, id, offset, payload, metadata, createdAt, consumerGroups);
+            return new Message(tenant, topic, partitionKey, id, offset, payload, metadata, createdAt, consumerGroups,
+                    deliverAt);
         }
     }
 
