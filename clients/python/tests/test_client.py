@@ -142,3 +142,15 @@ def test_nacks_dead_letter_the_message_with_the_reason_and_an_admin_requeue_deli
     assert (again.id, again.delivery_attempt) == ("bad", 1)
     assert settle(client, tenant, topic, "billing", again) == ReceiptStatus.ACKED
     assert state_of(admin, tenant, topic, "order-1", "bad", "billing") == MessageState.ACKED
+
+
+def test_a_delayed_message_carries_deliver_at_and_holds_its_partition_until_due(client, admin, tenant):
+    topic = unique("delayed")
+    publish(client, tenant, topic,
+            OutgoingMessage(partition_key="k", id="later", payload=1, deliver_after_seconds=3),
+            OutgoingMessage(partition_key="k", id="after", payload=2))
+    inspected = admin.admin_inspect_message(tenant, topic, "k", "later")
+    assert (inspected.deliver_at - inspected.created_at).total_seconds() == 3
+    assert admin.admin_inspect_message(tenant, topic, "k", "after").deliver_at is None
+    got = fetch_at_least(client, tenant, topic, "g", 2)
+    assert [m.id for m in got] == ["later", "after"], "in offset order: the delay held the partition"
