@@ -90,19 +90,22 @@ final class ConsumerSql {
      * pays one column of the head row it reads anyway. That look is a forward scan of the
      * primary key from the committed offset's partition start (see above), stopped at the first
      * row above the committed offset; it is paid only by partitions that wait for a delay.
+     * MySQL 9.7.4 EXPLAIN ANALYZE (200 leased partitions of 500 messages, 399 committed each, 10
+     * with a delay pending at the next message): the look runs for those 10 only (loops=10, about
+     * 0.25 ms each, reading the partition's rows as the look at the newest message above does),
+     * and they are left out; with no delay pending it is never executed.
      */
     static String partitionHasWork(boolean dueNow) {
         // A method, not a constant: a predicate is no statement for StoreSqlRulesTest to parse;
         // it checks it inside each statement that embeds it. Requires StateSql.render.
-        String due = !dueNow ? "" : """
-
-                            AND (h.delayed_until IS NULL OR h.delayed_until <= UTC_TIMESTAMP(6)
-                                 OR COALESCE((SELECT dm.deliver_at FROM queue_messages dm
-                                              WHERE dm.tenant = o.tenant AND dm.topic = o.topic
-                                                AND dm.partition_key = o.partition_key
-                                                AND dm.`offset` > o.committed_offset
-                                              ORDER BY dm.`offset`
-                                              LIMIT 1), UTC_TIMESTAMP(6)) <= UTC_TIMESTAMP(6))""";
+        String due = !dueNow ? "" : ("\n" + """
+                AND (h.delayed_until IS NULL OR h.delayed_until <= UTC_TIMESTAMP(6)
+                     OR COALESCE((SELECT dm.deliver_at FROM queue_messages dm
+                                  WHERE dm.tenant = o.tenant AND dm.topic = o.topic
+                                    AND dm.partition_key = o.partition_key
+                                    AND dm.`offset` > o.committed_offset
+                                  ORDER BY dm.`offset`
+                                  LIMIT 1), UTC_TIMESTAMP(6)) <= UTC_TIMESTAMP(6))""".indent(12)).stripTrailing();
         return """
                 ((EXISTS (SELECT 1 FROM queue_partition_heads h
                           WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key
