@@ -212,3 +212,15 @@ def test_a_dry_run_shows_the_move_and_a_reset_to_the_earliest_delivers_the_topic
     done = admin.admin_reset_offsets(tenant, topic, "billing", "earliest", partition_key="k")
     assert done.dry_run is False
     assert [m.id for m in fetch_at_least(client, tenant, topic, "billing", 2)] == ["a", "b"]
+
+
+def test_a_delayed_message_carries_deliver_at_and_holds_its_partition_until_due(client, admin, tenant):
+    topic = unique("delayed")
+    publish(client, tenant, topic,
+            OutgoingMessage(partition_key="k", id="later", payload=1, deliver_after_seconds=3),
+            OutgoingMessage(partition_key="k", id="after", payload=2))
+    inspected = admin.admin_inspect_message(tenant, topic, "k", "later")
+    assert (inspected.deliver_at - inspected.created_at).total_seconds() == 3
+    assert admin.admin_inspect_message(tenant, topic, "k", "after").deliver_at is None
+    got = fetch_at_least(client, tenant, topic, "g", 2)
+    assert [m.id for m in got] == ["later", "after"], "in offset order: the delay held the partition"

@@ -166,8 +166,8 @@ class StatementBindsTest {
         for (int i = 0; i < columns.length; i++) {
             if (values.get(i).trim().equals("?")) {
                 out.add(columns[i].trim().replace("`", ""));
-            } else if (values.get(i).contains("?")) {
-                out.add(null); // an expression around the placeholder
+            } else {
+                values.get(i).chars().filter(ch -> ch == '?').forEach(q -> out.add(null)); // an expression around placeholders
             }
         }
         return out;
@@ -276,6 +276,8 @@ class StatementBindsTest {
             return new dev.tenantmq.model.SettingOverrides(3, 30, 60, 7L, 8L, 9L, 10L, true);
         } else if (type == TraceContext.class) {
             return new TraceContext("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "congo=t61rcWkgMzE");
+        } else if (type == dev.tenantmq.model.DeliveryDelay.class) {
+            return dev.tenantmq.model.DeliveryDelay.afterSeconds(5);
         }
         throw new AssertionError("no sample value for " + what + " of type " + type.getName());
     }

@@ -140,7 +140,8 @@ public class AdminResource {
         AdminService.MessageIdentity m = identity(uri);
         AdminViews.MessageView s = admin.message(m);
         return stored(m.tenant().value(), m.topic().value(), new AdminViews.StoredView(m.partitionKey().value(),
-                        m.id().value(), s.offset(), s.payloadJson(), s.metadataJson(), s.createdAt(), s.trace()))
+                        m.id().value(), s.offset(), s.payloadJson(), s.metadataJson(), s.createdAt(), s.deliverAt(),
+                        s.trace()))
                 .withGroups(s.groups().stream().map(g -> new AdminResponses.GroupState(g.consumerGroup(),
                         g.committedOffset(), g.state(), g.deliveryAttempt(), g.visibleAt())).toList());
     }
@@ -165,7 +166,7 @@ public class AdminResource {
     /** The fields inspect and browse share, mapped in this one place. */
     private static AdminResponses.BrowsedMessage stored(String tenant, String topic, AdminViews.StoredView s) {
         return new AdminResponses.BrowsedMessage(tenant, topic, s.partitionKey(), s.id(), s.offset(), s.payloadJson(),
-                s.metadataJson(), s.createdAt(), s.trace() == null ? null : s.trace().traceparent(),
+                s.metadataJson(), s.createdAt(), s.deliverAt(), s.trace() == null ? null : s.trace().traceparent(),
                 s.trace() == null ? null : s.trace().tracestate());
     }
 

@@ -15,6 +15,11 @@ import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.model.MessageId;
 import dev.tenantmq.model.PartitionKey;
 import dev.tenantmq.domain.PublishService;
+import dev.tenantmq.model.DeliveryDelay;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -50,6 +55,10 @@ public class RequestValidator {
 
         void add(String field, String message) {
             list.add(new FieldError(field, message));
+        }
+
+        int size() {
+            return list.size();
         }
 
         void throwIfAny() {
@@ -150,14 +159,71 @@ public class RequestValidator {
                 errors.add(at + ".payload", "is required (any JSON value; use null explicitly for none)");
             }
             Map<String, String> metadata = metadata(errors, at + ".metadata", m.metadata());
-            if (keyProblem == null && idProblem == null && m.payload() != null && metadata != null) {
+            int before = errors.size();
+            DeliveryDelay delay = delay(errors, at, m.deliverAfterSeconds(), m.deliverAt());
+            if (keyProblem == null && idProblem == null && m.payload() != null && metadata != null
+                    && errors.size() == before) {
                 out.add(new PublishService.Outgoing(new PartitionKey(m.partitionKey()),
-                        m.id() == null ? null : new MessageId(m.id()), m.payload().json(), metadata));
+                        m.id() == null ? null : new MessageId(m.id()), m.payload().json(), metadata, delay));
             }
         }
         errors.throwIfAny();
         return out;
     }
+
+    /**
+     * The delay of a published message (docs/api.md, "Delayed delivery"): {@code deliverAfterSeconds}
+     * a whole number of seconds, at least 0; {@code deliverAt} an RFC 3339 date-time with an offset;
+     * at most one of them. How far ahead a delay may reach is the domain's rule
+     * ({@link DeliveryDelay#problem}), checked in publish.
+     *
+     * @return the delay, or null when there is none or a field is bad (then {@code errors} names it)
+     */
+    private static DeliveryDelay delay(Errors errors, String at, JsonNode afterSeconds, JsonNode dueAt) {
+        if (afterSeconds != null && dueAt != null) {
+            errors.add(at + "." + DeliveryDelay.AT_FIELD, "cannot be combined with " + DeliveryDelay.AFTER_FIELD
+                    + ": give one of them");
+            return null;
+        }
+        if (afterSeconds != null) {
+            if (!afterSeconds.isIntegralNumber() || !afterSeconds.canConvertToLong() || afterSeconds.asLong() < 0) {
+                errors.add(at + "." + DeliveryDelay.AFTER_FIELD, "must be a whole number of seconds, at least 0");
+                return null;
+            }
+            long seconds = afterSeconds.asLong();
+            if (seconds > MAX_DELAY_SECONDS) { // far past any retention; keeps Duration arithmetic exact
+                errors.add(at + "." + DeliveryDelay.AFTER_FIELD, "must be at most the retention maximum age"
+                        + " (mq.retention.max-age) ahead");
+                return null;
+            }
+            return DeliveryDelay.afterSeconds(seconds);
+        }
+        if (dueAt != null) {
+            try {
+                if (!dueAt.isTextual()) {
+                    throw new DateTimeParseException("not a string", dueAt.toString(), 0);
+                }
+                Instant when = OffsetDateTime.parse(dueAt.asText(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+                if (when.isBefore(EARLIEST_DUE) || when.isAfter(LATEST_DUE)) {
+                    errors.add(at + "." + DeliveryDelay.AT_FIELD, "must be between " + EARLIEST_DUE + " and "
+                            + LATEST_DUE + " (and at most the retention maximum age ahead)");
+                    return null;
+                }
+                return DeliveryDelay.at(when);
+            } catch (DateTimeParseException e) {
+                errors.add(at + "." + DeliveryDelay.AT_FIELD,
+                        "must be an RFC 3339 date-time with an offset, e.g. 2026-12-02T05:00:00Z");
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** 100 years: beyond any retention maximum age, and small enough for exact microsecond arithmetic. */
+    private static final long MAX_DELAY_SECONDS = 100L * 366 * 24 * 3600;
+    /** DATETIME(6) holds years 1000..9999; a due time outside them cannot be stored. */
+    private static final Instant EARLIEST_DUE = Instant.parse("1000-01-01T00:00:00Z");
+    private static final Instant LATEST_DUE = Instant.parse("9999-12-31T00:00:00Z");
 
     /**
      * An optional body (fetch's) is either absent (no body, or {@code Content-Length: 0}: all

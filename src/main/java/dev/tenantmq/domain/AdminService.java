@@ -169,7 +169,7 @@ public class AdminService {
 
     private static AdminViews.StoredView view(AdminStore.MessageRow r) {
         return new AdminViews.StoredView(r.partitionKey(), r.id(), r.offset(), r.payloadJson(), r.metadataJson(),
-                r.createdAt(), r.trace());
+                r.createdAt(), r.deliverAt(), r.trace());
     }
 
     /**
@@ -180,7 +180,7 @@ public class AdminService {
     public AdminViews.MessageView message(MessageIdentity m) {
         AdminStore.StoredMessage s = store.message(m.tenant().value(), m.topic().value(), m.partitionKey().value(),
                 m.id().value()).orElseThrow(() -> notFound(m));
-        return new AdminViews.MessageView(s.offset(), s.payloadJson(), s.metadataJson(), s.createdAt(),
+        return new AdminViews.MessageView(s.offset(), s.payloadJson(), s.metadataJson(), s.createdAt(), s.deliverAt(),
                 s.groups().stream().map(g -> new AdminViews.GroupView(g.consumerGroup(), g.committedOffset(),
                         groupState(g, s.offset()), g.deliveryAttempt(), g.visibleAt())).toList(), s.trace());
     }

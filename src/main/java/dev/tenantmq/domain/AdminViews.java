@@ -58,10 +58,12 @@ public final class AdminViews {
      *
      * @param payloadJson the payload as JSON text
      * @param metadataJson the metadata as JSON text
+     * @param deliverAt when it may be delivered first (docs/api.md, "Delayed delivery"), null
+     *     when it was published without a delay
      * @param trace the W3C trace context it was published with, or null (docs/api.md, "Trace context")
      */
     public record MessageView(long offset, String payloadJson, String metadataJson, Instant createdAt,
-                              List<GroupView> groups, TraceContext trace) {}
+                              Instant deliverAt, List<GroupView> groups, TraceContext trace) {}
 
     /**
      * A stored message without any group's state of it: what a browse lists.
@@ -69,10 +71,11 @@ public final class AdminViews {
      * @param payloadJson the payload as JSON text
      * @param metadataJson the metadata as JSON text (a dead letter's includes original_topic,
      *     original_offset, consumer_group, dead_letter_reason and delivery_attempts)
+     * @param deliverAt when it may be delivered first, null when it was published without a delay
      * @param trace the W3C trace context it was published with, or null
      */
     public record StoredView(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
-                             Instant createdAt, TraceContext trace) {}
+                             Instant createdAt, Instant deliverAt, TraceContext trace) {}
 
     /**
      * A page of a topic's messages in offset order.

@@ -4,6 +4,8 @@ import static dev.tenantmq.model.Durations.micros;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
+import dev.tenantmq.model.DeliveryDelay;
+import dev.tenantmq.model.FieldError;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.model.MessageId;
 import dev.tenantmq.model.PartitionKey;
@@ -16,6 +18,10 @@ import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.MessageStore;
 import dev.tenantmq.store.PublishTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -35,12 +41,14 @@ public class PublishService {
     private final FetchSignals signals;
     private final QueueMetrics metrics;
     private final TenantQuotas quotas;
+    private final DueWakes dueWakes;
+    private final Clock clock;
 
     /** The topic's dedup window (docs/settings.md, "Per-topic and per-group settings"), from memory. */
     private final SettingsCache settings;
 
     PublishService(PublishGroups groups, ProcessIdentity identity, MqConfig config, FetchSignals signals,
-                   QueueMetrics metrics, TenantQuotas quotas, SettingsCache settings) {
+                   QueueMetrics metrics, TenantQuotas quotas, SettingsCache settings, DueWakes dueWakes, Clock clock) {
         this.settings = settings;
         this.groups = groups;
         this.identity = identity;
@@ -48,6 +56,8 @@ public class PublishService {
         this.signals = signals;
         this.metrics = metrics;
         this.quotas = quotas;
+        this.dueWakes = dueWakes;
+        this.clock = clock;
     }
 
     /**
@@ -56,8 +66,15 @@ public class PublishService {
      * @param id caller-chosen id, or null to have the service generate one
      * @param payloadJson the payload as JSON text (numbers exactly as the caller sent them)
      * @param metadata caller metadata (string values), possibly empty
+     * @param delay when it may be delivered first (docs/api.md, "Delayed delivery"), or null: at once
      */
-    public record Outgoing(PartitionKey partitionKey, MessageId id, String payloadJson, Map<String, String> metadata) {}
+    public record Outgoing(PartitionKey partitionKey, MessageId id, String payloadJson, Map<String, String> metadata,
+                           DeliveryDelay delay) {
+        /** A message without a delay. */
+        public Outgoing(PartitionKey partitionKey, MessageId id, String payloadJson, Map<String, String> metadata) {
+            this(partitionKey, id, payloadJson, metadata, null);
+        }
+    }
 
     /** Where one message ended up. */
     public record Result(String id, String partitionKey, long offset, boolean duplicate) {}
@@ -71,7 +88,8 @@ public class PublishService {
      * @return one result per message, in request order
      * @throws TenantNotServedException when the tenant is not in MQ_TENANTS (403)
      * @throws InvalidRequestException on an empty or oversized batch, a conflicting
-     *     {@code metadata.queue_name}, or metadata over {@code mq.publish.max-metadata-bytes} (400)
+     *     {@code metadata.queue_name}, metadata over {@code mq.publish.max-metadata-bytes}, or a
+     *     delay further ahead than {@code mq.retention.max-age} ({@link DeliveryDelay#problem}) (400)
      * @throws PayloadTooLargeException when a payload exceeds {@code mq.publish.max-payload-bytes} (413)
      * @throws QuotaExceededException when the batch is over one of the tenant's quotas (429); nothing is stored
      */
@@ -91,13 +109,23 @@ public class PublishService {
         PublishRules.Limits limits = limits();
         List<PublishTransaction.NewMessage> rows = new ArrayList<>(messages.size());
         long payloadBytes = 0;
+        Instant now = clock.instant();
         for (int i = 0; i < messages.size(); i++) {
             Outgoing m = messages.get(i);
             PublishRules.Stamped s = PublishRules.stamp(i, tenant, m.partitionKey(), m.id(), m.payloadJson(), m.metadata(),
                     limits);
             payloadBytes += s.payloadBytes();
+            if (m.delay() != null) {
+                String field = "messages[" + i + "]." + (m.delay().at() != null ? DeliveryDelay.AT_FIELD
+                        : DeliveryDelay.AFTER_FIELD);
+                FieldError tooFar = m.delay().problem(field, config.retention().maxAge(), now);
+                if (tooFar != null) {
+                    throw new InvalidRequestException(List.of(tooFar));
+                }
+            }
             rows.add(new PublishTransaction.NewMessage(s.partitionKey(), s.id(), s.payloadJson(), s.metadataJson(),
-                    s.generatedId(), trace == null ? null : trace.traceparent(), trace == null ? null : trace.tracestate()));
+                    s.generatedId(), trace == null ? null : trace.traceparent(), trace == null ? null : trace.tracestate(),
+                    m.delay()));
         }
         // The quotas, once per batch, after validation and before the store is touched (docs/security.md, "Quotas").
         TenantQuotas.Admission admission = quotas.admit(tenant, topic, rows.size(), payloadBytes);
@@ -112,11 +140,17 @@ public class PublishService {
         }
         List<Result> results = new ArrayList<>(rows.size());
         int duplicates = 0;
+        int delayed = 0;
         Set<String> touched = new HashSet<>();
+        Map<Duration, Set<String>> dueLater = new HashMap<>();
         for (int i = 0; i < rows.size(); i++) {
             PublishTransaction.Published p = stored.get(i);
             duplicates += p.duplicate() ? 1 : 0;
-            if (!p.duplicate()) {
+            DeliveryDelay delay = rows.get(i).delay();
+            if (!p.duplicate() && delay != null) {
+                delayed++; // not deliverable now: its wake comes when it is due
+                dueLater.computeIfAbsent(delay.dueIn(now), d -> new HashSet<>()).add(rows.get(i).partitionKey());
+            } else if (!p.duplicate()) {
                 touched.add(rows.get(i).partitionKey());
             }
             results.add(new Result(rows.get(i).id(), rows.get(i).partitionKey(), p.offset(), p.duplicate()));
@@ -124,7 +158,9 @@ public class PublishService {
         admission.stored(rows.size() - duplicates);
         metrics.published(tenant.value(), topic.value(), rows.size() - duplicates, duplicates);
         // Committed: a poll this wakes looks at these partitions alone (docs/architecture.md, "Long polls").
-        signals.signal(tenant.value(), topic.value(), touched, rows.size() - duplicates);
+        signals.signal(tenant.value(), topic.value(), touched, rows.size() - duplicates - delayed);
+        dueLater.forEach((dueIn, partitions) -> dueWakes.wakeAt(tenant.value(), topic.value(), partitions,
+                partitions.size(), dueIn));
         return results;
     }
 

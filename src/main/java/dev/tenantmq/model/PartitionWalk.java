@@ -10,7 +10,9 @@ import java.util.List;
  * transaction, can apply it without depending on the domain layer above it.
  *
  * <ul>
- *   <li>A message never delivered to the group goes out with attempt 1.</li>
+ *   <li>A message never delivered to the group goes out with attempt 1, once it is due: one
+ *       published with a delay that has not passed yet holds the partition (docs/api.md,
+ *       "Delayed delivery"), as a nacked message whose delay has not passed does.</li>
  *   <li>Acknowledged and dead-lettered messages are skipped.</li>
  *   <li>A delivery of the current lease still within its visibility timeout holds the partition:
  *       nothing may go (ordering).</li>
@@ -38,12 +40,24 @@ public final class PartitionWalk {
      * @param delivery the row's delivery number, the fencing token of its last hand-out
      * @param leaseEpoch the lease epoch the row was last handed out under
      * @param invisible whether the row's {@code visible_at} is still in the future (database clock)
+     * @param notDue whether the message's {@code deliver_at} is still in the future (database
+     *     clock): published with a delay that has not passed; read only for a message never delivered
      */
     public record Row(long offset, DeliveryState state, int attempt, long delivery, long leaseEpoch,
-                      boolean invisible) {
-        /** A message the group never received. */
+                      boolean invisible, boolean notDue) {
+        /** A row of a message that is due (no delay, or its delay passed). */
+        public Row(long offset, DeliveryState state, int attempt, long delivery, long leaseEpoch, boolean invisible) {
+            this(offset, state, attempt, delivery, leaseEpoch, invisible, false);
+        }
+
+        /** A message the group never received, due. */
         public static Row undelivered(long offset) {
-            return new Row(offset, null, 0, 0, 0, false);
+            return undelivered(offset, false);
+        }
+
+        /** A message the group never received; {@code notDue} while its delay has not passed. */
+        public static Row undelivered(long offset, boolean notDue) {
+            return new Row(offset, null, 0, 0, 0, false, notDue);
         }
     }
 
@@ -152,7 +166,8 @@ public final class PartitionWalk {
 
     private boolean decide(Row row) {
         if (row.state() == null) {
-            return deliver(new Deliver(row.offset(), 1, null, 0));
+            // Not due yet: it and the messages after it wait (ordering), the earlier steps stand.
+            return !row.notDue() && deliver(new Deliver(row.offset(), 1, null, 0));
         }
         return switch (row.state()) {
             case ACKED, DEAD -> true; // finished for this group: never delivered again

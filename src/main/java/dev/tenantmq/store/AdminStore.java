@@ -210,7 +210,7 @@ public class AdminStore {
 
     /** Binds: {@link SelectMessageById}. Columns: those {@link #MESSAGE_ROW} reads. */
     static final String SELECT_MESSAGE_BY_ID = """
-            SELECT partition_key, id, `offset`, payload, metadata, traceparent, tracestate, created_at FROM queue_messages
+            SELECT partition_key, id, `offset`, payload, metadata, traceparent, tracestate, created_at, deliver_at FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND id = ?""";
 
     /** Binds of {@link #SELECT_MESSAGE_BY_ID}: one message by its complete identity. */
@@ -239,7 +239,7 @@ public class AdminStore {
      * type range, key PRIMARY on all four columns, no filesort. Binds: see {@link BrowseMessages}.
      */
     static final String BROWSE_MESSAGES = """
-            SELECT partition_key, id, `offset`, payload, metadata, traceparent, tracestate, created_at FROM queue_messages
+            SELECT partition_key, id, `offset`, payload, metadata, traceparent, tracestate, created_at, deliver_at FROM queue_messages
             WHERE tenant = ? AND topic = ? AND (? IS NULL OR partition_key = ?) AND `offset` > ?
             ORDER BY `offset`
             LIMIT ?""";
@@ -263,7 +263,8 @@ public class AdminStore {
     /** Maps a row of {@link #SELECT_MESSAGE_BY_ID} or {@link #BROWSE_MESSAGES}: the one reading of a stored message. */
     private static final Db.RowMapper<MessageRow> MESSAGE_ROW = rs -> new MessageRow(rs.getString("partition_key"),
             rs.getString("id"), rs.getLong("offset"), rs.getString("payload"), rs.getString("metadata"),
-            Db.instant(rs, "created_at"), TraceContext.stored(rs.getString("traceparent"), rs.getString("tracestate")));
+            Db.instant(rs, "created_at"), Db.instant(rs, "deliver_at"),
+            TraceContext.stored(rs.getString("traceparent"), rs.getString("tracestate")));
 
     /**
      * Each group that has consumed the partition, with its delivery row of one message, the
@@ -443,9 +444,12 @@ public class AdminStore {
      * A stored message as written: payload and metadata are JSON text (a dead letter's metadata
      * holds the dead-letter keys, see {@link DeadLetterMetadata}); times are the database's UTC;
      * {@code trace} is the W3C trace context it was published with, or null.
+     *
+     * @param deliverAt when it may be delivered first (docs/api.md, "Delayed delivery"), null
+     *     when it was published without a delay
      */
     public record MessageRow(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
-                             Instant createdAt, TraceContext trace) {}
+                             Instant createdAt, Instant deliverAt, TraceContext trace) {}
 
     /**
      * Up to {@code limit} stored messages of a topic above {@code afterOffset}, in offset order.
@@ -473,9 +477,9 @@ public class AdminStore {
     public record GroupState(String consumerGroup, long committedOffset, String state, Integer deliveryAttempt,
                              Instant visibleAt) {}
 
-    /** A stored message with every group's state of it; {@code trace} as in {@link MessageRow}. */
+    /** A stored message with every group's state of it; {@code deliverAt} and {@code trace} as in {@link MessageRow}. */
     public record StoredMessage(long offset, String payloadJson, String metadataJson, Instant createdAt,
-                                List<GroupState> groups, TraceContext trace) {}
+                                Instant deliverAt, List<GroupState> groups, TraceContext trace) {}
 
     /** Reads one message by its complete identity; empty when there is none. */
     public Optional<StoredMessage> message(String tenant, String topic, String partitionKey, String id) {
@@ -501,7 +505,7 @@ public class AdminStore {
                                 Db.instant(rs, "row_visible_at"));
                     });
             return Optional.of(new StoredMessage(offset, row.get().payloadJson(), row.get().metadataJson(),
-                    row.get().createdAt(), groups, row.get().trace()));
+                    row.get().createdAt(), row.get().deliverAt(), groups, row.get().trace()));
         });
     }
 

@@ -1,5 +1,6 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.DeliveryDelay;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -118,6 +119,64 @@ final class PublishSql {
     }
 
     /**
+     * {@link #ADVANCE_HEADS} for a request with delayed messages (docs/api.md, "Delayed
+     * delivery"): also moves the {@code delayed_until} of the partitions given a delayed message
+     * (the third %s; the fourth is every partition's key again) to at least the latest due time
+     * of the request: the later of the latest {@code deliverAt} (the first ?, DATETIME(6) text)
+     * and the database clock plus the longest {@code deliverAfterSeconds} (the second ?,
+     * microseconds). One value for the request is later than some of its messages' due times: the
+     * gate of the ready-partitions query stays open a little longer for them, which costs a look,
+     * never a delivery (ConsumerSql.partitionHasWork). Binds: {@link AdvanceHeadsDelayed}.
+     */
+    static final String ADVANCE_HEADS_DELAYED = """
+            UPDATE queue_partition_heads
+            SET head_offset = ELT(FIELD(partition_key, %s), %s),
+                delayed_until = IF(FIELD(partition_key, %s) > 0,
+                                   GREATEST(COALESCE(delayed_until, UTC_TIMESTAMP(6)), CAST(? AS DATETIME(6)),
+                                            UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),
+                                   delayed_until)
+            WHERE tenant = ? AND topic = ? AND partition_key IN (%s)""";
+
+    /** No {@code deliverAt} in the request: a due time that never raises the gate. */
+    private static final String NO_DUE_TIME = "1970-01-01 00:00:00.000000";
+
+    /**
+     * Binds of {@link #ADVANCE_HEADS_DELAYED}: as {@link AdvanceHeads}, plus the partitions
+     * given a delayed message ({@code delayed}) and the request's latest due time in its two forms.
+     */
+    record AdvanceHeadsDelayed(String tenant, String topic, List<String> keys, List<?> offsets, List<String> delayed,
+                               String latestAt, long longestAfterMicros) implements Statement {
+        static AdvanceHeadsDelayed of(String tenant, String topic, java.util.SortedMap<String, Long> newest,
+                                      List<String> delayed, List<PublishTransaction.NewMessage> messages) {
+            String latestAt = NO_DUE_TIME;
+            long longest = 0;
+            for (PublishTransaction.NewMessage m : messages) {
+                DeliveryDelay d = m.delay();
+                if (d != null && d.atText() != null && d.atText().compareTo(latestAt) > 0) {
+                    latestAt = d.atText(); // fixed-width text: its order is time order
+                } else if (d != null && d.afterMicros() != null) {
+                    longest = Math.max(longest, d.afterMicros());
+                }
+            }
+            return new AdvanceHeadsDelayed(tenant, topic, new ArrayList<>(newest.keySet()),
+                    new ArrayList<>(newest.values()), delayed, latestAt, longest);
+        }
+
+        @Override
+        public String sql() {
+            String list = Jdbc.placeholders(keys.size());
+            return ADVANCE_HEADS_DELAYED.formatted(list, list, Jdbc.placeholders(delayed.size()), list);
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.each("partition_key", keys), Bind.each("head_offset", offsets),
+                    Bind.each("partition_key", delayed), Bind.of("deliver_at", latestAt), Bind.of("micros", longestAfterMicros),
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", keys));
+        }
+    }
+
+    /**
      * Stored identities among (partition_key, id) pairs, with their offsets: messages still in
      * the topic, and deleted ones (consumed and purged by retention, or deleted by an operator)
      * published less than {@code ?} microseconds ago (see {@link DedupSql}). Both %s are the same
@@ -160,9 +219,13 @@ final class PublishSql {
 
     /**
      * One row of {@link #INSERT_MESSAGE}. Binds: tenant, topic, partition_key, id, payload, metadata,
-     * traceparent, tracestate (both NULL for a message without trace context).
+     * traceparent, tracestate (both NULL for a message without trace context), then the delay
+     * (docs/api.md, "Delayed delivery"): the due time as DATETIME(6) text, or else microseconds
+     * from the database clock; both NULL (no delay) make {@code deliver_at} NULL, so a message
+     * without a delay is written as before.
      */
-    static final String MESSAGE_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))";
+    static final String MESSAGE_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6),"
+            + " COALESCE(?, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND))";
 
     /**
      * Inserts one message; {@link PublishTransaction#insert} appends a {@link #MESSAGE_ROW} per further message, so
@@ -170,7 +233,7 @@ final class PublishSql {
      */
     static final String INSERT_MESSAGE = """
             INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, traceparent, tracestate,
-                                        created_at)
+                                        created_at, deliver_at)
             VALUES """ + MESSAGE_ROW;
 
     /**
@@ -178,7 +241,8 @@ final class PublishSql {
      * {@link PublishTransaction#insertRows} joins one per message into a multi-row statement.
      */
     record InsertMessage(String tenant, String topic, String partitionKey, String id, String payloadJson,
-                         String metadataJson, String traceparent, String tracestate) implements Statement {
+                         String metadataJson, String traceparent, String tracestate, String deliverAt,
+                         Long delayMicros) implements Statement {
         @Override
         public String sql() {
             return INSERT_MESSAGE;
@@ -188,7 +252,8 @@ final class PublishSql {
         public List<Bind> binds() {
             return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
                     Bind.of("id", id), Bind.of("payload", payloadJson), Bind.of("metadata", metadataJson),
-                    Bind.of("traceparent", traceparent), Bind.of("tracestate", tracestate));
+                    Bind.of("traceparent", traceparent), Bind.of("tracestate", tracestate),
+                    Bind.of("deliver_at", deliverAt), Bind.of("micros", delayMicros)); // deliver_at: one or neither
         }
     }
 }

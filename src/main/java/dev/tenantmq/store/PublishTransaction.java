@@ -1,5 +1,6 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.DeliveryDelay;
 import dev.tenantmq.model.TopicBeingDeletedException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -57,17 +58,24 @@ public final class PublishTransaction {
      * @param traceparent the W3C {@code traceparent} the message was published with, already
      *     validated, or null (docs/api.md, "Trace context")
      * @param tracestate its {@code tracestate}, or null; only with a traceparent
+     * @param delay when it may be delivered first (docs/api.md, "Delayed delivery"), or null: at once
      */
     public record NewMessage(String partitionKey, String id, String payloadJson, String metadataJson,
-                             boolean generatedId, String traceparent, String tracestate) {
-        /** A message without trace context. */
+                             boolean generatedId, String traceparent, String tracestate, DeliveryDelay delay) {
+        /** A message without a delay. */
+        public NewMessage(String partitionKey, String id, String payloadJson, String metadataJson, boolean generatedId,
+                          String traceparent, String tracestate) {
+            this(partitionKey, id, payloadJson, metadataJson, generatedId, traceparent, tracestate, null);
+        }
+
+        /** A message without trace context or delay. */
         public NewMessage(String partitionKey, String id, String payloadJson, String metadataJson, boolean generatedId) {
-            this(partitionKey, id, payloadJson, metadataJson, generatedId, null, null);
+            this(partitionKey, id, payloadJson, metadataJson, generatedId, null, null, null);
         }
 
         /** A message with a caller-chosen id and no trace context. */
         public NewMessage(String partitionKey, String id, String payloadJson, String metadataJson) {
-            this(partitionKey, id, payloadJson, metadataJson, false, null, null);
+            this(partitionKey, id, payloadJson, metadataJson, false, null, null, null);
         }
 
         /** Characters of its values, to size insert statements. */
@@ -263,8 +271,11 @@ public final class PublishTransaction {
         for (int i = 0; i < messages.size(); i++) {
             newest.merge(messages.get(i).partitionKey(), offsets[i], Math::max);
         }
-        PublishSql.AdvanceHeads advance = new PublishSql.AdvanceHeads(tenant, topic, new ArrayList<>(newest.keySet()),
-                new ArrayList<>(newest.values()));
+        List<String> delayed = new ArrayList<>(new TreeSet<>(messages.stream().filter(m -> m.delay() != null)
+                .map(NewMessage::partitionKey).toList()));
+        Statement advance = delayed.isEmpty()
+                ? new PublishSql.AdvanceHeads(tenant, topic, new ArrayList<>(newest.keySet()), new ArrayList<>(newest.values()))
+                : PublishSql.AdvanceHeadsDelayed.of(tenant, topic, newest, delayed, messages);
         int matched = Jdbc.update(c, advance.sql(), advance);
         if (matched != newest.size()) {
             throw new SQLException("advance of " + newest.size() + " locked heads matched " + matched + " rows");
@@ -331,7 +342,8 @@ public final class PublishTransaction {
             int i = 1;
             for (NewMessage m : rows) { // one InsertMessage per MESSAGE_ROW
                 for (Bind b : new PublishSql.InsertMessage(tenant, topic, m.partitionKey(), m.id(), m.payloadJson(),
-                        m.metadataJson(), m.traceparent(), m.tracestate()).binds()) {
+                        m.metadataJson(), m.traceparent(), m.tracestate(), m.delay() == null ? null : m.delay().atText(),
+                        m.delay() == null ? null : m.delay().afterMicros()).binds()) {
                     ps.setObject(i++, b.value());
                 }
             }

@@ -205,4 +205,22 @@ class PartitionWalkTest {
         assertTrue(walk.steps().get(0) instanceof DeadLetter);
         assertEquals(0, fetch.budget().bytesLeft());
     }
+
+    @Test
+    void a_message_not_yet_due_holds_the_partition_and_the_steps_before_it_stand() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
+        assertEquals(2, offer(walk, Row.undelivered(1), row(2, RETRY, 1, 4, EPOCH, false),
+                Row.undelivered(3, true), Row.undelivered(4)));
+        assertTrue(walk.stopped(), "the message not yet due stops the walk: the later one waits (ordering)");
+        assertFalse(walk.busy(), "not a delivery still out: the earlier steps are written");
+        assertEquals(List.of(1L, 2L), walk.steps().stream().map(PartitionWalk.Step::offset).toList());
+        assertFalse(walk.outOfBudget(), "held, not out of budget: more budget cannot resume it");
+    }
+
+    @Test
+    void a_due_delayed_message_goes_out_as_any_first_delivery() {
+        PartitionWalk walk = new PartitionWalk(EPOCH, 10, MAX);
+        assertEquals(2, offer(walk, Row.undelivered(1, false), Row.undelivered(2)));
+        assertEquals(List.of(new Deliver(1, 1, null, 0), new Deliver(2, 1, null, 0)), walk.steps());
+    }
 }

@@ -59,6 +59,9 @@ final class MessageCommands {
             for (String f : List.of("tenant", "topic", "partitionKey", "id", "offset", "createdAt")) {
                 fields.row(f, Json.text(m, f));
             }
+            if (m.hasNonNull("deliverAt")) { // published with a delay (docs/api.md, "Delayed delivery")
+                fields.row("deliverAt", Json.text(m, "deliverAt"));
+            }
             fields.row("metadata", Json.write(m.path("metadata")));
             fields.row("payload", Json.write(m.get("payload")));
             fields.print(out());

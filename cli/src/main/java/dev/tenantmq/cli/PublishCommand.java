@@ -53,8 +53,24 @@ final class PublishCommand extends BaseCommand {
     @Option(names = "--json", description = "Print the service's JSON answer.")
     boolean json;
 
+    @Option(names = "--delay", paramLabel = "SECONDS",
+            description = "Deliver no earlier than SECONDS after the publish (deliverAfterSeconds; at most the"
+                    + " service's retention max age). Holds back the later messages of the partition until then.")
+    Long delaySeconds;
+
+    @Option(names = "--deliver-at", paramLabel = "TIME",
+            description = "Deliver no earlier than TIME, an RFC 3339 date-time with an offset, e.g."
+                    + " 2026-12-02T05:00:00Z (deliverAt). Not together with --delay.")
+    String deliverAt;
+
     @Override
     int run(TmqClient client) throws Exception {
+        if (delaySeconds != null && deliverAt != null) {
+            throw new ParameterException(spec.commandLine(), "give --delay or --deliver-at, not both");
+        }
+        if (delaySeconds != null && delaySeconds < 0) {
+            throw new ParameterException(spec.commandLine(), "--delay must be at least 0 seconds (got " + delaySeconds + ")");
+        }
         String text = readInput();
         String payloadJson;
         if (string) {
@@ -84,6 +100,12 @@ final class PublishCommand extends BaseCommand {
         if (metadata != null && !metadata.isEmpty()) {
             ObjectNode md = message.putObject("metadata");
             metadata.forEach(md::put);
+        }
+        if (delaySeconds != null) {
+            message.put("deliverAfterSeconds", delaySeconds);
+        }
+        if (deliverAt != null) {
+            message.put("deliverAt", deliverAt); // the service checks the format and the bound
         }
         String head = Json.write(message);
         // The payload's own text goes in verbatim: re-serializing it could change a number's digits.

@@ -62,6 +62,21 @@ class InputChecksTest {
         assertEquals(List.of(), requests, "no request was sent");
     }
 
+    @Test
+    void publish_sends_a_delay_and_refuses_both_delay_forms_before_any_request() throws Exception {
+        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
+        java.nio.file.Files.writeString(payload, "1");
+        Run both = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
+                "--file", payload.toString(), "--delay", "5", "--deliver-at", "2030-01-01T00:00:00Z");
+        assertEquals(ExitCodes.USAGE, both.code(), both::toString);
+        assertTrue(both.err().contains("--delay or --deliver-at, not both"), both::toString);
+        Run negative = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
+                "--file", payload.toString(), "--delay", "-1");
+        assertEquals(ExitCodes.USAGE, negative.code(), negative::toString);
+        assertEquals(List.of(), requests, "no request was sent");
+        java.nio.file.Files.delete(payload);
+    }
+
     private record Run(int code, String out, String err) {}
 
     private static Run run(String... args) {

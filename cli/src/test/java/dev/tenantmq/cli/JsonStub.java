@@ -23,7 +23,8 @@ final class JsonStub implements AutoCloseable {
     static JsonStub start(String path, Function<HttpExchange, String> answer) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext(path, exchange -> {
-            exchange.getRequestBody().readAllBytes();
+            // Read before answering; kept as the exchange's "requestBody" attribute for answers that check it.
+            exchange.setAttribute("requestBody", new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             byte[] body = answer.apply(exchange).getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");
             exchange.sendResponseHeaders(200, body.length);

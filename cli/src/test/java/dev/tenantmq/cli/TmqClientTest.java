@@ -22,6 +22,7 @@ class TmqClientTest {
     private JsonStub stub;
     private final List<String> rawUris = new CopyOnWriteArrayList<>();
     private final List<String> authorizations = new CopyOnWriteArrayList<>();
+    private final List<String> bodies = new CopyOnWriteArrayList<>();
     private String url;
 
     @BeforeEach
@@ -30,6 +31,7 @@ class TmqClientTest {
             rawUris.add(exchange.getRequestURI().getRawPath()
                     + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery()));
             authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+            bodies.add(String.valueOf(exchange.getAttribute("requestBody")));
             return "{\"messages\":[{\"id\":\"i\",\"partitionKey\":\"k\",\"offset\":1,\"duplicate\":false}]}";
         });
         url = stub.url();
@@ -69,5 +71,22 @@ class TmqClientTest {
     void withoutATokenNoAuthorizationHeaderIsSent() {
         new TmqClient(url, null).get("/admin/topics", TmqClient.query("tenant", "demo"));
         assertEquals("null", authorizations.get(0));
+    }
+
+    @Test
+    void publishWithDelayOrDeliverAtSendsTheDelayField() {
+        for (List<String> option : List.of(List.of("--delay", "900"), List.of("--deliver-at", "2030-01-01T00:00:00Z"))) {
+            CommandLine cmd = Tmq.commandLine();
+            StringWriter out = new StringWriter();
+            cmd.setOut(new PrintWriter(out));
+            cmd.setErr(new PrintWriter(new StringWriter()));
+            System.setIn(new java.io.ByteArrayInputStream("1".getBytes(StandardCharsets.UTF_8)));
+            List<String> args = new java.util.ArrayList<>(List.of("publish", "--url", url, "--tenant", "demo", "--topic",
+                    "orders", "--partition-key", "k"));
+            args.addAll(option);
+            assertEquals(0, cmd.execute(args.toArray(String[]::new)), out::toString);
+        }
+        assertTrue(bodies.get(0).contains("\"deliverAfterSeconds\":900"), bodies.get(0));
+        assertTrue(bodies.get(1).contains("\"deliverAt\":\"2030-01-01T00:00:00Z\""), bodies.get(1));
     }
 }

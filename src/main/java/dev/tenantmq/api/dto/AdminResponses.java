@@ -55,11 +55,12 @@ public final class AdminResponses {
     /**
      * {@code GET /admin/messages}: one message and each consumer group's state of it. A group's
      * {@code state} is INFLIGHT, RETRY (nacked), PENDING (handed back or requeued), ACKED, DEAD,
-     * or NOT_DELIVERED.
+     * or NOT_DELIVERED. {@code deliverAt} is when the message may be delivered first, null when it
+     * was published without a delay (docs/api.md, "Delayed delivery").
      */
     public record Message(String tenant, String topic, String partitionKey, String id, long offset,
                           @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt,
-                          List<GroupState> consumerGroups,
+                          List<GroupState> consumerGroups, Instant deliverAt,
                           @JsonInclude(JsonInclude.Include.NON_NULL) String traceparent,
                           @JsonInclude(JsonInclude.Include.NON_NULL) String tracestate) {}
 
@@ -76,12 +77,13 @@ public final class AdminResponses {
      */
     public record BrowsedMessage(String tenant, String topic, String partitionKey, String id, long offset,
                                  @JsonRawValue String payload, @JsonRawValue String metadata, Instant createdAt,
+                                 Instant deliverAt,
                                  @JsonInclude(JsonInclude.Include.NON_NULL) String traceparent,
                                  @JsonInclude(JsonInclude.Include.NON_NULL) String tracestate) {
         /** This message with each consumer group's state of it: the inspect answer. */
         public Message withGroups(List<GroupState> consumerGroups) {
             return new Message(tenant, topic, partitionKey, id, offset, payload, metadata, createdAt, consumerGroups,
-                    traceparent, tracestate);
+                    deliverAt, traceparent, tracestate);
         }
     }
 

@@ -391,6 +391,7 @@ async function inspect(m) {
   };
   add('offset', message.offset);
   add('created', message.createdAt);
+  if (message.deliverAt) add('due', message.deliverAt);
   add('original topic', meta.original_topic);
   add('dead-lettered by', meta.consumer_group);
   add('reason', meta.dead_letter_reason);
@@ -520,6 +521,8 @@ async function publish(event) {
   }
   const message = { partitionKey: $('publish-key').value, payload };
   if ($('publish-id').value) message.id = $('publish-id').value;
+  // Delayed delivery (docs/api.md, "Delayed delivery"): the service checks the number and its bound.
+  if ($('publish-delay').value !== '') message.deliverAfterSeconds = Number($('publish-delay').value);
   const tenant = $('publish-tenant').value;
   const topic = $('publish-topic').value;
   const path = `/tenants/${encodeURIComponent(tenant)}/topics/${encodeURIComponent(topic)}/messages`;

@@ -4,9 +4,11 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -33,6 +35,7 @@ import dev.tenantmq.client.model.RequeuedMessage;
 import dev.tenantmq.client.model.SettingOverrides;
 import dev.tenantmq.client.model.SettingSource;
 import dev.tenantmq.client.model.Settings;
+import dev.tenantmq.client.model.StoredMessage;
 import dev.tenantmq.testsupport.ServiceUnderTest;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -372,5 +375,18 @@ class ClientIT {
         assertNotNull(after);
         assertEquals(MessageState.NOT_DELIVERED, after.getState());
         assertEquals(List.of("in-flight"), handled);
+    }
+
+    @Test
+    void aDelayedMessageShowsItsDueTimeAndHoldsItsPartitionUntilThen() throws Exception {
+        String topic = unique("delayed");
+        publish(topic, message("k", "later", IntNode.valueOf(1)).deliverAfterSeconds(3L),
+                message("k", "after", IntNode.valueOf(2)));
+        StoredMessage later = admin.adminInspectMessage(tenant, topic, "k", "later");
+        assertEquals(Duration.ofSeconds(3), Duration.between(later.getCreatedAt(), later.getDeliverAt()));
+        assertNull(admin.adminInspectMessage(tenant, topic, "k", "after").getDeliverAt());
+        List<DeliveredMessage> got = fetchAtLeast(topic, "g", 2, 30);
+        assertEquals(List.of("later", "after"), got.stream().map(DeliveredMessage::getId).toList(),
+                "in offset order: the delay held the partition");
     }
 }

@@ -1,0 +1,78 @@
+package dev.tenantmq.model;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * When a published message may be delivered first (docs/api.md, "Delayed delivery"): after a
+ * number of seconds from its publish, or at a point in time. The one home of the delay rule:
+ * a delay reaches at most the retention maximum age ({@code mq.retention.max-age}) ahead,
+ * because retention deletes a message that age after its publish, delivered or not.
+ *
+ * <p>Exactly one of the two forms is set. The store turns it into the message's
+ * {@code deliver_at}: the database clock plus {@link #afterMicros()}, or {@link #at()} as given,
+ * so "due" is judged by the database clock, as visibility is.
+ *
+ * @param afterMicros the delay from the publish, in microseconds, or null
+ * @param at the due time, or null
+ */
+public record DeliveryDelay(Long afterMicros, Instant at) {
+    /** Field name of the relative form in a published message. */
+    public static final String AFTER_FIELD = "deliverAfterSeconds";
+    /** Field name of the absolute form in a published message. */
+    public static final String AT_FIELD = "deliverAt";
+
+    /** DATETIME(6) text, as the database prints it; a {@code LocalDateTime} bind loses the fraction on MariaDB. */
+    private static final DateTimeFormatter SQL_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
+
+    public DeliveryDelay {
+        if ((afterMicros == null) == (at == null)) {
+            throw new IllegalArgumentException("exactly one of afterMicros and at");
+        }
+    }
+
+    /** A delay of {@code seconds} from the publish. */
+    public static DeliveryDelay afterSeconds(long seconds) {
+        return new DeliveryDelay(Durations.micros(Duration.ofSeconds(seconds)), null);
+    }
+
+    /** Due at {@code at}. */
+    public static DeliveryDelay at(Instant at) {
+        return new DeliveryDelay(null, at);
+    }
+
+    /**
+     * The rule, checked once, in publish: the delay may reach at most {@code maxAge} ahead of
+     * {@code now}. A {@code deliverAt} in the past is allowed: the message is due at once.
+     *
+     * @param field the request field to name, e.g. {@code messages[2].deliverAt}
+     * @return the broken rule, or null when the delay is allowed
+     */
+    public FieldError problem(String field, Duration maxAge, Instant now) {
+        long maxMicros = Durations.micros(maxAge);
+        long micros = afterMicros != null ? afterMicros : Durations.micros(Duration.between(now, at));
+        if (micros > maxMicros) {
+            return new FieldError(field, "must be at most the retention maximum age (mq.retention.max-age, "
+                    + maxAge.toSeconds() + " s) ahead: retention deletes a message that long after its publish");
+        }
+        return null;
+    }
+
+    /** The due time as DATETIME(6) text in UTC, for the absolute form; null for the relative one. */
+    public String atText() {
+        return at == null ? null : LocalDateTime.ofInstant(at, ZoneOffset.UTC).format(SQL_TIME);
+    }
+
+    /**
+     * How long from {@code now} until the message is due by this process's clock, never negative:
+     * when to wake the long polls of this process for it.
+     */
+    public Duration dueIn(Instant now) {
+        Duration d = afterMicros != null ? Duration.ofNanos(Math.multiplyExact(afterMicros, 1000L))
+                : Duration.between(now, at);
+        return d.isNegative() ? Duration.ZERO : d;
+    }
+}
