@@ -192,6 +192,35 @@ class TopicSettingsTest {
     }
 
     @Test
+    void a_delay_reaches_at_most_the_topics_own_retention_max_age_lowered_or_raised() {
+        put(topic, null, Map.of("retentionMaxAgeSeconds", 30));
+        Map<String, Object> tooLate = new HashMap<>(msg("k", "remind", 1));
+        tooLate.put("deliverAfterSeconds", 120);
+        Api.publish(tenant, topic, Map.of("messages", List.of(tooLate))).then().statusCode(400)
+                .contentType("application/problem+json")
+                .body("errors[0].field", org.hamcrest.Matchers.equalTo("messages[0].deliverAfterSeconds"));
+        Map<String, Object> inTime = new HashMap<>(msg("k", "remind", 1));
+        inTime.put("deliverAfterSeconds", 20);
+        Api.publish(tenant, topic, Map.of("messages", List.of(inTime))).then().statusCode(201);
+
+        String kept = TestIds.topic();
+        put(kept, null, Map.of("retentionMaxAgeSeconds", 30L * 24 * 3600));
+        Map<String, Object> eightDays = new HashMap<>(msg("k", "later", 1));
+        eightDays.put("deliverAfterSeconds", 8 * 24 * 3600);
+        Api.publish(tenant, kept, Map.of("messages", List.of(eightDays))).then().statusCode(201);
+    }
+
+    @Test
+    void a_dedup_window_or_retention_beyond_3650_days_is_400_naming_the_field() {
+        long tooLong = dev.tenantmq.model.SettingOverrides.MAX_AGE_SECONDS + 1;
+        at(topic, null).contentType(ContentType.JSON).body(Map.of("dedupWindowSeconds", Long.MAX_VALUE,
+                "retentionMaxAgeSeconds", tooLong)).put("/admin/settings").then().statusCode(400)
+                .body("errors.field", hasItem("dedupWindowSeconds"))
+                .body("errors.field", hasItem("retentionMaxAgeSeconds"));
+        assertEquals(Map.of(), nonNull(get(topic, null).getMap("topicOverrides")));
+    }
+
+    @Test
     void a_topic_default_visibility_applies_to_fetches_that_name_none_and_its_maximum_bounds_them() {
         String group = TestIds.group();
         put(topic, null, Map.of("defaultVisibilitySeconds", 1, "maxVisibilitySeconds", 60));

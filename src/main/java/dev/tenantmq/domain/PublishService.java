@@ -5,6 +5,7 @@ import static dev.tenantmq.model.Durations.micros;
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.config.ProcessIdentity;
 import dev.tenantmq.model.DeliveryDelay;
+import dev.tenantmq.model.EffectiveSettings;
 import dev.tenantmq.model.FieldError;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.model.MessageId;
@@ -110,6 +111,8 @@ public class PublishService {
         List<PublishTransaction.NewMessage> rows = new ArrayList<>(messages.size());
         long payloadBytes = 0;
         Instant now = clock.instant();
+        // The topic's retention bounds a delay, and its dedup window the look-up (docs/settings.md, "Per-topic and per-group settings").
+        EffectiveSettings topicSettings = settings.effective(tenant.value(), topic.value(), null);
         for (int i = 0; i < messages.size(); i++) {
             Outgoing m = messages.get(i);
             PublishRules.Stamped s = PublishRules.stamp(i, tenant, m.partitionKey(), m.id(), m.payloadJson(), m.metadata(),
@@ -118,7 +121,7 @@ public class PublishService {
             if (m.delay() != null) {
                 String field = "messages[" + i + "]." + (m.delay().at() != null ? DeliveryDelay.AT_FIELD
                         : DeliveryDelay.AFTER_FIELD);
-                FieldError tooFar = m.delay().problem(field, config.retention().maxAge(), now);
+                FieldError tooFar = m.delay().problem(field, topicSettings.retentionMaxAge(), now);
                 if (tooFar != null) {
                     throw new InvalidRequestException(List.of(tooFar));
                 }
@@ -133,7 +136,7 @@ public class PublishService {
         try {
             // Validated and admitted on its own: a bad request never joins a group (docs/architecture.md, "Group commit").
             stored = groups.publish(tenant.value(), topic.value(), rows,
-                    micros(settings.effective(tenant.value(), topic.value(), null).dedupWindow()));
+                    micros(topicSettings.dedupWindow()));
         } catch (RuntimeException e) {
             admission.failed();
             throw e;

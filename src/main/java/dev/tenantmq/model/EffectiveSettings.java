@@ -35,10 +35,18 @@ public record EffectiveSettings(Value<Integer> maxDeliveries, Value<Integer> def
      * @param group the group's overrides ({@link SettingOverrides#NONE} when none, or when no group is asked about)
      */
     public static EffectiveSettings resolve(SettingOverrides global, SettingOverrides topic, SettingOverrides group) {
+        Value<Integer> maxVisibility = pick(group.maxVisibilitySeconds(), topic.maxVisibilitySeconds(),
+                global.maxVisibilitySeconds());
+        Value<Integer> defaultVisibility = pick(group.defaultVisibilitySeconds(), topic.defaultVisibilitySeconds(),
+                global.defaultVisibilitySeconds());
+        if (defaultVisibility.value() > maxVisibility.value()) {
+            // A group may lower the maximum below a default its topic set: the maximum is what fetches get.
+            defaultVisibility = maxVisibility;
+        }
         return new EffectiveSettings(
                 pick(group.maxDeliveries(), topic.maxDeliveries(), global.maxDeliveries()),
-                pick(group.defaultVisibilitySeconds(), topic.defaultVisibilitySeconds(), global.defaultVisibilitySeconds()),
-                pick(group.maxVisibilitySeconds(), topic.maxVisibilitySeconds(), global.maxVisibilitySeconds()),
+                defaultVisibility,
+                maxVisibility,
                 pick(group.nackBackoffBaseMillis(), topic.nackBackoffBaseMillis(), global.nackBackoffBaseMillis()),
                 pick(group.nackBackoffCapMillis(), topic.nackBackoffCapMillis(), global.nackBackoffCapMillis()),
                 pick(null, topic.retentionMaxAgeSeconds(), global.retentionMaxAgeSeconds()),

@@ -44,6 +44,12 @@ public record SettingOverrides(Integer maxDeliveries, Integer defaultVisibilityS
     public static final String BACKOFF_RULE = "must be between 0 and 43200s (the longest nack delay)";
     /** The message of a negative age or window. */
     public static final String NOT_NEGATIVE = "must not be negative";
+    /**
+     * Longest retention max-age or dedup window of an override, in seconds: 3650 days. Beyond
+     * about 2,000 years {@code UTC_TIMESTAMP(6) - INTERVAL} leaves the DATETIME range and its
+     * comparison is NULL, which would turn the rule off instead of stretching it.
+     */
+    public static final long MAX_AGE_SECONDS = 3650L * 24 * 3600;
 
     /** Whether nothing is overridden. */
     public boolean isEmpty() {
@@ -96,8 +102,9 @@ public record SettingOverrides(Integer maxDeliveries, Integer defaultVisibilityS
         }
         if (forGroup) {
             out.add(new FieldError(field, "applies to the whole topic: set it without consumerGroup"));
-        } else if (seconds < 0) {
-            out.add(new FieldError(field, NOT_NEGATIVE + " (got " + seconds + ")"));
+        } else if (seconds < 0 || seconds > MAX_AGE_SECONDS) {
+            out.add(new FieldError(field, "must be between 0 and " + MAX_AGE_SECONDS + " seconds (3650 days; got "
+                    + seconds + ")"));
         }
     }
 }

@@ -44,6 +44,8 @@ class EffectiveSettingsTest {
         SettingOverrides group = new SettingOverrides(null, null, 120, null, null, null, null, null);
         EffectiveSettings s = EffectiveSettings.resolve(GLOBAL, topic, group);
         assertEquals(Duration.ofSeconds(120), s.defaultVisibility());
+        assertEquals(120, s.defaultVisibilitySeconds().value(), "the view shows the value fetches get");
+        assertEquals(EffectiveSettings.Source.GROUP, s.defaultVisibilitySeconds().source());
         assertTrue(s.visibilityAboveMaximum(Duration.ofSeconds(120)).isEmpty());
         FieldError e = s.visibilityAboveMaximum(Duration.ofSeconds(121)).orElseThrow();
         assertEquals("visibilitySeconds", e.field());
@@ -63,6 +65,10 @@ class EffectiveSettingsTest {
                 0L, false)));
         assertEquals(List.of("retentionMaxAgeSeconds", "dedupWindowSeconds"),
                 fields(new SettingOverrides(null, null, null, null, null, -1L, -1L, null)));
+        long longest = SettingOverrides.MAX_AGE_SECONDS;
+        assertEquals(List.of("retentionMaxAgeSeconds", "dedupWindowSeconds"),
+                fields(new SettingOverrides(null, null, null, null, null, longest + 1, Long.MAX_VALUE, null)));
+        assertEquals(List.of(), fields(new SettingOverrides(null, null, null, null, null, longest, longest, null)));
     }
 
     @Test
