@@ -166,7 +166,11 @@ start_cluster() {
   mkdir -p "$STATE/data" "$STATE/schema/$KEYSPACE"
   # vttestserver reads the keyspace's VSchema from <schema-dir>/<keyspace>/vschema.json: the
   # keyspace object itself, without the keyspace-name wrapper of deploy/vitess/vschema.json.
-  python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))[sys.argv[2]], open(sys.argv[3], "w"), indent=1)' \
+  # It also shards app_orders, the application's own table of TransactionalPublishTest, by the same
+  # tenant vindex: a domain table beside the queue in the tenant's keyspace (docs/transactional-publish.md).
+  python3 -c 'import json,sys; ks = json.load(open(sys.argv[1]))[sys.argv[2]]
+ks["tables"]["app_orders"] = {"column_vindexes": [{"column": "tenant", "name": "tenant_hash"}]}
+json.dump(ks, open(sys.argv[3], "w"), indent=1)' \
     deploy/vitess/vschema.json "$KEYSPACE" "$STATE/schema/$KEYSPACE/vschema.json"
   cat > "$STATE/extra.cnf" <<EOF
 plugin_dir = $CHROOT/usr/lib/mysql/plugin

@@ -125,6 +125,11 @@ class PublishGroupsTest {
 
     @Test
     void a_request_the_database_refuses_fails_alone_and_its_neighbours_are_stored() throws Exception {
+        try (Connection c = dataSource.getConnection()) {
+            // The refusal is a trigger, and vtgate refuses CREATE TRIGGER: this case runs on the mysqld runs.
+            org.junit.jupiter.api.Assumptions.assumeFalse(
+                    c.getMetaData().getDatabaseProductVersion().endsWith("-Vitess"), "vtgate refuses CREATE TRIGGER");
+        }
         store.publish(tenant, topic, List.of(message("seed")), WINDOW);
         String poison = "poison-" + UUID.randomUUID();
         String trigger = "refuse_" + UUID.randomUUID().toString().replace("-", "");
