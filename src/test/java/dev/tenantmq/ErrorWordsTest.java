@@ -45,9 +45,9 @@ class ErrorWordsTest {
     @Test
     void a_number_too_large_for_its_field_is_out_of_range_in_plain_words() {
         assertError(fetch("{\"maxMessages\": 99999999999999999999}"), "maxMessages",
-                "is out of range: 99999999999999999999 is too large for an integer");
+                "must be between 1 and 1000 (got 99999999999999999999)");
         assertError(fetch("{\"waitSeconds\": -99999999999999999999}"), "waitSeconds",
-                "is out of range: -99999999999999999999 is too small for an integer");
+                "must be between 0 and 30 (got -99999999999999999999)");
     }
 
     @Test

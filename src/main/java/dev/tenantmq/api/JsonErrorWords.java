@@ -121,15 +121,32 @@ public final class JsonErrorWords {
         return "must be " + expected + (given == null ? "" : ", not " + given);
     }
 
-    /** A JSON integer too large for its field, e.g. "is out of range: 99999999999999999999 is too large for an integer". */
+    /**
+     * A JSON integer too large for its field, e.g. "is out of range: 99999999999999999999 is too
+     * large for an integer", for a field whose range is not known ({@link #outsideRange} words
+     * one whose range is).
+     */
     public static Optional<String> outOfRange(String parserMessage) {
+        return outOfRangeValue(parserMessage).map(value -> "is out of range: " + abbreviate(value) + " is too "
+                + (value.startsWith("-") ? "small" : "large") + " for an integer");
+    }
+
+    /** The number the parser found too large (or small) for its field, as the client wrote it; empty for another reason. */
+    public static Optional<String> outOfRangeValue(String parserMessage) {
         Matcher m = parserMessage == null ? null : OUT_OF_RANGE.matcher(parserMessage);
-        if (m == null || !m.find()) {
-            return Optional.empty();
-        }
-        String value = m.group(1);
-        return Optional.of("is out of range: " + abbreviate(value) + " is too " + (value.startsWith("-") ? "small" : "large")
-                + " for an integer");
+        return m == null || !m.find() ? Optional.empty() : Optional.of(m.group(1));
+    }
+
+    /**
+     * A number outside the range of its field, in the words of the range rules (docs/api.md,
+     * "Limits"): "must be between 0 and 30 (got 99999999999999999999)".
+     *
+     * @param given the number as the client wrote it
+     * @param unit the unit after the bounds ("milliseconds"), or empty
+     */
+    public static String outsideRange(String given, long min, long max, String unit) {
+        return "must be between " + min + " and " + max + (unit.isEmpty() ? "" : " " + unit) + " (got "
+                + abbreviate(given) + ")";
     }
 
     /** Where the parser stopped, in the body's own terms: " (line 1, column 15)", or "" when unknown. */

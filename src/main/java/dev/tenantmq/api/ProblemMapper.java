@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.InvalidNullException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.tenantmq.api.dto.IntegerRange;
 import dev.tenantmq.api.dto.Problem;
 import dev.tenantmq.api.dto.PublishRequest;
 import dev.tenantmq.api.dto.QuotaProblem;
@@ -26,12 +27,14 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Request;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.core.Response;
+import java.lang.reflect.RecordComponent;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -158,14 +161,53 @@ public class ProblemMapper {
                     : e instanceof UnrecognizedPropertyException ? "is not a known field"
                     : e instanceof InvalidNullException ? "must not be null: omit the field to use its default"
                     : e instanceof MismatchedInputException mi ? JsonErrorWords.wrongType(mi)
-                    : JsonErrorWords.outOfRange(m.getOriginalMessage())
-                            .orElseGet(() -> "is not valid: " + shortReason(m.getOriginalMessage()));
+                    : outOfRange(m).orElseGet(() -> "is not valid: " + shortReason(m.getOriginalMessage()));
         }
         if (charset != null && !isUtf8(charset) && message.contains(JsonErrorWords.NOT_UTF8)) {
             message += "; charset=" + charset + " has no effect: JSON is always UTF-8 (RFC 8259, sections 8.1 and 11)";
         }
         return problem(400, "invalid-request", "Invalid request", field + " " + message,
                 List.of(new Problem.FieldError(field, message)));
+    }
+
+    /**
+     * A number too large or too small for its field's Java type (the parser refuses it before the
+     * request is validated): the field's range in the words of the range rules, when the field
+     * declares it ({@link IntegerRange}), else that the number is out of range.
+     */
+    private static Optional<String> outOfRange(JsonMappingException m) {
+        return JsonErrorWords.outOfRangeValue(m.getOriginalMessage()).map(given -> {
+            IntegerRange range = range(m.getPath());
+            return range == null ? JsonErrorWords.outOfRange(m.getOriginalMessage()).orElseThrow()
+                    : JsonErrorWords.outsideRange(given, range.min(), max(range), range.unit());
+        });
+    }
+
+    /** The declared range of the field a path ends in, or null when it declares none. */
+    private static IntegerRange range(List<JsonMappingException.Reference> path) {
+        if (path.isEmpty()) {
+            return null;
+        }
+        JsonMappingException.Reference last = path.get(path.size() - 1);
+        Object from = last.getFrom();
+        Class<?> type = from instanceof Class<?> c ? c : from == null ? null : from.getClass();
+        if (type == null || !type.isRecord() || last.getFieldName() == null) {
+            return null;
+        }
+        for (RecordComponent component : type.getRecordComponents()) {
+            if (component.getName().equals(last.getFieldName())) {
+                return component.getAnnotation(IntegerRange.class);
+            }
+        }
+        return null;
+    }
+
+    /** The largest value of a range: the deployment's setting when the range names one, else its fixed maximum. */
+    private static long max(IntegerRange range) {
+        if (range.maxSetting().isEmpty()) {
+            return range.max();
+        }
+        return ConfigProvider.getConfig().getOptionalValue(range.maxSetting(), Long.class).orElse(range.max());
     }
 
     private static boolean isUtf8(String charset) {

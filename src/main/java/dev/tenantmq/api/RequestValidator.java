@@ -175,7 +175,9 @@ public class RequestValidator {
      * The delay of a published message (docs/api.md, "Delayed delivery"): {@code deliverAfterSeconds}
      * a whole number of seconds, at least 0; {@code deliverAt} an RFC 3339 date-time with an offset;
      * at most one of them. How far ahead a delay may reach is the domain's rule
-     * ({@link DeliveryDelay#problem}), checked in publish.
+     * ({@link DeliveryDelay#problem}), checked in publish: a number of seconds of any size goes
+     * there, so one too large for a long is refused naming the topic's retention maximum age, as
+     * any other delay beyond it.
      *
      * @return the delay, or null when there is none or a field is bad (then {@code errors} names it)
      */
@@ -186,17 +188,17 @@ public class RequestValidator {
             return null;
         }
         if (afterSeconds != null) {
-            if (!afterSeconds.isIntegralNumber() || !afterSeconds.canConvertToLong() || afterSeconds.asLong() < 0) {
+            if (!afterSeconds.isIntegralNumber()) {
                 errors.add(at + "." + DeliveryDelay.AFTER_FIELD, "must be a whole number of seconds, at least 0");
                 return null;
             }
-            long seconds = afterSeconds.asLong();
-            if (seconds > MAX_DELAY_SECONDS) { // far past any retention; keeps Duration arithmetic exact
-                errors.add(at + "." + DeliveryDelay.AFTER_FIELD, "must be at most the retention maximum age"
-                        + " (mq.retention.max-age) ahead");
+            if (afterSeconds.bigIntegerValue().signum() < 0) {
+                errors.add(at + "." + DeliveryDelay.AFTER_FIELD, "must be at least 0 seconds (got "
+                        + abbreviate(afterSeconds.bigIntegerValue().toString()) + ")");
                 return null;
             }
-            return DeliveryDelay.afterSeconds(seconds);
+            // Too large for a long is too far ahead: the domain's rule names the topic's bound.
+            return DeliveryDelay.afterSeconds(afterSeconds.canConvertToLong() ? afterSeconds.asLong() : Long.MAX_VALUE);
         }
         if (dueAt != null) {
             try {
@@ -219,8 +221,10 @@ public class RequestValidator {
         return null;
     }
 
-    /** 100 years: beyond any retention maximum age, and small enough for exact microsecond arithmetic. */
-    private static final long MAX_DELAY_SECONDS = 100L * 366 * 24 * 3600;
+    /** At most 40 characters of a client's number in a detail. */
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "...";
+    }
     /** DATETIME(6) holds years 1000..9999; a due time outside them cannot be stored. */
     private static final Instant EARLIEST_DUE = Instant.parse("1000-01-01T00:00:00Z");
     private static final Instant LATEST_DUE = Instant.parse("9999-12-31T00:00:00Z");
@@ -470,8 +474,7 @@ public class RequestValidator {
                 after = -1;
             }
             if (after < 0) {
-                errors.add("afterOffset", "must be an integer between 0 and " + Long.MAX_VALUE + " (got '" + afterOffset
-                        + "')");
+                errors.add("afterOffset", outsideRange(afterOffset, 0, Long.MAX_VALUE));
             }
         }
         int rows = intParam(errors, "limit", limit, DEFAULT_BROWSE_LIMIT, 1, MAX_BROWSE_LIMIT);
@@ -492,8 +495,21 @@ public class RequestValidator {
         } catch (NumberFormatException e) {
             // reported below
         }
-        errors.add(field, "must be an integer between " + min + " and " + max + " (got '" + value + "')");
+        errors.add(field, outsideRange(value, min, max));
         return defaultValue;
+    }
+
+    private static final java.util.regex.Pattern INTEGER = java.util.regex.Pattern.compile("-?[0-9]+");
+
+    /**
+     * The rule a query parameter outside {@code min..max} breaks, in the words of the range rules
+     * of the request bodies: "must be between 1 and 1000 (got 99999999999)", whatever the size of
+     * the number; "must be an integer between ..." when it is not one.
+     */
+    static String outsideRange(String value, long min, long max) {
+        boolean integer = INTEGER.matcher(value).matches();
+        return "must be " + (integer ? "" : "an integer ") + "between " + min + " and " + max + " (got "
+                + (integer ? abbreviate(value) : "'" + value + "'") + ")";
     }
 
     private void checkTopic(Errors errors, String topic) {
@@ -611,8 +627,7 @@ public class RequestValidator {
                             n = -1;
                         }
                         if (n < 1) {
-                            errors.add("toOffset", "must be an integer between 1 and " + Long.MAX_VALUE + " (got '"
-                                    + offset + "')");
+                            errors.add("toOffset", outsideRange(offset, 1, Long.MAX_VALUE));
                         } else {
                             target = new dev.tenantmq.model.OffsetReset.Target.ToOffset(n);
                         }

@@ -34,9 +34,25 @@ public record DeliveryDelay(Long afterMicros, Instant at) {
         }
     }
 
-    /** A delay of {@code seconds} from the publish. */
+    /**
+     * Longest relative delay, in seconds: 100 years. It is beyond the retention max-age a topic
+     * may set (at most 3650 days), and short enough for exact nanosecond arithmetic
+     * ({@link #dueIn}). A longer one, whatever its size, stands for itself as one second more
+     * ({@link #afterSeconds}), which {@link #problem} refuses naming the bound.
+     */
+    public static final long LONGEST_AFTER_SECONDS = 100L * 366 * 24 * 3600;
+
+    /**
+     * A delay of {@code seconds} (at least 0) from the publish. A delay longer than
+     * {@link #LONGEST_AFTER_SECONDS} is kept as one second more than that, which is too far
+     * for any retention ({@link #problem}).
+     */
     public static DeliveryDelay afterSeconds(long seconds) {
-        return new DeliveryDelay(Durations.micros(Duration.ofSeconds(seconds)), null);
+        if (seconds < 0) {
+            throw new IllegalArgumentException("a delay is at least 0 seconds: " + seconds);
+        }
+        return new DeliveryDelay(Durations.micros(Duration.ofSeconds(Math.min(seconds, LONGEST_AFTER_SECONDS + 1))),
+                null);
     }
 
     /** Due at {@code at}. */
@@ -46,7 +62,8 @@ public record DeliveryDelay(Long afterMicros, Instant at) {
 
     /**
      * The rule, checked once, in publish: the delay may reach at most {@code maxAge} ahead of
-     * {@code now}. A {@code deliverAt} in the past is allowed: the message is due at once.
+     * {@code now}, and a relative one at most {@link #LONGEST_AFTER_SECONDS}. A {@code deliverAt}
+     * in the past is allowed: the message is due at once.
      *
      * @param field the request field to name, e.g. {@code messages[2].deliverAt}
      * @return the broken rule, or null when the delay is allowed
@@ -57,6 +74,10 @@ public record DeliveryDelay(Long afterMicros, Instant at) {
         if (micros > maxMicros) {
             return new FieldError(field, "must be at most the retention maximum age (mq.retention.max-age, "
                     + maxAge.toSeconds() + " s) ahead: retention deletes a message that long after its publish");
+        }
+        if (afterMicros != null && afterMicros > Durations.micros(Duration.ofSeconds(LONGEST_AFTER_SECONDS))) {
+            // Only under a retention longer than 100 years.
+            return new FieldError(field, "must be between 0 and " + LONGEST_AFTER_SECONDS + " seconds (100 years)");
         }
         return null;
     }

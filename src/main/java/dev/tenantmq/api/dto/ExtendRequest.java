@@ -1,5 +1,6 @@
 package dev.tenantmq.api.dto;
 
+import dev.tenantmq.model.ConsumeLimits;
 import java.util.List;
 
 /**
@@ -8,4 +9,5 @@ import java.util.List;
  * @param receipts 1..1000 receipts
  * @param visibilitySeconds new visibility timeout in seconds, counted from now, 1..43200 (required)
  */
-public record ExtendRequest(List<String> receipts, Integer visibilitySeconds) {}
+public record ExtendRequest(List<String> receipts,
+                            @IntegerRange(min = 1, max = ConsumeLimits.MAX_VISIBILITY_SECONDS) Integer visibilitySeconds) {}

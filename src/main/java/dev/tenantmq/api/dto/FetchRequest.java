@@ -2,6 +2,7 @@ package dev.tenantmq.api.dto;
 
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.tenantmq.api.NullRejecting;
+import dev.tenantmq.model.ConsumeLimits;
 import java.util.List;
 
 /**
@@ -17,8 +18,13 @@ import java.util.List;
  * @param ack receipts to acknowledge before the fetch looks, 0..1000, each as in an ack's {@code receipts};
  *     absent means none (docs/api.md, "Fetch and ack in one call")
  */
-public record FetchRequest(@JsonDeserialize(using = NullRejecting.class) Integer maxMessages,
-                           @JsonDeserialize(using = NullRejecting.class) Integer maxBytes,
-                           @JsonDeserialize(using = NullRejecting.class) Integer waitSeconds,
-                           @JsonDeserialize(using = NullRejecting.class) Integer visibilitySeconds,
+public record FetchRequest(@JsonDeserialize(using = NullRejecting.class)
+                           @IntegerRange(min = 1, max = 1000, maxSetting = "mq.fetch.max-messages") Integer maxMessages,
+                           @JsonDeserialize(using = NullRejecting.class)
+                           @IntegerRange(min = 1, max = 52_428_800, maxSetting = "mq.fetch.max-bytes",
+                                   unit = "payload bytes") Integer maxBytes,
+                           @JsonDeserialize(using = NullRejecting.class)
+                           @IntegerRange(min = 0, max = ConsumeLimits.MAX_WAIT_SECONDS) Integer waitSeconds,
+                           @JsonDeserialize(using = NullRejecting.class)
+                           @IntegerRange(min = 1, max = ConsumeLimits.MAX_VISIBILITY_SECONDS) Integer visibilitySeconds,
                            @JsonDeserialize(using = NullRejecting.class) List<String> ack) {}

@@ -2,6 +2,7 @@ package dev.tenantmq.api.dto;
 
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.tenantmq.api.NullRejecting;
+import dev.tenantmq.model.ConsumeLimits;
 import java.util.List;
 
 /**
@@ -14,5 +15,7 @@ import java.util.List;
  * @param reason why processing failed, at most 1024 characters; becomes
  *     {@code dead_letter_reason} when the nack dead-letters the message
  */
-public record NackRequest(List<String> receipts, @JsonDeserialize(using = NullRejecting.class) Integer delaySeconds,
+public record NackRequest(List<String> receipts,
+                          @JsonDeserialize(using = NullRejecting.class)
+                          @IntegerRange(min = 0, max = ConsumeLimits.MAX_DELAY_SECONDS) Integer delaySeconds,
                           @JsonDeserialize(using = NullRejecting.class) String reason) {}

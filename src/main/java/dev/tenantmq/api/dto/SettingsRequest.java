@@ -1,5 +1,8 @@
 package dev.tenantmq.api.dto;
 
+import dev.tenantmq.model.ConsumeLimits;
+import dev.tenantmq.model.SettingOverrides;
+
 /**
  * The overrides of a topic, or of a consumer group on it (docs/settings.md, "Per-topic and
  * per-group settings"): the body of {@code PUT /admin/settings}, and the stored overrides in its
@@ -18,6 +21,12 @@ package dev.tenantmq.api.dto;
  *     ({@code mq.publish.dedup-window})
  * @param deadLetterEnabled false: failed messages are retried without limit, never dead-lettered
  */
-public record SettingsRequest(Integer maxDeliveries, Integer defaultVisibilitySeconds, Integer maxVisibilitySeconds,
-                              Long nackBackoffBaseMillis, Long nackBackoffCapMillis, Long retentionMaxAgeSeconds,
-                              Long dedupWindowSeconds, Boolean deadLetterEnabled) {}
+public record SettingsRequest(
+        @IntegerRange(min = SettingOverrides.MIN_MAX_DELIVERIES, max = Integer.MAX_VALUE) Integer maxDeliveries,
+        @IntegerRange(min = 1, max = ConsumeLimits.MAX_VISIBILITY_SECONDS) Integer defaultVisibilitySeconds,
+        @IntegerRange(min = 1, max = ConsumeLimits.MAX_VISIBILITY_SECONDS) Integer maxVisibilitySeconds,
+        @IntegerRange(min = 0, max = SettingOverrides.MAX_BACKOFF_MILLIS, unit = "milliseconds") Long nackBackoffBaseMillis,
+        @IntegerRange(min = 0, max = SettingOverrides.MAX_BACKOFF_MILLIS, unit = "milliseconds") Long nackBackoffCapMillis,
+        @IntegerRange(min = 0, max = SettingOverrides.MAX_AGE_SECONDS, unit = "seconds") Long retentionMaxAgeSeconds,
+        @IntegerRange(min = 0, max = SettingOverrides.MAX_AGE_SECONDS, unit = "seconds") Long dedupWindowSeconds,
+        Boolean deadLetterEnabled) {}
