@@ -216,6 +216,37 @@ class ResetOffsetsTest {
         assertEquals(List.of("c"), ids(fetchOk(tenant, topic, group, upTo(10))));
     }
 
+    /**
+     * A partition whose messages retention deleted stores nothing to replay: every target, dry run
+     * or not, leaves the group at the head and answers beforeEarliest false (there is no earliest
+     * stored message to lie before), with earliestOffset and nextOffset null.
+     */
+    @Test
+    void every_target_on_a_partition_retention_emptied_answers_alike_and_not_before_earliest() {
+        List<Long> stored = publishOk(tenant, topic, List.of(msg("k", "a", 1), msg("k", "b", 2))).offsets();
+        consumeAll(2);
+        assertTrue(retention.purgeTenant(tenant, WEEK) >= 2, "retention deleted both");
+        long head = stored.get(1);
+
+        List<Map<String, String>> targets = List.of(Map.of("to", "earliest"), Map.of("to", "latest"),
+                Map.of("to", "offset", "toOffset", String.valueOf(stored.get(0))),
+                Map.of("to", "offset", "toOffset", "1"),
+                Map.of("to", "datetime", "toDatetime", "2000-01-01T00:00:00Z"));
+        for (String dryRun : List.of("true", "false")) {
+            for (Map<String, String> target : targets) {
+                Map<String, String> params = new LinkedHashMap<>(target);
+                params.put("dryRun", dryRun);
+                JsonPath answer = reset(params);
+                String row = "dryRun " + dryRun + ", " + target + ": " + answer.prettify();
+                assertFalse(answer.getBoolean("partitions[0].beforeEarliest"), row);
+                assertEquals(head, answer.getLong("partitions[0].toOffset"), row);
+                assertNull(answer.get("partitions[0].earliestOffset"), row);
+                assertNull(answer.get("partitions[0].nextOffset"), row);
+                assertEquals(head, answer.getLong("partitions[0].latestOffset"), row);
+            }
+        }
+    }
+
     @Test
     void bad_parameters_are_400_naming_the_field() {
         publishOk(tenant, topic, List.of(msg("k", "a", 1)));

@@ -101,7 +101,11 @@ public final class OffsetReset {
      *
      * @param to the new committed offset
      * @param beforeEarliest the target lay before the earliest stored message (older messages are
-     *     gone, or there were none): the group starts at the earliest stored message instead
+     *     gone, or there were none): the group starts at the earliest stored message instead.
+     *     Always false in a partition that stores no message (retention deleted them all, or none
+     *     was published): there is no earliest stored message for a target to lie before, and
+     *     every target leaves the group at the head (docs/operations.md, "Replay: resetting a
+     *     group's offsets")
      */
     public record Move(long to, boolean beforeEarliest) {}
 
@@ -139,7 +143,7 @@ public final class OffsetReset {
 
     private static Move clamp(long wanted, Partition p) {
         if (wanted < p.floor()) {
-            return new Move(p.floor(), true);
+            return new Move(p.floor(), p.earliest().isPresent());
         }
         return new Move(Math.min(wanted, p.ceiling()), false);
     }

@@ -55,6 +55,29 @@ class OffsetResetTest {
         assertEquals(30, OffsetReset.forTime(new OffsetReset.Target.ToTime(T0), empty, Optional.empty()).to());
     }
 
+    /**
+     * In a partition that stores no message, no target lies before the earliest stored message:
+     * there is none. Every target answers beforeEarliest false, an offset below the head as well
+     * as one above it, a committed offset below the head as well as at it.
+     */
+    @Test
+    void an_empty_partition_is_never_before_earliest_whatever_the_target() {
+        for (long committed : new long[] {0, 12, 30}) {
+            OffsetReset.Partition empty = new OffsetReset.Partition(committed, 30, Optional.empty());
+            List<OffsetReset.Move> moves = List.of(
+                    OffsetReset.move(new OffsetReset.Target.Earliest(), empty),
+                    OffsetReset.move(new OffsetReset.Target.Latest(), empty),
+                    OffsetReset.move(new OffsetReset.Target.ToOffset(1), empty),
+                    OffsetReset.move(new OffsetReset.Target.ToOffset(30), empty),
+                    OffsetReset.move(new OffsetReset.Target.ToOffset(1_000), empty),
+                    OffsetReset.forTime(new OffsetReset.Target.ToTime(T0), empty, Optional.empty()));
+            assertEquals(List.of(new OffsetReset.Move(30, false)), moves.stream().distinct().toList(),
+                    "committed " + committed + ": " + moves);
+        }
+        OffsetReset.Partition never = new OffsetReset.Partition(0, 0, Optional.empty());
+        assertFalse(OffsetReset.move(new OffsetReset.Target.ToOffset(1), never).beforeEarliest(), "nothing ever published");
+    }
+
     @Test
     void a_time_moves_below_the_first_message_at_or_after_it() {
         OffsetReset.Target.ToTime t = new OffsetReset.Target.ToTime(T0.plusSeconds(5));
