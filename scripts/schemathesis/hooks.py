@@ -87,3 +87,14 @@ def before_call(context, case, kwargs):
         default, maximum = case.body.get("defaultVisibilitySeconds"), case.body.get("maxVisibilitySeconds")
         if isinstance(default, int) and isinstance(maximum, int) and default > maximum:
             case.body["defaultVisibilitySeconds"] = maximum
+        # A nack backoff base at most its cap, set here or inherited (a topic's override, or the global one):
+        # a positive body that sets one of them sets the other too, within the rule.
+        base, cap = case.body.get("nackBackoffBaseMillis"), case.body.get("nackBackoffCapMillis")
+        base_set = isinstance(base, int) and not isinstance(base, bool)
+        cap_set = isinstance(cap, int) and not isinstance(cap, bool)
+        if base_set and not cap_set:
+            case.body["nackBackoffCapMillis"] = 43200000
+        elif cap_set and not base_set:
+            case.body["nackBackoffBaseMillis"] = 0
+        elif base_set and cap_set and base > cap:
+            case.body["nackBackoffBaseMillis"] = cap

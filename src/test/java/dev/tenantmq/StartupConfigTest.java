@@ -111,6 +111,14 @@ class StartupConfigTest {
     }
 
     @Test
+    void a_nack_backoff_base_above_its_cap_refuses_start_naming_both() throws Exception {
+        String message = refusal(Map.of("mq.tenants", "a", "mq.nack.backoff-base", "10m"));
+        assertTrue(message.startsWith("mq.nack.backoff-base (PT10M) must be at most mq.nack.backoff-cap (PT5M)"), message);
+        identity(Map.of("mq.tenants", "a", "mq.nack.backoff-base", "5m")); // equal to the default cap: starts
+        identity(Map.of("mq.tenants", "a", "mq.nack.backoff-base", "0s", "mq.nack.backoff-cap", "0s"));
+    }
+
+    @Test
     void a_receipt_key_shorter_than_32_bytes_refuses_start_without_printing_it() throws Exception {
         var ctor = dev.tenantmq.domain.ReceiptSigning.class.getDeclaredConstructor(MqConfig.class);
         ctor.setAccessible(true);

@@ -191,6 +191,41 @@ class TopicSettingsTest {
         assertEquals(Map.of(), nonNull(get(topic, null).getMap("topicOverrides")));
     }
 
+    /**
+     * A nack backoff base above its cap would never be waited (the backoff is min(cap, base * 2^n)):
+     * 400 naming both fields, whether both are set in the request, or one is and the other is
+     * inherited from the topic or the global settings (backoff 1 s .. 5 min); nothing is stored.
+     */
+    @Test
+    void a_nack_backoff_base_above_its_cap_is_400_naming_both_set_here_or_inherited() {
+        String group = TestIds.group();
+        backoffRefused(topic, null, Map.of("nackBackoffBaseMillis", 5_000L, "nackBackoffCapMillis", 2_000L),
+                "nackBackoffBaseMillis", "must be at most nackBackoffCapMillis (2000 ms; got 5000)");
+        backoffRefused(topic, null, Map.of("nackBackoffBaseMillis", 600_000L), "nackBackoffBaseMillis",
+                "must be at most nackBackoffCapMillis (300000 ms, the global mq.nack.backoff-cap; got 600000)");
+        backoffRefused(topic, null, Map.of("nackBackoffCapMillis", 500L), "nackBackoffCapMillis",
+                "must be at least nackBackoffBaseMillis (1000 ms, the global mq.nack.backoff-base; got 500)");
+        assertEquals(Map.of(), nonNull(get(topic, null).getMap("topicOverrides")), "nothing stored");
+
+        put(topic, null, Map.of("nackBackoffCapMillis", 2_000L));
+        backoffRefused(topic, group, Map.of("nackBackoffBaseMillis", 5_000L), "nackBackoffBaseMillis",
+                "must be at most nackBackoffCapMillis (2000 ms, the topic's; got 5000)");
+        assertEquals(Map.of(), nonNull(get(topic, group).getMap("groupOverrides")), "nothing stored");
+
+        JsonPath both = put(topic, group, Map.of("nackBackoffBaseMillis", 5_000L, "nackBackoffCapMillis", 8_000L));
+        assertEquals(5_000L, both.getLong("effective.nackBackoffBaseMillis.value"));
+        assertEquals("group", both.getString("effective.nackBackoffCapMillis.source"));
+        put(topic, null, Map.of("nackBackoffBaseMillis", 2_000L, "nackBackoffCapMillis", 2_000L)); // equal: allowed
+    }
+
+    private void backoffRefused(String onTopic, String group, Map<String, Object> body, String field, String message) {
+        at(onTopic, group).contentType(ContentType.JSON).body(body).put("/admin/settings").then().statusCode(400)
+                .contentType("application/problem+json")
+                .body("errors.size()", org.hamcrest.Matchers.equalTo(1))
+                .body("errors[0].field", org.hamcrest.Matchers.equalTo(field))
+                .body("errors[0].message", org.hamcrest.Matchers.startsWith(message));
+    }
+
     @Test
     void a_delay_reaches_at_most_the_topics_own_retention_max_age_lowered_or_raised() {
         put(topic, null, Map.of("retentionMaxAgeSeconds", 30));

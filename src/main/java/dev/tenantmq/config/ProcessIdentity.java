@@ -68,6 +68,11 @@ public class ProcessIdentity {
             throw new IllegalStateException("mq.fetch.default-max-bytes (" + config.fetch().defaultMaxBytes()
                     + ") must be at most mq.fetch.max-bytes (" + config.fetch().maxBytes() + ")");
         }
+        // A backoff is min(cap, base * 2^(attempt - 1)): a base above the cap would never be waited.
+        if (config.nack().backoffBase().compareTo(config.nack().backoffCap()) > 0) {
+            throw new IllegalStateException("mq.nack.backoff-base (" + config.nack().backoffBase()
+                    + ") must be at most mq.nack.backoff-cap (" + config.nack().backoffCap() + ")");
+        }
     }
 
     private static String hostName() {

@@ -58,11 +58,17 @@ public class SettingsService {
      *
      * @return the settings afterwards
      * @throws InvalidRequestException naming each field out of its bounds (400), the bounds of the
-     *     global settings ({@link SettingOverrides#problems})
+     *     global settings ({@link SettingOverrides#problems}), or a nack backoff base above its cap,
+     *     set here or inherited
      * @throws ConflictException when the tenant already has {@link SettingsCache#MAX_ROWS_PER_TENANT} rows (409)
      */
     public View replace(Tenant tenant, Topic topic, Optional<ConsumerGroup> group, SettingOverrides overrides) {
         ConsumeLimits.require(overrides.problems(group.isPresent()));
+        // What this level inherits: a group its topic's settings (as stored now), a topic the global ones.
+        SettingOverrides topicRow = group.isEmpty() ? SettingOverrides.NONE
+                : store.read(tenant.value(), topic.value(), Optional.empty());
+        ConsumeLimits.require(overrides.problems(group.isPresent(),
+                EffectiveSettings.resolve(cache.global(), topicRow, SettingOverrides.NONE)));
         if (!overrides.isEmpty() && cache.rows(tenant.value()) >= SettingsCache.MAX_ROWS_PER_TENANT
                 && store.read(tenant.value(), topic.value(), group.map(ConsumerGroup::value)).isEmpty()) {
             throw new ConflictException("the tenant has " + SettingsCache.MAX_ROWS_PER_TENANT

@@ -58,8 +58,10 @@ public record SettingOverrides(Integer maxDeliveries, Integer defaultVisibilityS
 
     /**
      * The broken rules of these overrides, in field order, each naming its field: the ranges of the
-     * global settings, the default visibility at most the maximum when both are set here, and no
-     * retention or dedup window for a consumer group ({@code forGroup}).
+     * global settings, the default visibility at most the maximum and the nack backoff base at
+     * most its cap when both are set here, and no retention or dedup window for a consumer group
+     * ({@code forGroup}). {@link #problems(boolean, EffectiveSettings)} adds what the inherited
+     * settings make of the backoff.
      *
      * @return empty when the overrides may be stored
      */
@@ -75,11 +77,62 @@ public record SettingOverrides(Integer maxDeliveries, Integer defaultVisibilityS
             out.add(new FieldError("defaultVisibilitySeconds", "must be at most maxVisibilitySeconds ("
                     + maxVisibilitySeconds + "; got " + defaultVisibilitySeconds + ")"));
         }
-        backoff("nackBackoffBaseMillis", nackBackoffBaseMillis, out);
-        backoff("nackBackoffCapMillis", nackBackoffCapMillis, out);
+        backoff(BASE_FIELD, nackBackoffBaseMillis, out);
+        backoff(CAP_FIELD, nackBackoffCapMillis, out);
+        if (nackBackoffBaseMillis != null && nackBackoffCapMillis != null && out.stream().noneMatch(
+                f -> f.field().equals(BASE_FIELD) || f.field().equals(CAP_FIELD))
+                && nackBackoffBaseMillis > nackBackoffCapMillis) {
+            out.add(new FieldError(BASE_FIELD, "must be at most " + CAP_FIELD + " (" + nackBackoffCapMillis
+                    + " ms; got " + nackBackoffBaseMillis + "): the backoff never exceeds its cap"));
+        }
         topicOnly("retentionMaxAgeSeconds", retentionMaxAgeSeconds, forGroup, out);
         topicOnly("dedupWindowSeconds", dedupWindowSeconds, forGroup, out);
         return out;
+    }
+
+    /**
+     * The broken rules of these overrides over the settings they inherit: those of
+     * {@link #problems(boolean)}, and a nack backoff base above its cap, where this level sets the
+     * base, the cap or both, and the other comes from this level or is inherited (docs/settings.md,
+     * "Per-topic and per-group settings"). A backoff is {@code min(cap, base * 2^(attempt - 1))}
+     * ({@link NackBackoff}), so a base above the cap would never be waited: it is a mistake to
+     * name, not a value to store.
+     *
+     * @param inherited what this level inherits: the global settings for a topic, the topic's
+     *     effective settings for a consumer group
+     * @return empty when the overrides may be stored
+     */
+    public List<FieldError> problems(boolean forGroup, EffectiveSettings inherited) {
+        List<FieldError> out = problems(forGroup);
+        if (out.stream().anyMatch(f -> f.field().equals(BASE_FIELD) || f.field().equals(CAP_FIELD))) {
+            return out; // a base or cap out of its range is named already
+        }
+        long base = nackBackoffBaseMillis != null ? nackBackoffBaseMillis : inherited.nackBackoffBaseMillis().value();
+        long cap = nackBackoffCapMillis != null ? nackBackoffCapMillis : inherited.nackBackoffCapMillis().value();
+        if (base <= cap || (nackBackoffBaseMillis == null && nackBackoffCapMillis == null)) {
+            return out;
+        }
+        if (nackBackoffBaseMillis != null) {
+            out.add(new FieldError(BASE_FIELD, "must be at most " + CAP_FIELD + " (" + cap + " ms"
+                    + (nackBackoffCapMillis != null ? "" : ", " + inheritedFrom(inherited.nackBackoffCapMillis(), "cap"))
+                    + "; got " + base + "): the backoff never exceeds its cap"));
+        } else {
+            out.add(new FieldError(CAP_FIELD, "must be at least " + BASE_FIELD + " (" + base + " ms, "
+                    + inheritedFrom(inherited.nackBackoffBaseMillis(), "base") + "; got " + cap
+                    + "): the backoff never exceeds its cap"));
+        }
+        return out;
+    }
+
+    /** Field names of the nack backoff in a request and an answer. */
+    public static final String BASE_FIELD = "nackBackoffBaseMillis";
+    public static final String CAP_FIELD = "nackBackoffCapMillis";
+
+    private static String inheritedFrom(EffectiveSettings.Value<Long> v, String which) {
+        return switch (v.source()) {
+            case GROUP, TOPIC -> "the topic's";
+            case GLOBAL -> "the global mq.nack.backoff-" + which;
+        };
     }
 
     private static void visibility(String field, Integer seconds, List<FieldError> out) {

@@ -52,6 +52,37 @@ class EffectiveSettingsTest {
         assertTrue(e.message().contains("consumer group"), e.message());
     }
 
+    /**
+     * A nack backoff base above the cap that applies is named, set at this level or inherited
+     * (global: 1 s .. 5 min); a level that sets neither is not blamed for what it inherits.
+     */
+    @Test
+    void a_backoff_base_above_the_cap_it_gets_is_named_set_here_or_inherited() {
+        EffectiveSettings global = EffectiveSettings.resolve(GLOBAL, SettingOverrides.NONE, SettingOverrides.NONE);
+        assertEquals(List.of("nackBackoffBaseMillis"), fields(backoff(5_000L, 2_000L), global));
+        assertEquals(List.of("nackBackoffBaseMillis"), fields(backoff(600_000L, null), global));
+        assertEquals(List.of("nackBackoffCapMillis"), fields(backoff(null, 999L), global));
+        assertEquals(List.of(), fields(backoff(2_000L, 2_000L), global));
+        assertEquals(List.of(), fields(backoff(300_000L, null), global));
+
+        EffectiveSettings topic = EffectiveSettings.resolve(GLOBAL, backoff(null, 2_000L), SettingOverrides.NONE);
+        FieldError inherited = backoff(5_000L, null).problems(true, topic).get(0);
+        assertEquals("must be at most nackBackoffCapMillis (2000 ms, the topic's; got 5000): the backoff never"
+                + " exceeds its cap", inherited.message());
+        assertEquals(List.of(), fields(backoff(5_000L, 8_000L), topic));
+        EffectiveSettings stale = EffectiveSettings.resolve(GLOBAL, backoff(10_000L, 2_000L), SettingOverrides.NONE);
+        assertEquals(List.of(), fields(maxDeliveries(3), stale), "not this level's doing");
+        assertEquals(List.of("nackBackoffBaseMillis"), fields(backoff(-1L, 2_000L), topic), "the range first, once");
+    }
+
+    private static SettingOverrides backoff(Long base, Long cap) {
+        return new SettingOverrides(null, null, null, base, cap, null, null, null);
+    }
+
+    private static List<String> fields(SettingOverrides o, EffectiveSettings inherited) {
+        return o.problems(false, inherited).stream().map(FieldError::field).toList();
+    }
+
     @Test
     void overrides_take_the_bounds_of_the_global_settings() {
         assertEquals(List.of("maxDeliveries"), fields(maxDeliveries(0)));
