@@ -46,13 +46,15 @@ public class SettingsCache {
     }
 
     private final SettingsStore store;
+    private final dev.tenantmq.config.Stopping stopping;
     private final ProcessIdentity identity;
     private final SettingOverrides global;
     private final Map<String, TenantSettings> tenants = new ConcurrentHashMap<>();
     private final Set<String> failing = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean running = new AtomicBoolean();
 
-    SettingsCache(SettingsStore store, ProcessIdentity identity, MqConfig config) {
+    SettingsCache(SettingsStore store, ProcessIdentity identity, MqConfig config, dev.tenantmq.config.Stopping stopping) {
+        this.stopping = stopping;
         this.store = store;
         this.identity = identity;
         this.global = global(config);
@@ -159,7 +161,9 @@ public class SettingsCache {
             }
             return true;
         } catch (RuntimeException ex) {
-            if (failing.add(tenant)) {
+            if (stopping.now()) {
+                LOG.debugf("settings refresh for tenant=%s cut short by the shutdown: %s", tenant, ex.getMessage());
+            } else if (failing.add(tenant)) {
                 LOG.warnf("settings refresh failed for tenant=%s (its last known settings stay in use): %s", tenant,
                         ex.getMessage());
             }

@@ -173,6 +173,7 @@ public class TenantQuotas {
      * and tenants published to under a limit; acks anywhere free room here within one tick.
      */
     @Scheduled(every = "${mq.tick-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class, // none once the shutdown began (docs/deployment.md, "Stopping")
             identity = "mq-quota-unacked-refresh")
     void refreshUnacked() {
         unacked.refresh();

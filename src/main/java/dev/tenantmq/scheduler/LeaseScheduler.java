@@ -75,10 +75,14 @@ public class LeaseScheduler {
     private final SchedulerStatus status;
     /** Per-topic and per-group settings: refreshed on every tick, so a change applies within one tick. */
     private final SettingsCache settings;
+    /** A tick cut short by the shutdown is not a failure to warn about. */
+    private final dev.tenantmq.config.Stopping stopping;
 
     LeaseScheduler(InterestRegistry interest, LeaseStore leases, MessageStore messages, ConsumeService consume,
                    ProcessIdentity identity, FetchSignals signals, QueueMetrics metrics, MqConfig config, Clock clock,
-                   QueueStatsRefresher stats, SchedulerStatus status, SettingsCache settings) {
+                   QueueStatsRefresher stats, SchedulerStatus status, SettingsCache settings,
+                   dev.tenantmq.config.Stopping stopping) {
+        this.stopping = stopping;
         this.settings = settings;
         this.stats = stats;
         this.status = status;
@@ -95,6 +99,7 @@ public class LeaseScheduler {
 
     /** The periodic tick for every active triple. */
     @Scheduled(every = "${mq.tick-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class, // none once the shutdown began (docs/deployment.md, "Stopping")
             identity = "mq-lease-tick")
     void tick() {
         for (GroupScope idle : interest.idle(config.interestTimeout())) {
@@ -255,7 +260,9 @@ public class LeaseScheduler {
 
     private void failed(GroupScope s, RuntimeException ex) {
         metrics.tickFailed(s.tenant(), s.topic());
-        if (failing.add(s)) {
+        if (stopping.now()) {
+            LOG.debugf("scheduler tick for %s cut short by the shutdown: %s", s, ex.getMessage());
+        } else if (failing.add(s)) {
             // Logged once per failure streak; the next tick retries.
             LOG.warnf("scheduler tick failed for tenant=%s group=%s topic=%s: %s", s.tenant(), s.consumerGroup(), s.topic(),
                     ex.getMessage());

@@ -38,11 +38,13 @@ public class QueueStatsRefresher {
     private final Set<String> running = ConcurrentHashMap.newKeySet();
     /** Where each tenant's refresh outcome is published for readiness. */
     private final SchedulerStatus status;
+    private final dev.tenantmq.config.Stopping stopping;
     private volatile long lastStartNanos;
     private volatile boolean started;
 
     QueueStatsRefresher(QueueStatsStore store, QueueGauges gauges, ProcessIdentity identity, MqConfig config,
-                        MeterRegistry registry, SchedulerStatus status) {
+                        MeterRegistry registry, SchedulerStatus status, dev.tenantmq.config.Stopping stopping) {
+        this.stopping = stopping;
         this.status = status;
         this.store = store;
         this.gauges = gauges;
@@ -112,7 +114,9 @@ public class QueueStatsRefresher {
             }
         } catch (RuntimeException ex) {
             failures(tenant).increment();
-            if (!Boolean.FALSE.equals(status.refreshed(tenant, false))) {
+            if (stopping.now()) {
+                LOG.debugf("queue metrics refresh for tenant=%s cut short by the shutdown: %s", tenant, ex.getMessage());
+            } else if (!Boolean.FALSE.equals(status.refreshed(tenant, false))) {
                 LOG.warnf("queue metrics refresh failed for tenant=%s (the gauges keep their last figures): %s",
                         tenant, ex.getMessage());
             }

@@ -52,9 +52,12 @@ public class RetentionJob {
 
     /** Per-topic retention max-age and dedup window (docs/settings.md, "Per-topic and per-group settings"). */
     private final SettingsCache settings;
+    /** A run cut short by the shutdown is not a failure to warn about. */
+    private final dev.tenantmq.config.Stopping stopping;
 
     RetentionJob(RetentionStore store, ProcessIdentity identity, QueueMetrics metrics, MqConfig config,
-                 FetchSignals signals, SettingsCache settings) {
+                 FetchSignals signals, SettingsCache settings, dev.tenantmq.config.Stopping stopping) {
+        this.stopping = stopping;
         this.settings = settings;
         this.store = store;
         this.identity = identity;
@@ -75,6 +78,7 @@ public class RetentionJob {
 
     /** The periodic run; does nothing when {@code mq.retention.enabled} is false. */
     @Scheduled(every = "${mq.retention.interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class, // none once the shutdown began (docs/deployment.md, "Stopping")
             identity = "mq-retention")
     void scheduled() {
         if (!config.retention().enabled()) {
@@ -351,6 +355,10 @@ public class RetentionJob {
     }
 
     private void failed(String tenant, String topic, RuntimeException ex) {
+        if (stopping.now()) {
+            LOG.debugf("retention for tenant=%s (%s) cut short by the shutdown: %s", tenant, topic, ex.getMessage());
+            return;
+        }
         if (failing.add(key(tenant, topic))) {
             // Logged once per failure streak; the next run retries.
             if (topic.equals(ALL_TOPICS)) {
