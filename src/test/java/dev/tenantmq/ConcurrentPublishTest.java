@@ -17,8 +17,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -139,40 +137,12 @@ class ConcurrentPublishTest {
             }));
         }
 
-        Map<String, Long> lastOffset = new HashMap<>();
-        Set<String> delivered = new HashSet<>();
-        List<String> orderViolations = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         int total = PUBLISHERS * BATCHES * BATCH_SIZE;
-        while (delivered.size() < total && System.nanoTime() < deadline) {
-            JsonNode got = http.post(consumer + "/fetch", Map.of("maxMessages", 100, "waitSeconds", 1,
-                    "visibilitySeconds", 120));
-            List<String> receipts = new ArrayList<>();
-            for (JsonNode m : got.get("messages")) {
-                String key = m.get("partitionKey").asText();
-                long offset = m.get("offset").asLong();
-                Long prev = lastOffset.put(key, offset);
-                if (prev != null && prev >= offset) {
-                    orderViolations.add(key + ": " + offset + " after " + prev);
-                }
-                assertTrue(delivered.add(m.get("id").asText()), "delivered twice: " + m.get("id").asText());
-                receipts.add(m.get("receipt").asText());
-            }
-            if (!receipts.isEmpty()) {
-                JsonNode acks = http.post(consumer + "/ack", Map.of("receipts", receipts));
-                for (JsonNode r : acks.get("results")) {
-                    assertEquals("ACKED", r.get("status").asText());
-                }
-            }
-        }
+        OrderedDrain drained = OrderedDrain.drain(http, consumer, total, OrderedDrain.AckCheck.EACH_ACKED);
         for (Future<?> f : publishers) {
             f.get(); // surfaces a publisher failure
         }
         pool.shutdown();
-        Set<String> missing = new HashSet<>(expected);
-        missing.removeAll(delivered);
-        assertEquals(total, expected.size());
-        assertEquals(Set.of(), missing, "messages skipped by the consumer");
-        assertEquals(List.of(), orderViolations, "offset order within a partition");
+        drained.assertAllDeliveredInOrder(expected, total);
     }
 }

@@ -10,23 +10,42 @@ import static dev.tenantmq.Delivered.receipts;
 import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenantmq.scheduler.RetentionJob;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +57,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class ResetOffsetsTest {
     private static final Duration WEEK = Duration.ofDays(7);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String tenant = TestIds.tenant();
     private final String topic = TestIds.topic();
@@ -45,6 +65,11 @@ class ResetOffsetsTest {
 
     @Inject
     RetentionJob retention;
+
+    @TestHTTPResource("/")
+    URL base;
+
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Test
     void to_earliest_delivers_every_stored_message_again_in_order_and_fences_the_old_receipts() {
@@ -277,6 +302,129 @@ class ResetOffsetsTest {
                 .body("detail", containsString("no committed offset"));
         given().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("consumerGroup", group)
                 .queryParam("to", "earliest").post("/admin/consumer-groups/reset-offsets").then().statusCode(401);
+    }
+
+    /**
+     * A fetch and an ack of the group race a reset to earliest, round after round, over several
+     * partitions (docs/operations.md, "What the move does to a running group"): all three lock the
+     * partitions' lease rows first, in key order, so they serialize without a deadlock reaching a
+     * client (every call answers 200), the ack lands wholly before or wholly after the reset, every
+     * receipt issued before the reset answers STALE after it, and afterwards the group still gets
+     * every message, each partition in offset order.
+     */
+    @Test
+    void a_fetch_and_an_ack_racing_a_reset_serialize_with_it_and_lose_nothing() throws Exception {
+        List<String> keys = List.of("k0", "k1", "k2", "k3", "k4", "k5");
+        List<Map<String, Object>> messages = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            messages.add(msg(keys.get(i % keys.size()), "m" + i, i));
+        }
+        publishOk(tenant, topic, messages);
+        Set<String> published = messages.stream().map(m -> (String) m.get("id")).collect(Collectors.toSet());
+        // Everything in flight first; the leases come with the scheduler's ticks.
+        List<Delivered> held = new ArrayList<>();
+        await("all 30 in flight").atMost(Duration.ofSeconds(60)).until(() -> {
+            held.addAll(fetch(0).messages());
+            return held.size() == published.size();
+        });
+
+        ExecutorService racers = Executors.newFixedThreadPool(3);
+        try {
+            for (int round = 0; round < 5; round++) {
+                List<String> ackedInRace = receipts(held.subList(0, held.size() / 2));
+                List<String> heldBack = receipts(held.subList(held.size() / 2, held.size()));
+                CyclicBarrier start = new CyclicBarrier(3);
+                Future<HttpResponse<String>> ackCall = racers.submit(() -> {
+                    start.await(30, TimeUnit.SECONDS);
+                    return post(path("/ack"), Map.of("receipts", ackedInRace), false);
+                });
+                Future<HttpResponse<String>> fetchCall = racers.submit(() -> {
+                    start.await(30, TimeUnit.SECONDS);
+                    return post(path("/fetch"), Map.of("maxMessages", 100, "waitSeconds", 0,
+                            "visibilitySeconds", 600), false);
+                });
+                Future<HttpResponse<String>> resetCall = racers.submit(() -> {
+                    start.await(30, TimeUnit.SECONDS);
+                    return post("/admin/consumer-groups/reset-offsets?" + query(scope(Map.of("to", "earliest"))),
+                            null, true);
+                });
+                String r = "round " + round + ": ";
+                HttpResponse<String> acked = ok(r + "ack", ackCall);
+                HttpResponse<String> fetched = ok(r + "fetch", fetchCall);
+                HttpResponse<String> moved = ok(r + "reset", resetCall);
+                assertEquals(keys.size(), JsonPath.from(moved.body()).getList("partitions").size(), r + moved.body());
+
+                Set<String> statuses = new HashSet<>(JsonPath.from(acked.body()).getList("results.status"));
+                assertTrue(statuses.equals(Set.of("ACKED")) || statuses.equals(Set.of("STALE")),
+                        r + "the ack ran wholly before or wholly after the reset: " + acked.body());
+                assertEquals(heldBack.stream().map(x -> "STALE").toList(), ack(tenant, topic, group, heldBack),
+                        r + "every receipt from before the reset is fenced");
+
+                // The racing fetch got everything (it ran after the reset) or nothing (before it: all was
+                // in flight); the rest comes now, each message once, under the epoch of this reset.
+                held.clear();
+                held.addAll(JSON.readValue(fetched.body(), Api.FetchAnswer.class).messages());
+                await(r + "all 30 in flight again").atMost(Duration.ofSeconds(60)).until(() -> {
+                    held.addAll(fetch(0).messages());
+                    return held.size() >= published.size();
+                });
+            }
+        } finally {
+            racers.shutdownNow();
+        }
+
+        // Nothing lost: after the last reset the group holds every message once, each partition in
+        // offset order, and every receipt of it acks.
+        assertEquals(published, held.stream().map(Delivered::id).collect(Collectors.toSet()));
+        assertEquals(published.size(), held.size(), "each message once: " + ids(held));
+        Map<String, Long> lastOffset = new HashMap<>();
+        for (Delivered d : held) {
+            Long prev = lastOffset.put(d.partitionKey(), d.offset());
+            assertTrue(prev == null || prev < d.offset(), d.partitionKey() + ": " + d.offset() + " after " + prev);
+        }
+        assertEquals(held.stream().map(d -> "ACKED").toList(), ack(tenant, topic, group, receipts(held)));
+        assertEquals(List.of(), ids(fetch(0).messages()), "nothing more to deliver");
+    }
+
+    /** A fetch of up to 100 messages, visible again only after 600 s (longer than the test). */
+    private Api.FetchAnswer fetch(int waitSeconds) throws Exception {
+        HttpResponse<String> r = post(path("/fetch"), Map.of("maxMessages", 100, "waitSeconds", waitSeconds,
+                "visibilitySeconds", 600), false);
+        assertEquals(200, r.statusCode(), r.body());
+        return JSON.readValue(r.body(), Api.FetchAnswer.class);
+    }
+
+    /** The consumer group's path, {@code /tenants/t/topics/x/consumer-groups/g} and {@code suffix}. */
+    private String path(String suffix) {
+        return "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + suffix;
+    }
+
+    /** A POST from any thread (REST Assured's static set-up is not meant for several). */
+    private HttpResponse<String> post(String path, Object body, boolean asAdmin) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base.toString()).resolve(path))
+                .timeout(Duration.ofSeconds(60));
+        if (asAdmin) {
+            request.header("Authorization", "Bearer " + AdminTest.TOKEN);
+        }
+        if (body == null) {
+            request.POST(HttpRequest.BodyPublishers.noBody());
+        } else {
+            request.header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String query(Map<String, String> params) {
+        return params.entrySet().stream().map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                .collect(Collectors.joining("&"));
+    }
+
+    /** The racer's answer, which must be 200: a deadlock or lock-wait time-out must never reach the client. */
+    private static HttpResponse<String> ok(String what, Future<HttpResponse<String>> call) throws Exception {
+        HttpResponse<String> r = call.get(120, TimeUnit.SECONDS);
+        assertEquals(200, r.statusCode(), what + ": " + r.body());
+        return r;
     }
 
     /** The epoch of the group's lease of partition k. */

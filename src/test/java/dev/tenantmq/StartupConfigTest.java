@@ -93,6 +93,9 @@ class StartupConfigTest {
         "mq.tick-interval, 500ms, mq.tick-interval must be at least 1s",
         "mq.retention.interval, 900ms, mq.retention.interval must be at least 1s",
         "mq.publish.dedup-window, -1s, mq.publish.dedup-window must not be negative",
+        "mq.retention.max-age, 3651d, mq.retention.max-age must be at most 3650d",
+        "mq.publish.dedup-window, 3651d, mq.publish.dedup-window must be at most 3650d",
+        "mq.publish.dedup-window, PT87601H, mq.publish.dedup-window must be at most 3650d",
         "mq.publish.max-metadata-bytes, 63, mq.publish.max-metadata-bytes must be between 64 and 61440",
         "mq.publish.max-metadata-bytes, 61441, mq.publish.max-metadata-bytes must be between 64 and 61440",
         "mq.auth.max-token-lifetime, 30s, mq.auth.max-token-lifetime must be between 1m and 365d",
@@ -147,6 +150,21 @@ class StartupConfigTest {
                 "mq.retention.max-age", "0s", "mq.tick-interval", "1s", "mq.retention.interval", "1s",
                 "mq.publish.dedup-window", "0s", "mq.publish.max-metadata-bytes", "64",
                 "mq.admin.token", "x".repeat(16)));
+    }
+
+    /**
+     * A retention max-age or dedup window has the same upper bound globally as in a topic's
+     * override (docs/settings.md): a longer one would leave the DATETIME range in the SQL and turn
+     * the rule off.
+     */
+    @Test
+    void the_longest_retention_age_and_dedup_window_start_and_are_those_of_a_topic_override() throws Exception {
+        Map<String, String> longest = Map.of("mq.tenants", "a", "mq.retention.max-age", "3650d",
+                "mq.publish.dedup-window", "3650d");
+        identity(longest);
+        long overrideBound = dev.tenantmq.model.SettingOverrides.MAX_AGE_SECONDS;
+        assertEquals(overrideBound, config(longest).retention().maxAge().toSeconds());
+        assertEquals(overrideBound, config(longest).publish().dedupWindow().toSeconds());
     }
 
     @Test

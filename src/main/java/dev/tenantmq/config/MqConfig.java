@@ -209,10 +209,12 @@ public interface MqConfig {
          * How long after its publish a message's (tenant, topic, partitionKey, id) stays a
          * duplicate once the message is deleted (consumed and purged by retention, expired, or
          * deleted by an operator). While the message is stored it is a duplicate anyway. Default
-         * 24 hours; 0 keeps duplicates only while the message is stored.
+         * 24 hours; 0 keeps duplicates only while the message is stored; at most 3650 days
+         * ({@link SettingOverrides#MAX_AGE_DAYS}, as a topic's override).
          */
         @WithDefault("24h")
         @DurationMin(message = NOT_NEGATIVE)
+        @DurationMax(days = SettingOverrides.MAX_AGE_DAYS, message = SettingOverrides.MAX_AGE_RULE)
         Duration dedupWindow();
 
         /**
@@ -309,9 +311,13 @@ public interface MqConfig {
         @DurationMin(seconds = 1, message = ONCE_A_SECOND)
         Duration interval();
 
-        /** Age (by {@code created_at}) after which any message is deleted, acknowledged or not. Default 7 days. */
+        /**
+         * Age (by {@code created_at}) after which any message is deleted, acknowledged or not.
+         * Default 7 days; 0 to 3650 days ({@link SettingOverrides#MAX_AGE_DAYS}, as a topic's override).
+         */
         @WithDefault("7d")
         @DurationMin(message = NOT_NEGATIVE)
+        @DurationMax(days = SettingOverrides.MAX_AGE_DAYS, message = SettingOverrides.MAX_AGE_RULE)
         Duration maxAge();
 
         /** Most rows one delete statement removes: 1..10000 (a batch of 0 would never advance). Default 500. */

@@ -21,9 +21,9 @@ import java.util.List;
  *     ({@code mq.nack.backoff-base}), 0..43200000 ms
  * @param nackBackoffCapMillis longest such delay ({@code mq.nack.backoff-cap}), 0..43200000 ms
  * @param retentionMaxAgeSeconds age after which retention deletes a message of the topic, acknowledged
- *     or not ({@code mq.retention.max-age}); at least 0
+ *     or not ({@code mq.retention.max-age}); 0..{@link #MAX_AGE_SECONDS} (3650 days)
  * @param dedupWindowSeconds how long a deleted message's identity stays a duplicate
- *     ({@code mq.publish.dedup-window}); at least 0
+ *     ({@code mq.publish.dedup-window}); 0..{@link #MAX_AGE_SECONDS} (3650 days)
  * @param deadLetterEnabled false: failed messages are retried without limit, never dead-lettered
  */
 public record SettingOverrides(Integer maxDeliveries, Integer defaultVisibilitySeconds, Integer maxVisibilitySeconds,
@@ -45,11 +45,17 @@ public record SettingOverrides(Integer maxDeliveries, Integer defaultVisibilityS
     /** The message of a negative age or window. */
     public static final String NOT_NEGATIVE = "must not be negative";
     /**
-     * Longest retention max-age or dedup window of an override, in seconds: 3650 days. Beyond
-     * about 2,000 years {@code UTC_TIMESTAMP(6) - INTERVAL} leaves the DATETIME range and its
+     * Longest retention max-age or dedup window, of an override and of the global
+     * {@code mq.retention.max-age} and {@code mq.publish.dedup-window}, in days. Beyond about
+     * 2,000 years {@code UTC_TIMESTAMP(6) - INTERVAL} leaves the DATETIME range and its
      * comparison is NULL, which would turn the rule off instead of stretching it.
      */
-    public static final long MAX_AGE_SECONDS = 3650L * 24 * 3600;
+    public static final int MAX_AGE_DAYS = 3650;
+    /** {@link #MAX_AGE_DAYS} in seconds. */
+    public static final long MAX_AGE_SECONDS = MAX_AGE_DAYS * 24L * 3600;
+    /** The message of a global retention max-age or dedup window above {@link #MAX_AGE_DAYS}. */
+    public static final String MAX_AGE_RULE = "must be at most " + MAX_AGE_DAYS + "d (a longer age leaves the"
+            + " DATETIME range of the database and would turn the rule off)";
 
     /** Whether nothing is overridden. */
     public boolean isEmpty() {
@@ -156,7 +162,8 @@ public record SettingOverrides(Integer maxDeliveries, Integer defaultVisibilityS
         if (forGroup) {
             out.add(new FieldError(field, "applies to the whole topic: set it without consumerGroup"));
         } else if (seconds < 0 || seconds > MAX_AGE_SECONDS) {
-            out.add(new FieldError(field, "must be between 0 and " + MAX_AGE_SECONDS + " seconds (3650 days; got "
+            out.add(new FieldError(field, "must be between 0 and " + MAX_AGE_SECONDS + " seconds (" + MAX_AGE_DAYS
+                    + " days; got "
                     + seconds + ")"));
         }
     }

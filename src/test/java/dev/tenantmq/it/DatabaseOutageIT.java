@@ -42,9 +42,7 @@ class DatabaseOutageIT {
 
     @AfterEach
     void stopEverything() throws Exception {
-        for (int i = cleanup.size() - 1; i >= 0; i--) {
-            cleanup.get(i).close();
-        }
+        CloseAll.lastFirst(cleanup);
     }
 
     @Test

@@ -56,6 +56,7 @@ class MultiProcessIT {
     private static final Duration PAUSE_LIMIT = REBALANCE_LIMIT;
 
     private static Database db;
+    /** The service processes, stopped at the end of each test after its consumers and publishers. */
     private final List<AutoCloseable> cleanup = new ArrayList<>();
     private final List<ConsumerLoop> loops = new ArrayList<>();
     private final List<Publisher> publishers = new ArrayList<>();
@@ -67,9 +68,10 @@ class MultiProcessIT {
 
     @AfterEach
     void stopEverything() throws Exception {
-        for (int i = cleanup.size() - 1; i >= 0; i--) {
-            cleanup.get(i).close();
-        }
+        List<AutoCloseable> all = new ArrayList<>(cleanup);
+        all.addAll(publishers);
+        all.addAll(loops);
+        CloseAll.lastFirst(all); // the consumers and publishers stop before the processes
     }
 
     private ServiceProcess start(String name) throws Exception {
@@ -81,14 +83,12 @@ class MultiProcessIT {
     private ConsumerLoop consume(ServiceProcess p, String topic, String group, Deliveries into) {
         ConsumerLoop loop = new ConsumerLoop(p, db, TENANT, topic, group, into);
         loops.add(loop);
-        cleanup.add(0, loop); // stopped before the processes
         return loop;
     }
 
     private Publisher publish(String topic, List<ServiceProcess> via) {
         Publisher publisher = new Publisher(TENANT, topic, via, PARTITIONS);
         publishers.add(publisher);
-        cleanup.add(0, publisher);
         return publisher;
     }
 

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One real service process: the packaged jar ({@code target/quarkus-app/quarkus-run.jar}) on
@@ -33,20 +34,89 @@ public final class ServiceProcess implements AutoCloseable {
     public static final dev.tenantmq.domain.ReceiptKeys RECEIPT_KEYS = dev.tenantmq.domain.ReceiptKeys.of(
             java.util.Optional.of(RECEIPT_KEY), java.util.List.of());
 
+    /**
+     * A start-up bound, not a speed: at load average 40 one JVM took longer than 90 s. A process
+     * not ready by then is stopped ({@link #close}) and the start fails.
+     */
+    static final Duration STARTUP_LIMIT = Duration.ofMinutes(3);
+    /** How long {@link #close} waits for the process to end after SIGTERM before it sends SIGKILL. */
+    static final Duration GRACE = Duration.ofSeconds(15);
+    /** How long a process may take to disappear after SIGKILL (the kernel's part only). */
+    private static final Duration AFTER_KILL = Duration.ofSeconds(30);
+
     private final String name;
     private final int port;
     private final int managementPort;
     private final Process process;
+    private final Duration grace;
+    /**
+     * The last resort: a JVM shutdown hook that kills the process (and anything it started) when
+     * the test JVM ends with the process still running, so that no path out of a test (a failed
+     * start-up, an exception before the process reached the test's clean-up, a test JVM ended
+     * by SIGTERM or a time-out) leaves a service JVM behind. A SIGKILL of the test JVM runs no hook.
+     */
+    private final Thread reaper;
     private volatile boolean killed;
 
-    private ServiceProcess(String name, int port, int managementPort, Process process) {
+    private ServiceProcess(String name, int port, int managementPort, Process process, Duration grace) {
         this.name = name;
         this.port = port;
         this.managementPort = managementPort;
         this.process = process;
+        this.grace = grace;
+        this.reaper = new Thread(() -> {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }, "reap-" + name);
+        try {
+            Runtime.getRuntime().addShutdownHook(reaper);
+        } catch (IllegalStateException shuttingDown) {
+            process.destroyForcibly();
+            throw shuttingDown;
+        }
     }
 
-    /** Starts a process and waits until {@code /q/health/ready} (management port) answers 200. */
+    /**
+     * Starts {@code command} as a process that is stopped by {@link #close} (SIGTERM, then SIGKILL
+     * after {@code grace}) and, failing that, by a shutdown hook of this JVM. It is not waited for:
+     * {@link #awaitReady} does that.
+     */
+    static ServiceProcess spawn(String name, ProcessBuilder command, int port, int managementPort, Duration grace)
+            throws IOException {
+        return new ServiceProcess(name, port, managementPort, command.start(), grace);
+    }
+
+    /**
+     * Waits until {@code /q/health/ready} (management port) answers 200. When the wait gives up
+     * ({@code limit} passed, the process exited, or anything else went wrong), the process is
+     * stopped first ({@link #close}), so a failed start-up leaves nothing running, and then the
+     * failure goes on.
+     */
+    void awaitReady(Duration limit) {
+        try {
+            await().atMost(limit).pollInterval(Duration.ofMillis(250)).until(() -> {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException(name + " exited with " + process.exitValue() + "; see target/it-logs/" + name + ".log");
+                }
+                return ready();
+            });
+        } catch (RuntimeException | Error e) {
+            try {
+                close();
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                e.addSuppressed(interrupted);
+            } catch (RuntimeException stopFailed) {
+                e.addSuppressed(stopFailed);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Starts a process and waits until {@code /q/health/ready} (management port) answers 200; a
+     * process that does not get there within {@link #STARTUP_LIMIT} is stopped before the start fails.
+     */
     public static ServiceProcess start(String name, Database db, String tenants) throws IOException {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         if (!Files.exists(jar)) {
@@ -77,14 +147,8 @@ public final class ServiceProcess implements AutoCloseable {
         // pooled connection can run out at start-up (Flyway) or under load, and the consumers
         // now fail on any 503. These tests are about leases and fencing, not pool sizing.
         env.put("QUARKUS_DATASOURCE_JDBC_ACQUISITION_TIMEOUT", "30S");
-        ServiceProcess p = new ServiceProcess(name, port, managementPort, pb.start());
-        // A start-up bound, not a speed: at load average 40 one JVM took longer than 90 s.
-        await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(250)).until(() -> {
-            if (!p.process.isAlive()) {
-                throw new IllegalStateException(name + " exited with " + p.process.exitValue() + "; see target/it-logs/" + name + ".log");
-            }
-            return p.ready();
-        });
+        ServiceProcess p = spawn(name, pb, port, managementPort, GRACE);
+        p.awaitReady(STARTUP_LIMIT);
         return p;
     }
 
@@ -148,22 +212,49 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the process: SIGTERM (a graceful shut-down, which releases its leases), and SIGKILL
+     * when it has not ended within the grace period. Returns once it is gone; the JVM's shutdown
+     * hook for it is then removed. Interrupted, it sends SIGKILL before it gives up waiting.
+     *
+     * @throws IllegalStateException when the process is still there after SIGKILL
+     */
     @Override
     public void close() throws InterruptedException {
-        if (process.isAlive()) {
-            process.destroy();
-            if (!process.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor();
+        try {
+            if (process.isAlive()) {
+                process.destroy();
+                if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                    process.destroyForcibly();
+                    if (!process.waitFor(AFTER_KILL.toMillis(), TimeUnit.MILLISECONDS)) {
+                        throw new IllegalStateException(this + " still runs " + AFTER_KILL.toSeconds() + " s after SIGKILL");
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            throw e;
+        } finally {
+            if (!process.isAlive()) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(reaper);
+                } catch (IllegalStateException shuttingDown) {
+                    // The JVM is shutting down already; the hook has nothing left to do.
+                }
             }
         }
     }
 
-    private static String javaBinary() {
+    /** Whether the operating-system process is still running. */
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    static String javaBinary() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
