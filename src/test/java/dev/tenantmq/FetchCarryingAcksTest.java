@@ -132,6 +132,38 @@ class FetchCarryingAcksTest {
     }
 
     @Test
+    void a_fetch_acking_the_start_of_an_expired_batch_it_does_not_walk_closes_the_batch_at_the_new_offset()
+            throws Exception {
+        publishOk(tenant, topic, List.of(msg("a", "a0", 0)));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchOk(tenant, topic, group, upTo(10)))));
+        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2)));
+        List<Delivered> first = fetchOk(tenant, topic, group, upTo(2).visibilitySeconds(1));
+        assertEquals(List.of("1", "2"), ids(first));
+        publishOk(tenant, topic, List.of(msg("a", "a1", 1)));
+        await("the batch's visibility timeout passes").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100)).until(() -> queryLong("SELECT visible_at <= UTC_TIMESTAMP(6)"
+                        + " FROM queue_offsets WHERE tenant = ? AND consumer_group = ? AND topic = ?"
+                        + " AND partition_key = 'p'", 0) == 1);
+
+        // The ack moves p's committed offset into its expired batch. The walk closes that batch
+        // (its rest gets a row, as a failed attempt) and then spends its budget on partition a
+        // before p: so p gets no new batch, and its row must show the batch closed at the new
+        // committed offset (migration V3), not at the one it held before the ack.
+        Answer got = fetchAcking(upTo(1).waitSeconds(0), List.of(first.get(0).receipt()));
+
+        assertEquals(List.of("ACKED"), statuses(got));
+        assertEquals(List.of("a1"), ids(got.messages()));
+        assertEquals(first.get(0).offset(), committedOffset("p"));
+        assertEquals(first.get(0).offset(), queryLong("SELECT delivered_offset FROM queue_offsets WHERE tenant = ?"
+                + " AND consumer_group = ? AND topic = ? AND partition_key = 'p'", -1), "p's batch closed at its committed offset");
+        Answer rest = fetchAcking(upTo(10).waitSeconds(0), receipts(got.messages()));
+        assertEquals(List.of("2"), ids(rest.messages()), "the rest of the expired batch goes again");
+        assertEquals(List.of(2), attempts(rest.messages()), "the expiry was a failed attempt");
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(rest.messages())));
+        assertEquals(first.get(1).offset(), committedOffset("p"));
+    }
+
+    @Test
     void each_receipt_gets_its_own_status_as_an_ack_gives_it() throws Exception {
         publishOk(tenant, topic, List.of(msg("a", "a1", 1), msg("b", "b1", 1), msg("b", "b2", 2),
                 msg("c", "c1", 1)));

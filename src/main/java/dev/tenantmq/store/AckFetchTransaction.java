@@ -44,8 +44,9 @@ public class AckFetchTransaction {
      * {@link FetchTransaction#lease} does from {@code partitions} and from the partitions the
      * targets name that this subscriber leases, walked in the order of {@code partitions} and then
      * the acked partitions in key order. One transaction: on the happy path (whole batches acked,
-     * partitions that give the budget) it locks, reads the cursors, moves the committed offsets,
-     * scans, opens the new batches and commits, the statements of a fetch plus one.
+     * partitions that give the budget) it locks, reads the cursors, scans, and moves the
+     * committed offsets and opens the new batches in one statement
+     * ({@link ConsumerSql#ADVANCE_AND_OPEN}) before it commits: the statements of a fetch.
      *
      * @param targets at least one
      * @param partitions candidates the caller found ready and claimed, in the order to walk them
@@ -81,7 +82,8 @@ public class AckFetchTransaction {
                     ackEpochs.put(k, epochs.get(k));
                 }
             });
-            SettleTransaction.AckOutcome ack = settle.ack(c, s, targets, ackEpochs, ackCursors);
+            // The ack's moves of committed offsets go with the walk's batches, in its last statement.
+            SettleTransaction.AckOutcome ack = settle.ack(c, s, targets, ackEpochs, ackCursors, true);
             Map<String, Cursor> cursors = new HashMap<>(read);
             ackKeys.forEach(cursors::remove);
             cursors.putAll(ack.cursors());
@@ -96,9 +98,14 @@ public class AckFetchTransaction {
                     order.add(key);
                 }
             }
-            FetchTransaction.LeaseResult lease = held.isEmpty() ? new FetchTransaction.LeaseResult(List.of(), 0, budget)
-                    : fetch.walk(c, FetchTransaction.Mode.FETCH, s, order, held, cursors, budget, visibilityMicros,
-                            policy);
+            FetchTransaction.LeaseResult lease;
+            if (held.isEmpty()) {
+                CommittedOffsets.write(c, s, ack.unwrittenMoves());
+                lease = new FetchTransaction.LeaseResult(List.of(), 0, budget);
+            } else {
+                lease = fetch.walk(c, FetchTransaction.Mode.FETCH, s, order, held, cursors, budget, visibilityMicros,
+                        policy, ack.unwrittenMoves());
+            }
             return new Result(ack.statuses(), lease);
         });
     }

@@ -44,6 +44,33 @@ final class CommittedOffsets {
     static Map<String, CommitWalk.Advance> advance(Connection c, GroupScope s, Set<String> keys,
                                                    Map<String, Cursor> cursors, Map<String, Set<Long>> batchAcks,
                                                    Set<String> rowAcked) throws SQLException {
+        return advance(c, s, keys, cursors, batchAcks, rowAcked, null);
+    }
+
+    /**
+     * {@link #advance(Connection, GroupScope, Set, Map, Map, Set)}, except that the moves of the
+     * committed offsets are not written but added to {@code moves}, for the caller to write in a
+     * statement of its own later in the transaction ({@link #write}, or with the batches of a fetch,
+     * {@link ConsumerStatements#advanceAndOpen}); until then the offsets rows still hold the
+     * offsets as read. The acknowledged rows are pruned now.
+     */
+    static Map<String, CommitWalk.Advance> advanceLeavingMoves(Connection c, GroupScope s, Set<String> keys,
+                                                               Map<String, Cursor> cursors,
+                                                               Map<String, Set<Long>> batchAcks, Set<String> rowAcked,
+                                                               List<Advance> moves) throws SQLException {
+        return advance(c, s, keys, cursors, batchAcks, rowAcked, moves);
+    }
+
+    /** Writes moves that {@link #advanceLeavingMoves} left, in one statement; none: no statement. */
+    static void write(Connection c, GroupScope s, List<Advance> moves) throws SQLException {
+        ConsumerStatements.advanceCommitted(c, s, moves);
+    }
+
+    /** The body of both forms; {@code leftMoves} null: the moves are written now. */
+    private static Map<String, CommitWalk.Advance> advance(Connection c, GroupScope s, Set<String> keys,
+                                                           Map<String, Cursor> cursors,
+                                                           Map<String, Set<Long>> batchAcks, Set<String> rowAcked,
+                                                           List<Advance> leftMoves) throws SQLException {
         List<Cursor> walked = keys.stream().map(cursors::get).filter(Objects::nonNull).toList();
         if (walked.isEmpty()) {
             return new HashMap<>();
@@ -62,7 +89,11 @@ final class CommittedOffsets {
                 .map(cur -> new SelectPrefixStates(s, cur.key(), cur.committed(), finishedRows.getOrDefault(cur.key(), 0)
                         + batchAcks.getOrDefault(cur.key(), Set.of()).size() + 1)).toList());
         Plan plan = plan(s, walked, rows, finishedRows, batchAcks, rowAcked);
-        ConsumerStatements.advanceCommitted(c, s, plan.moves());
+        if (leftMoves == null) {
+            ConsumerStatements.advanceCommitted(c, s, plan.moves());
+        } else {
+            leftMoves.addAll(plan.moves());
+        }
         ConsumerStatements.pruneDeliveries(c, plan.prunes());
         return plan.advances();
     }

@@ -10,7 +10,9 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The SQL of consumption: each statement, the record of its named binds in placeholder order
@@ -993,6 +995,73 @@ final class ConsumerSql {
                     Bind.tenant(scope), Bind.topic(scope), Bind.group(scope), Bind.each("partition_key", keys), // rows
                     Bind.each("partition_key", keys),
                     Bind.each("committed_offset", moves.stream().map(Advance::committedAsRead).toList())); // compare-and-set
+        }
+    }
+
+    /**
+     * {@link #ADVANCE_COMMITTED} and {@link #OPEN_BATCHES} in one statement, for a fetch that
+     * carries acks (docs/api.md, "Fetch and ack in one call"): the committed offsets its ack
+     * moves and the batches its walk opens, in whichever partitions, written by its last
+     * statement. Each column takes the value given for the row's own partition, or keeps its own
+     * where none is given ({@code FIELD} is 0, {@code ELT} NULL); so a partition only acked keeps
+     * its batch columns, one only delivered from keeps its committed offset and
+     * {@code updated_at} (the last commit, which the idle release reads), and one both acked and
+     * delivered from gets both. Compare-and-set on the committed offset of each move and the
+     * delivery number of each batch, as read under the lease row locks: fewer rows than
+     * partitions is a bug. The assignments read no column that an earlier one writes (MySQL and
+     * MariaDB assign left to right). The {@code %s} are filled by {@link AdvanceAndOpen}.
+     */
+    static final String ADVANCE_AND_OPEN = ("""
+            UPDATE queue_offsets
+            SET committed_offset = IFNULL(%1$s, committed_offset),
+                updated_at = IF(FIELD(partition_key, %%s) > 0, UTC_TIMESTAMP(6), updated_at),
+                delivered_offset = IFNULL(%1$s, delivered_offset),
+                delivery_epoch = IFNULL(%1$s, delivery_epoch),
+                delivery_seq = IFNULL(%1$s, delivery_seq),
+                visible_at = IF(FIELD(partition_key, %%s) > 0, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, visible_at)
+            WHERE tenant = ? AND topic = ? AND consumer_group = ? AND partition_key IN (%%s, %%s)
+              AND committed_offset = IFNULL(%1$s, committed_offset)
+              AND delivery_seq = IFNULL(%1$s, delivery_seq)""").formatted(PER_PARTITION);
+
+    /**
+     * Binds of {@link #ADVANCE_AND_OPEN}, in placeholder order: the committed offsets to move and
+     * the batches to open, at least one of each, each list at most one entry per partition.
+     */
+    record AdvanceAndOpen(GroupScope scope, List<Advance> moves, long visibilityMicros, List<OpenBatch> batches)
+            implements Statement {
+        @Override
+        public String sql() {
+            String m = Db.placeholders(moves.size());
+            String b = Db.placeholders(batches.size());
+            return ADVANCE_AND_OPEN.formatted(m, m, m, b, b, b, b, b, b, b, m, b, m, m, b, b);
+        }
+
+        @Override
+        public List<Bind> binds() {
+            List<String> moved = moves.stream().map(Advance::partitionKey).toList();
+            List<String> opened = batches.stream().map(OpenBatch::partitionKey).toList();
+            return Bind.list(Bind.each("partition_key", moved),
+                    Bind.each("committed_offset", moves.stream().map(Advance::committed).toList()),
+                    Bind.each("partition_key", moved), // updated_at
+                    Bind.each("partition_key", opened),
+                    Bind.each("delivered_offset", batches.stream().map(OpenBatch::deliveredOffset).toList()),
+                    Bind.each("partition_key", opened), Bind.each("delivery_epoch", batches.stream().map(OpenBatch::epoch).toList()),
+                    Bind.each("partition_key", opened), Bind.each("delivery_seq", batches.stream().map(OpenBatch::seq).toList()),
+                    Bind.each("partition_key", opened), Bind.of("micros", visibilityMicros), // SET
+                    Bind.tenant(scope), Bind.topic(scope), Bind.group(scope),
+                    Bind.each("partition_key", moved), Bind.each("partition_key", opened), // rows
+                    Bind.each("partition_key", moved),
+                    Bind.each("committed_offset", moves.stream().map(Advance::committedAsRead).toList()),
+                    Bind.each("partition_key", opened),
+                    Bind.each("delivery_seq", batches.stream().map(OpenBatch::seqAsRead).toList())); // compare-and-set
+        }
+
+        /** The rows the statement writes: every partition named, once. */
+        int partitions() {
+            Set<String> keys = new HashSet<>();
+            moves.forEach(a -> keys.add(a.partitionKey()));
+            batches.forEach(b -> keys.add(b.partitionKey()));
+            return keys.size();
         }
     }
 

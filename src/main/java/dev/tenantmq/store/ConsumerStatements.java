@@ -5,6 +5,7 @@ import dev.tenantmq.model.DeliveryState;
 import dev.tenantmq.store.ConsumerSql.AckDelivery;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.store.ConsumerSql.Advance;
+import dev.tenantmq.store.ConsumerSql.AdvanceAndOpen;
 import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
 import dev.tenantmq.store.ConsumerSql.CloseBatch;
 import dev.tenantmq.store.ConsumerSql.CountFinished;
@@ -264,6 +265,23 @@ final class ConsumerStatements {
         }
         AdvanceCommitted q = new AdvanceCommitted(s, moves);
         UpdateCount.EXACTLY_ONE.checkRows(Db.update(c, q.sql(), q), moves.size(), "advance committed offsets");
+    }
+
+    /**
+     * {@link ConsumerSql#ADVANCE_AND_OPEN}: the moves of {@link #advanceCommitted} and the batches
+     * of {@link #openBatches} in one statement, exactly one offsets row per partition named
+     * (compare-and-set). Either list empty: the other's own statement; both: none.
+     */
+    static void advanceAndOpen(Connection c, GroupScope s, List<Advance> moves, long visibilityMicros,
+                               List<OpenBatch> batches) throws SQLException {
+        if (moves.isEmpty() || batches.isEmpty()) {
+            advanceCommitted(c, s, moves);
+            openBatches(c, s, visibilityMicros, batches);
+            return;
+        }
+        AdvanceAndOpen q = new AdvanceAndOpen(s, moves, visibilityMicros, batches);
+        UpdateCount.EXACTLY_ONE.checkRows(Db.update(c, q.sql(), q), q.partitions(),
+                "advance committed offsets and open delivery batches");
     }
 
     /** {@link ConsumerSql#PRUNE_DELIVERIES}, one JDBC batch: any number of acknowledged rows each. */

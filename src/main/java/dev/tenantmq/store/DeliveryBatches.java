@@ -56,6 +56,16 @@ final class DeliveryBatches {
         ConsumerStatements.openBatches(c, s, visibilityMicros, batches);
     }
 
+    /**
+     * {@link #open}, and the moves of committed offsets an ack of the same transaction left
+     * unwritten ({@link CommittedOffsets#advanceLeavingMoves}), in one statement when there are
+     * both (see {@link ConsumerSql#ADVANCE_AND_OPEN}).
+     */
+    static void openAndAdvance(Connection c, GroupScope s, long visibilityMicros, List<OpenBatch> batches,
+                               List<ConsumerSql.Advance> moves) throws SQLException {
+        ConsumerStatements.advanceAndOpen(c, s, moves, visibilityMicros, batches);
+    }
+
     /** The open batch of each of {@code cursors} that has one, as the ack plan sees it. */
     static Map<String, AckPlan.Batch> openBatches(Map<String, Cursor> cursors) {
         Map<String, AckPlan.Batch> out = new HashMap<>();

@@ -242,7 +242,7 @@ public class FetchTransaction {
             return new LeaseResult(List.of(), 0, fetchBudget);
         }
         return walk(c, mode, s, new ArrayList<>(epochs.keySet()), epochs, DeliveryBatches.cursors(c, s, epochs.keySet()),
-                fetchBudget, visibilityMicros, policy);
+                fetchBudget, visibilityMicros, policy, List.of());
     }
 
     /**
@@ -250,10 +250,17 @@ public class FetchTransaction {
      * locked by the caller's transaction, and {@code cursors} the group's position in them, read
      * under those locks. The partitions are walked in the order of {@code order} (those without a
      * held lease skipped), so the budget goes to them in that order.
+     *
+     * <p>{@code ackMoves} are moves of committed offsets that an ack earlier in the transaction
+     * left unwritten ({@link SettleTransaction#ack(Connection, GroupScope, List, Map, Map, boolean)});
+     * {@code cursors} already show them. The walk writes them with its batches in its last
+     * statement ({@link DeliveryBatches#openAndAdvance}), or first, before it closes a batch or
+     * dead-letters, which read or write the offsets rows.
      */
     LeaseResult walk(Connection c, Mode mode, GroupScope s, List<String> order, Map<String, Long> epochs,
                      Map<String, Cursor> cursors, FetchBudget fetchBudget, long visibilityMicros,
-                     DeadLetterPolicy policy) throws SQLException {
+                     DeadLetterPolicy policy, List<ConsumerSql.Advance> ackMoves) throws SQLException {
+        List<ConsumerSql.Advance> unwritten = new ArrayList<>(ackMoves);
         // Per attempt of the transaction: a retried attempt starts again from the budget it was given.
         FetchBudget.Meter meter = new FetchBudget.Meter(fetchBudget);
         List<Lane> lanes = new ArrayList<>();
@@ -270,6 +277,10 @@ public class FetchTransaction {
             }
             // An open batch here expired, or was handed out under a lost lease: each message
             // failed an attempt, which the walk counts on the rows.
+            if (cur.batchOpen() && !unwritten.isEmpty()) {
+                CommittedOffsets.write(c, s, unwritten); // closing the batch reads the committed offset
+                unwritten.clear();
+            }
             lanes.add(new Lane(DeliveryBatches.materialize(c, s, cur), epochs.get(key)));
         }
         int budget = mode == Mode.SWEEP ? 0 : fetchBudget.messagesLeft();
@@ -358,7 +369,11 @@ public class FetchTransaction {
             }
         }
         ConsumerStatements.redeliver(c, redeliveries);
-        DeliveryBatches.open(c, s, visibilityMicros, batches);
+        if (!deads.isEmpty() && !unwritten.isEmpty()) {
+            CommittedOffsets.write(c, s, unwritten); // the dead letters' advance reads the committed offsets
+            unwritten.clear();
+        }
+        DeliveryBatches.openAndAdvance(c, s, visibilityMicros, batches, unwritten);
         Set<String> deadKeys = new TreeSet<>();
         for (DeadLetters.Dead d : deads) {
             DeadLetters.write(c, s, policy, d);

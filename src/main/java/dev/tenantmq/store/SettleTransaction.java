@@ -9,6 +9,7 @@ import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.SettleStatus;
 import dev.tenantmq.model.Settlement;
 import dev.tenantmq.store.ConsumerSql.AckDelivery;
+import dev.tenantmq.store.ConsumerSql.Advance;
 import dev.tenantmq.store.ConsumerSql.Cursor;
 import dev.tenantmq.store.ConsumerSql.DeliveryRow;
 import dev.tenantmq.store.ConsumerSql.ExtendDelivery;
@@ -65,17 +66,20 @@ public class SettleTransaction {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             Set<String> keys = keys(targets);
             Map<String, Long> epochs = ConsumerStatements.lockLeases(c, new LockLeases(s, new ArrayList<>(keys)));
-            return ack(c, s, targets, epochs, DeliveryBatches.cursors(c, s, keys)).statuses();
+            return ack(c, s, targets, epochs, DeliveryBatches.cursors(c, s, keys), false).statuses();
         });
     }
 
     /**
-     * What {@link #ack(Connection, GroupScope, List, Map, Map)} did: one status per target, and
-     * the group's position afterwards in each partition it named, where the ack can tell it
-     * without reading again ({@code cursors}); {@code reread} are the partitions whose open batch
-     * the ack materialized or whose delivery rows it changed, whose cursor must be read again.
+     * What {@link #ack(Connection, GroupScope, List, Map, Map, boolean)} did: one status per
+     * target, and the group's position afterwards in each partition it named, where the ack can
+     * tell it without reading again ({@code cursors}); {@code reread} are the partitions whose open
+     * batch the ack materialized or whose delivery rows it changed, whose cursor must be read
+     * again; {@code unwrittenMoves} the moves of committed offsets the ack left for the caller to
+     * write (empty unless it was asked to leave them).
      */
-    record AckOutcome(List<SettleStatus> statuses, Map<String, Cursor> cursors, Set<String> reread) {}
+    record AckOutcome(List<SettleStatus> statuses, Map<String, Cursor> cursors, Set<String> reread,
+                      List<Advance> unwrittenMoves) {}
 
     /**
      * The body of {@link #ack(GroupScope, List)} inside the caller's transaction, which holds the
@@ -83,9 +87,15 @@ public class SettleTransaction {
      * of each that has a lease row) and has read their {@code cursors} under them. A fetch that
      * carries acks runs it before its walk, in one transaction (docs/api.md, "Fetch and ack in
      * one call").
+     *
+     * @param leaveMoves whether the moves of the committed offsets may be left to the caller
+     *     ({@link AckOutcome#unwrittenMoves}), who writes them with its own last statement. They
+     *     are left only when nothing after them in this ack reads or writes the offsets rows
+     *     (no delivery row acked, no batch materialized: those partitions are read again); the
+     *     caller must write them before anything of its own reads or writes those rows.
      */
     AckOutcome ack(Connection c, GroupScope s, List<AckTarget> targets, Map<String, Long> epochs,
-                   Map<String, Cursor> cursors) throws SQLException {
+                   Map<String, Cursor> cursors, boolean leaveMoves) throws SQLException {
         Set<String> keys = keys(targets);
         Set<String> reread = new TreeSet<>();
         AckPlan plan = AckPlan.of(targets, epochs, DeliveryBatches.openBatches(cursors),
@@ -100,12 +110,20 @@ public class SettleTransaction {
         }
         Set<String> finished = new TreeSet<>(rowAcked);
         finished.addAll(plan.batchAcks().keySet());
-        Map<String, CommitWalk.Advance> advanced = CommittedOffsets.advance(c, s, finished, cursors,
-                plan.batchAcks(), rowAcked);
+        List<Advance> moves = new ArrayList<>();
+        Map<String, CommitWalk.Advance> advanced = CommittedOffsets.advanceLeavingMoves(c, s, finished, cursors,
+                plan.batchAcks(), rowAcked, moves);
         Map<String, Set<Long>> covered = new HashMap<>();
         advanced.forEach((k, a) -> covered.put(k, a.batchAcks()));
+        Set<String> toMaterialize = plan.toMaterialize(covered);
+        if (!leaveMoves || !rowAcked.isEmpty() || !toMaterialize.isEmpty()) {
+            // Closing a batch sets it at the committed offset the row holds, and a partition read
+            // again must show its new one: written now.
+            CommittedOffsets.write(c, s, moves);
+            moves = List.of();
+        }
         // Batch acks the committed offset does not cover (an ack out of order) need rows.
-        for (String key : plan.toMaterialize(covered)) {
+        for (String key : toMaterialize) {
             CommitWalk.Advance a = advanced.get(key);
             Cursor cur = cursors.get(key);
             DeliveryBatches.materialize(c, s, a == null ? cur : cur.committedAt(a.committed()));
@@ -126,7 +144,7 @@ public class SettleTransaction {
             }
         }
         return new AckOutcome(classifyUnsettled(c, s, targets, epochs, CommittedOffsets.after(cursors, advanced),
-                plan.statuses(ackedByRow, covered)), after, reread);
+                plan.statuses(ackedByRow, covered)), after, reread, moves);
     }
 
     /**
