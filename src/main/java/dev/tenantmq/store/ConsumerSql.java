@@ -44,15 +44,22 @@ final class ConsumerSql {
      * of a batch (migration V3) its messages are the stored ones in that range, so a batch whose
      * messages were all deleted while in flight (admin delete, retention's maximum age) holds
      * nothing back, whatever its visibility deadline; every check of "the batch is still out"
-     * ends with this. One primary-key range probe, stopped at the first row.
+     * ends with this. False at once for a closed batch; for an open one a probe of the partition's
+     * rows in key order, stopped at the first row in the range.
      */
     static String batchHoldsAMessage() {
         // A method, not a constant: a predicate is no statement for StoreSqlRulesTest to parse;
         // it checks it inside each statement that embeds it.
+        // The open-batch test comes first and is not redundant: the subquery's offset bounds are
+        // outer columns, which MariaDB and MySQL cannot use for a range, so it probes by
+        // (tenant, topic, partition_key) and filters the offsets. An empty range would read
+        // every row of the partition, its whole backlog (docs/architecture.md, "Reads that do
+        // not grow with the backlog").
         return """
-                EXISTS (SELECT 1 FROM queue_messages bm
-                        WHERE bm.tenant = o.tenant AND bm.topic = o.topic AND bm.partition_key = o.partition_key
-                          AND bm.`offset` > o.committed_offset AND bm.`offset` <= o.delivered_offset)""";
+                (o.delivered_offset > o.committed_offset
+                 AND EXISTS (SELECT 1 FROM queue_messages bm
+                             WHERE bm.tenant = o.tenant AND bm.topic = o.topic AND bm.partition_key = o.partition_key
+                               AND bm.`offset` > o.committed_offset AND bm.`offset` <= o.delivered_offset))""";
     }
 
     /**
@@ -327,9 +334,11 @@ final class ConsumerSql {
      * ack needs to know to skip reading the partition's prefix ({@code model.CommitWalk#wholeBatch}):
      * the finished delivery rows above the committed offset, whether the open batch has delivery
      * rows, and the offsets of its stored messages (one result row each, joined: a partition
-     * without an open batch has one row). Primary-key range probes of the partition's exceptions
-     * and open batch only. Read after the lease row locks, which every writer of these
-     * rows takes first.
+     * without an open batch has one row). The join to the open batch's messages reads nothing for
+     * a closed batch; for an open one it reads the partition's stored rows by key prefix (the
+     * offset bounds are outer columns, no range: docs/architecture.md, "Reads that do not grow
+     * with the backlog"). Read after the lease row locks, which every writer of these rows
+     * takes first.
      */
     static final String SELECT_CURSORS = StateSql.render("""
             SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.delivery_epoch, o.delivery_seq,
@@ -349,7 +358,8 @@ final class ConsumerSql {
                    bm.`offset` AS batch_offset
             FROM queue_offsets o
             LEFT JOIN queue_messages bm
-              ON bm.tenant = o.tenant AND bm.topic = o.topic AND bm.partition_key = o.partition_key
+              ON bm.tenant = o.tenant AND o.delivered_offset > o.committed_offset
+             AND bm.topic = o.topic AND bm.partition_key = o.partition_key
              AND bm.`offset` > o.committed_offset AND bm.`offset` <= o.delivered_offset
             WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%%s) AND o.consumer_group = ?
             ORDER BY o.partition_key, bm.`offset`"""
