@@ -2,7 +2,6 @@ package dev.tenantmq.model;
 
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -54,23 +53,5 @@ public final class CommitWalk {
             to = row.offset();
         }
         return new Advance(to, Set.copyOf(covered), prunable);
-    }
-
-    /**
-     * The outcome of {@link #advance} known without reading the rows: when no delivery row lies
-     * in the open batch and none above the committed offset is finished ({@code rowsAbove}
-     * false), and the acks are exactly the batch's stored messages ({@code storedInBatch}), the
-     * run of finished messages is the whole batch and ends at its last stored message (the next
-     * message has no row, or an unfinished one). This is the common ack of a whole fetch; it
-     * needs no look at the partition's messages beyond the batch's. Empty when that is not known.
-     *
-     * @param storedInBatch offsets of the open batch's messages still stored, ascending
-     * @param rowsAbove whether the batch has delivery rows or a finished row lies above the committed offset
-     */
-    public static Optional<Advance> wholeBatch(List<Long> storedInBatch, boolean rowsAbove, Set<Long> batchAcked) {
-        if (storedInBatch.isEmpty() || rowsAbove || !new HashSet<>(storedInBatch).equals(batchAcked)) {
-            return Optional.empty();
-        }
-        return Optional.of(new Advance(storedInBatch.get(storedInBatch.size() - 1), Set.copyOf(storedInBatch), false));
     }
 }

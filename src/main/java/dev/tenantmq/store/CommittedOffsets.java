@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -83,9 +82,8 @@ final class CommittedOffsets {
         Map<String, Integer> finishedRows = toCount.isEmpty() ? new HashMap<>()
                 : ConsumerStatements.countFinished(c, new CountFinished(s, toCount));
         // The finished run has at most (finished rows + batch acks) messages, so one more row
-        // always reaches its end. A whole batch acknowledged needs no rows (CommitWalk.wholeBatch).
+        // always reaches its end: a bounded read from the committed offset, whatever the backlog.
         Map<String, List<CommitWalk.Row>> rows = ConsumerStatements.prefixStates(c, walked.stream()
-                .filter(cur -> wholeBatch(cur, finishedRows, batchAcks, rowAcked).isEmpty())
                 .map(cur -> new SelectPrefixStates(s, cur.key(), cur.committed(), finishedRows.getOrDefault(cur.key(), 0)
                         + batchAcks.getOrDefault(cur.key(), Set.of()).size() + 1)).toList());
         Plan plan = plan(s, walked, rows, finishedRows, batchAcks, rowAcked);
@@ -98,17 +96,6 @@ final class CommittedOffsets {
         return plan.advances();
     }
 
-    /**
-     * {@link CommitWalk#wholeBatch} for the partition of {@code cur}: rows lie above its committed
-     * offset when its batch has any, or a finished one was counted, or a row was acked now.
-     */
-    private static Optional<CommitWalk.Advance> wholeBatch(Cursor cur, Map<String, Integer> finishedRows,
-                                                           Map<String, Set<Long>> batchAcks, Set<String> rowAcked) {
-        boolean rowsAbove = cur.rowsInBatch() || cur.finishedRows() > 0 || finishedRows.containsKey(cur.key())
-                || rowAcked.contains(cur.key());
-        return CommitWalk.wholeBatch(cur.batchOffsets(), rowsAbove, batchAcks.getOrDefault(cur.key(), Set.of()));
-    }
-
     /** Decides, from the rows read, where each walked partition's committed offset moves and what is pruned. */
     static Plan plan(GroupScope s, List<Cursor> walked, Map<String, List<CommitWalk.Row>> rows,
                      Map<String, Integer> finishedRows, Map<String, Set<Long>> batchAcks, Set<String> rowAcked) {
@@ -116,8 +103,8 @@ final class CommittedOffsets {
         List<Advance> moves = new ArrayList<>();
         List<PruneDeliveries> prunes = new ArrayList<>();
         for (Cursor cur : walked) {
-            CommitWalk.Advance a = wholeBatch(cur, finishedRows, batchAcks, rowAcked).orElseGet(() -> CommitWalk.advance(cur.committed(),
-                    rows.getOrDefault(cur.key(), List.of()), batchAcks.getOrDefault(cur.key(), Set.of())));
+            CommitWalk.Advance a = CommitWalk.advance(cur.committed(), rows.getOrDefault(cur.key(), List.of()),
+                    batchAcks.getOrDefault(cur.key(), Set.of()));
             advances.put(cur.key(), a);
             if (a.committed() > cur.committed()) {
                 BatchState.Change.commit(cur.batch()).require(cur.batch(), cur.committedAt(a.committed()).batch());

@@ -44,22 +44,30 @@ final class ConsumerSql {
      * of a batch (migration V3) its messages are the stored ones in that range, so a batch whose
      * messages were all deleted while in flight (admin delete, retention's maximum age) holds
      * nothing back, whatever its visibility deadline; every check of "the batch is still out"
-     * ends with this. False at once for a closed batch; for an open one a probe of the partition's
-     * rows in key order, stopped at the first row in the range.
+     * ends with this. False at once for a closed batch; for an open one a primary-key look-up of
+     * its last message ({@code delivered_offset} is the offset of a message the batch handed out),
+     * and only when that one was deleted a probe of the partition's rows in key order, stopped at
+     * the first row in the range.
      */
     static String batchHoldsAMessage() {
         // A method, not a constant: a predicate is no statement for StoreSqlRulesTest to parse;
         // it checks it inside each statement that embeds it.
-        // The open-batch test comes first and is not redundant: the subquery's offset bounds are
-        // outer columns, which MariaDB and MySQL cannot use for a range, so it probes by
-        // (tenant, topic, partition_key) and filters the offsets. An empty range would read
-        // every row of the partition, its whole backlog (docs/architecture.md, "Reads that do
+        // The open-batch test comes first and is not redundant: the range probe's offset bounds
+        // are outer columns, which MariaDB and MySQL cannot use for a range, so it probes by
+        // (tenant, topic, partition_key) and filters the offsets, from the partition's oldest
+        // stored row (the consumed rows retention has not deleted yet). An empty range would
+        // read every row of the partition, its whole backlog; the look-up of the last message
+        // (the whole primary key, one row) answers first in all but the rare deleted case, and
+        // OR evaluates the probe only when it is false (docs/architecture.md, "Reads that do
         // not grow with the backlog").
         return """
                 (o.delivered_offset > o.committed_offset
-                 AND EXISTS (SELECT 1 FROM queue_messages bm
-                             WHERE bm.tenant = o.tenant AND bm.topic = o.topic AND bm.partition_key = o.partition_key
-                               AND bm.`offset` > o.committed_offset AND bm.`offset` <= o.delivered_offset))""";
+                 AND (EXISTS (SELECT 1 FROM queue_messages bl
+                              WHERE bl.tenant = o.tenant AND bl.topic = o.topic AND bl.partition_key = o.partition_key
+                                AND bl.`offset` = o.delivered_offset)
+                      OR EXISTS (SELECT 1 FROM queue_messages bm
+                                 WHERE bm.tenant = o.tenant AND bm.topic = o.topic AND bm.partition_key = o.partition_key
+                                   AND bm.`offset` > o.committed_offset AND bm.`offset` <= o.delivered_offset)))""";
     }
 
     /**
@@ -329,16 +337,14 @@ final class ConsumerSql {
     }
 
     /**
-     * The group's position in the given partitions (%s is the IN list): committed offset, the
-     * open batch, whether a requeued message waits at or below the committed offset, and what an
-     * ack needs to know to skip reading the partition's prefix ({@code model.CommitWalk#wholeBatch}):
-     * the finished delivery rows above the committed offset, whether the open batch has delivery
-     * rows, and the offsets of its stored messages (one result row each, joined: a partition
-     * without an open batch has one row). The join to the open batch's messages reads nothing for
-     * a closed batch; for an open one it reads the partition's stored rows by key prefix (the
-     * offset bounds are outer columns, no range: docs/architecture.md, "Reads that do not grow
-     * with the backlog"). Read after the lease row locks, which every writer of these rows
-     * takes first.
+     * The group's position in the given partitions (%s is the IN list), one row each: committed
+     * offset, the open batch, whether a requeued message waits at or below the committed offset,
+     * the finished delivery rows above the committed offset, and whether the open batch has
+     * delivery rows. It reads no message row but the probes of {@link #batchHoldsAMessage}: an ack
+     * reads the messages it walks with bound offsets ({@link #SELECT_PREFIX_STATES}), because a
+     * join here to the open batch's messages is bounded by outer columns, which give no range, and
+     * read the partition's whole backlog (docs/architecture.md, "Reads that do not grow with the
+     * backlog"). Read after the lease row locks, which every writer of these rows takes first.
      */
     static final String SELECT_CURSORS = StateSql.render("""
             SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.delivery_epoch, o.delivery_seq,
@@ -354,15 +360,9 @@ final class ConsumerSql {
                    EXISTS (SELECT 1 FROM queue_delivery_state b
                            WHERE b.tenant = o.tenant AND b.consumer_group = o.consumer_group AND b.topic = o.topic
                              AND b.partition_key = o.partition_key AND b.message_offset > o.committed_offset
-                             AND b.message_offset <= o.delivered_offset) AS rows_in_batch,
-                   bm.`offset` AS batch_offset
+                             AND b.message_offset <= o.delivered_offset) AS rows_in_batch
             FROM queue_offsets o
-            LEFT JOIN queue_messages bm
-              ON bm.tenant = o.tenant AND o.delivered_offset > o.committed_offset
-             AND bm.topic = o.topic AND bm.partition_key = o.partition_key
-             AND bm.`offset` > o.committed_offset AND bm.`offset` <= o.delivered_offset
-            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%%s) AND o.consumer_group = ?
-            ORDER BY o.partition_key, bm.`offset`"""
+            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%%s) AND o.consumer_group = ?"""
             .formatted(batchHoldsAMessage()));
 
     /** Binds of {@link #SELECT_CURSORS}, in placeholder order; {@code keys} fills the IN list. */
@@ -395,23 +395,15 @@ final class ConsumerSql {
      * @param requeued whether a requeued message waits at or below {@code committed}
      * @param finishedRows delivery rows above {@code committed} that are finished (acked, dead)
      * @param rowsInBatch whether a message of the open batch has a delivery row (handed out again)
-     * @param batchOffsets offsets of the open batch's messages still stored, ascending
      */
     record Cursor(String key, long committed, long delivered, long batchEpoch, long seq,
                   String batchVisibleAt, boolean batchInvisible, boolean requeued, int finishedRows,
-                  boolean rowsInBatch, List<Long> batchOffsets) {
-        /** Maps the first row of a partition; {@link #batchOffset} reads each row's batch message. */
+                  boolean rowsInBatch) {
+        /** Maps a row of {@link #SELECT_CURSORS}. */
         static final Db.RowMapper<Cursor> ROW = rs -> new Cursor(rs.getString("partition_key"),
                 rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getLong("delivery_epoch"),
                 rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
-                rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"),
-                new ArrayList<>());
-
-        /** The batch message of a row of {@link #SELECT_CURSORS}, or null when the row has none. */
-        static Long batchOffset(java.sql.ResultSet rs) throws java.sql.SQLException {
-            long offset = rs.getLong("batch_offset");
-            return rs.wasNull() ? null : offset;
-        }
+                rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"));
 
         /** The batch's state: open while {@code delivered_offset} is above {@code committed_offset}. */
         BatchState batch() {
@@ -425,12 +417,12 @@ final class ConsumerSql {
         /** After materializing: the batch is closed, and every message it held has a delivery row. */
         Cursor closed() {
             return new Cursor(key, committed, committed, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
-                    finishedRows, false, List.of());
+                    finishedRows, false);
         }
 
         Cursor committedAt(long offset) {
             return new Cursor(key, offset, delivered, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
-                    finishedRows, rowsInBatch, batchOffsets.stream().filter(o -> o > offset).toList());
+                    finishedRows, rowsInBatch);
         }
     }
 

@@ -101,21 +101,13 @@ final class ConsumerStatements {
 
     /**
      * {@link ConsumerSql#SELECT_CURSORS}: the group's position per partition that has an offsets
-     * row, with the stored messages of its open batch (one result row each).
+     * row.
      */
     static Map<String, Cursor> cursors(Connection c, SelectCursors q) throws SQLException {
         Map<String, Cursor> cursors = new HashMap<>();
-        Db.forEach(c, q.sql(), q, rs -> {
-            Cursor cur = cursors.get(rs.getString("partition_key"));
-            if (cur == null) {
-                cur = Cursor.ROW.map(rs);
-                cursors.put(cur.key(), cur);
-            }
-            Long offset = Cursor.batchOffset(rs);
-            if (offset != null) {
-                cur.batchOffsets().add(offset); // rows come in offset order per partition
-            }
-        });
+        for (Cursor cur : Db.list(c, q.sql(), q, Cursor.ROW)) {
+            cursors.put(cur.key(), cur);
+        }
         return cursors;
     }
 
