@@ -118,6 +118,15 @@ public final class ServiceProcess implements AutoCloseable {
      * process that does not get there within {@link #STARTUP_LIMIT} is stopped before the start fails.
      */
     public static ServiceProcess start(String name, Database db, String tenants) throws IOException {
+        return start(name, db, tenants, Map.of());
+    }
+
+    /**
+     * {@link #start(String, Database, String)} with more environment variables, which override the
+     * ones set here (for example {@code MQ_RETENTION_ENABLED}).
+     */
+    public static ServiceProcess start(String name, Database db, String tenants, Map<String, String> moreEnv)
+            throws IOException {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException("run the package phase first: " + jar + " is missing");
@@ -147,6 +156,7 @@ public final class ServiceProcess implements AutoCloseable {
         // pooled connection can run out at start-up (Flyway) or under load, and the consumers
         // now fail on any 503. These tests are about leases and fencing, not pool sizing.
         env.put("QUARKUS_DATASOURCE_JDBC_ACQUISITION_TIMEOUT", "30S");
+        env.putAll(moreEnv);
         ServiceProcess p = spawn(name, pb, port, managementPort, GRACE);
         p.awaitReady(STARTUP_LIMIT);
         return p;
