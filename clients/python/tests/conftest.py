@@ -110,6 +110,8 @@ def service(database):
     env = dict(os.environ,
                MQ_TENANTS=tenant, MQ_SUBSCRIBER_NAME="python-it", MQ_ADMIN_TOKEN=ADMIN_TOKEN,
                MQ_MAX_DELIVERIES=str(MAX_DELIVERIES), MQ_TICK_INTERVAL="1s", MQ_FETCH_RECHECK_INTERVAL="200ms",
+               # Tests inspect messages after their ack; retention (every minute) could delete them first.
+               MQ_RETENTION_ENABLED="false",
                QUARKUS_HTTP_HOST="127.0.0.1", QUARKUS_HTTP_PORT=str(port),
                QUARKUS_MANAGEMENT_HOST="127.0.0.1", QUARKUS_MANAGEMENT_PORT=str(management_port),
                QUARKUS_DATASOURCE_JDBC_URL=url, QUARKUS_DATASOURCE_USERNAME=user, QUARKUS_DATASOURCE_PASSWORD=password)

@@ -66,7 +66,8 @@ public final class ServiceUnderTest implements AutoCloseable {
      * Starts the database (unless configured) and the service, and waits until it is ready.
      *
      * @param name names the run: the subscriber, the tenant's prefix and the embedded database's folder
-     * @param extraEnv further environment of the process (e.g. {@code MQ_RETENTION_INTERVAL}), over the defaults
+     * @param extraEnv further environment of the process, over the defaults (retention is off
+     *     unless it sets {@code MQ_RETENTION_ENABLED=true})
      * @throws IllegalStateException when the jar is missing or the process exits before it is ready
      */
     public static ServiceUnderTest start(String name, Map<String, String> extraEnv) throws Exception {
@@ -117,6 +118,10 @@ public final class ServiceUnderTest implements AutoCloseable {
         env.put("MQ_TICK_INTERVAL", TICK.toMillis() + "ms");
         env.put("MQ_FETCH_RECHECK_INTERVAL", "200ms");
         env.put("MQ_NACK_BACKOFF_BASE", "200ms");
+        // Tests inspect messages after they are acknowledged; a retention run (every minute by
+        // default) would delete them in between on a run slow enough to reach it. A test about
+        // retention turns it on in extraEnv.
+        env.put("MQ_RETENTION_ENABLED", "false");
         env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
         env.put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");

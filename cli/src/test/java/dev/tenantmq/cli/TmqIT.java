@@ -50,7 +50,7 @@ class TmqIT {
     static void startService() throws Exception {
         // Retention every second: a command that let it delete what it must keep (dead letters
         // a browse acked) is caught within the test.
-        service = ServiceUnderTest.start("cli-it", Map.of("MQ_RETENTION_INTERVAL", "1s"));
+        service = ServiceUnderTest.start("cli-it", Map.of("MQ_RETENTION_ENABLED", "true", "MQ_RETENTION_INTERVAL", "1s"));
         tenant = service.tenant;
         tmq = new Cli(Map.of("TMQ_URL", service.baseUrl(), "TMQ_ADMIN_TOKEN", ServiceUnderTest.ADMIN_TOKEN));
         http = new Http(service.baseUrl());
