@@ -50,4 +50,31 @@ class BacklogReadRulesTest {
         assertTrue(ranges >= 3, "found the reads of open batches' messages (" + ranges + ")");
         assertEquals(List.of(), unguarded);
     }
+
+    /**
+     * The deletion marker check of a scan (DeletionSql.topicNotBeingDeleted) is a scalar subquery
+     * on the marker's whole primary key. As a correlated {@code NOT EXISTS}, MariaDB turned it
+     * into an IN subquery and materialized it from every head row of every topic, once per scan
+     * branch: the benchmark's scans read 16 rows for each row they returned.
+     */
+    @Test
+    void the_deletion_marker_is_looked_up_by_its_key_not_in_an_exists_over_all_heads() {
+        Pattern existsOverHeads = Pattern.compile("EXISTS \\(SELECT 1 FROM queue_partition_heads dm\\b");
+        Pattern scalarLookUp = Pattern.compile("\\(SELECT COUNT\\(\\*\\) FROM queue_partition_heads dm WHERE dm\\.tenant = \\w+\\.tenant"
+                + " AND dm\\.topic = \\w+\\.topic AND dm\\.partition_key = ''\\) = 0");
+        List<String> wrong = new ArrayList<>();
+        int checks = 0;
+        for (Map.Entry<String, String> e : StoreStatements.all().entrySet()) {
+            String sql = e.getValue().replaceAll("\\s+", " ");
+            if (existsOverHeads.matcher(sql).find()) {
+                wrong.add(e.getKey());
+            }
+            Matcher m = scalarLookUp.matcher(sql);
+            while (m.find()) {
+                checks++;
+            }
+        }
+        assertTrue(checks >= 3, "found the marker checks of the scans and the ready look (" + checks + ")");
+        assertEquals(List.of(), wrong);
+    }
 }
