@@ -186,7 +186,11 @@ class DeletionTest {
         Map<String, Long> before = groupRows(group);
         deleteGroup(group).then().statusCode(409).contentType("application/problem+json")
                 .body("detail", containsString("live subscriber"));
-        assertEquals(before, groupRows(group), "nothing was deleted");
+        // Not equal: the other instance's heartbeat halves this one's share, so a tick may
+        // release a lease meanwhile and hand its batch back, which adds delivery rows.
+        Map<String, Long> after = groupRows(group);
+        before.forEach((table, rows) -> assertTrue(after.get(table) >= rows,
+                "nothing was deleted from " + table + ": " + before + " then " + after));
     }
 
     @Test
