@@ -91,6 +91,25 @@ class InFlightDeleteTest {
     }
 
     @Test
+    void an_admin_delete_of_the_first_unacked_message_commits_over_the_messages_acked_after_it() {
+        Published published = publishOk(tenant, topic, List.of(msg("k", "m1", 1), msg("k", "m2", 2), msg("k", "m3", 3)));
+        List<Delivered> batch = fetchOk(tenant, topic, group, upTo(10).waitSeconds(2).visibilitySeconds(VISIBILITY));
+        assertEquals(List.of("m1", "m2", "m3"), ids(batch));
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(batch).subList(1, 3)));
+        assertEquals(0, CommittedOffsets.of(dataSource, tenant, group, topic, "k"), "m1 holds the committed offset back");
+
+        adminDelete("k", "m1");
+
+        // Nothing is left to acknowledge: without a walk at the delete, the offset stayed and the
+        // group's lag and oldest unacknowledged age counted m2 and m3 until a later ack.
+        assertEquals(published.offset(2), CommittedOffsets.of(dataSource, tenant, group, topic, "k"),
+                "the committed offset moved over the acknowledged m2 and m3");
+        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(0).visibilitySeconds(VISIBILITY))));
+        publishOk(tenant, topic, List.of(msg("k", "m4", 4)));
+        assertEquals(List.of("m4"), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(10).visibilitySeconds(VISIBILITY))));
+    }
+
+    @Test
     void retention_of_an_expired_in_flight_message_wakes_a_waiting_long_poll_with_the_next_one() throws Exception {
         publishOk(tenant, topic, List.of(msg("k", "m1", 1)));
         assertEquals(List.of("m1"), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(2).visibilitySeconds(VISIBILITY))));

@@ -3,6 +3,7 @@ package dev.tenantmq.store;
 import dev.tenantmq.model.TraceContext;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.DeliveryState;
+import dev.tenantmq.model.GroupScope;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * SQL of the admin API (SPEC section 4, "Admin"; RFC "Operational tooling"). Listings take a
@@ -527,6 +529,7 @@ public class AdminStore {
             // A producer's retry within the window stays a duplicate (see DedupSql).
             DedupSql.remember(c, tenant, topic, partitionKey, List.of(found.get().offset()), dedupWindowMicros);
             deleteMessage(c, tenant, topic, partitionKey, found.get().offset(), groups);
+            commitPastDeleted(c, tenant, topic, partitionKey, groups);
             return Optional.of(found.get().offset());
         });
     }
@@ -638,6 +641,25 @@ public class AdminStore {
         int n = Db.update(c, delete.sql(), delete);
         if (n != 1) {
             throw new SQLException("delete of a locked message changed " + n + " rows, expected 1");
+        }
+    }
+
+    /**
+     * After a delete, moves each group's committed offset of the partition over the finished
+     * messages that now follow it (SPEC section 4, "The committed offset of a partition advances
+     * over the contiguous acknowledged prefix"): a deleted first unacknowledged message no longer
+     * holds back the messages acknowledged after it, as a nack's or an expiry's dead letter does
+     * not. Without it nothing would walk the partition until a later ack, and its lag and oldest
+     * unacknowledged age would count messages already acknowledged. Runs under the lease row locks
+     * the delete took ({@link #lockLeases}), as every walk does.
+     */
+    private static void commitPastDeleted(Connection c, String tenant, String topic, String partitionKey,
+                                          List<String> groups) throws SQLException {
+        for (String group : groups) {
+            GroupScope scope = new GroupScope(tenant, group, topic);
+            Map<String, ConsumerSql.Cursor> cursors = ConsumerStatements.cursors(c,
+                    new ConsumerSql.SelectCursors(scope, List.of(partitionKey)));
+            CommittedOffsets.advance(c, scope, Set.of(partitionKey), cursors, Map.of(), Set.of());
         }
     }
 
