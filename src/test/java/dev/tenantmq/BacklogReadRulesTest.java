@@ -30,7 +30,7 @@ class BacklogReadRulesTest {
             "(\\w+)\\.`offset` > o\\.committed_offset AND \\1\\.`offset` <= o\\.delivered_offset");
     private static final String OPEN_BATCH = "o.delivered_offset > o.committed_offset";
     /** How far before the range its guard may stand: the predicate or join that holds it. */
-    private static final int GUARD_WINDOW = 640;
+    private static final int GUARD_WINDOW = 400;
 
     @Test
     void every_read_of_an_open_batchs_messages_is_guarded_by_the_batch_being_open() {
