@@ -59,6 +59,16 @@ public interface MqConfig {
     @DurationMin(seconds = 1, message = ONCE_A_SECOND)
     Duration tickInterval();
 
+    /**
+     * The most leases one scheduler tick acquires for one (tenant, consumer group, topic), fresh
+     * and taken over together. A topic with more partitions with work is leased over several
+     * ticks, so a tick's transaction stays bounded (docs/architecture.md, "The scheduler's
+     * tick"). At least 1; default 10,000.
+     */
+    @WithDefault("10000")
+    @Min(value = 1, message = "must be at least 1")
+    int maxLeaseAcquisitionsPerTick();
+
     /** The message of a scheduler interval under 1 s. */
     String ONCE_A_SECOND = "must be at least 1s (the scheduler runs jobs at most once a second)";
 

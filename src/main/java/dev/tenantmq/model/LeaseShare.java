@@ -39,6 +39,22 @@ public final class LeaseShare {
     }
 
     /**
+     * How many leases to acquire in this tick: the gap between this subscriber's share and what
+     * it holds, at most {@code perTick}. A topic with more partitions than that is leased over
+     * several ticks (docs/architecture.md, "The scheduler's tick"), so no tick's transaction
+     * grows with the topic: at 100,000 partitions one tick writing every lease and offsets row
+     * took over two seconds, past the tick and near a lease's renewal.
+     *
+     * @param share this subscriber's fair share ({@link #fairShare})
+     * @param held the live leases it holds among the partitions with work
+     * @param perTick the most to acquire in one tick, at least 1 ({@code mq.max-lease-acquisitions-per-tick})
+     * @return 0 when it holds its share or more, else {@code min(share - held, perTick)}
+     */
+    public static int acquisitionsThisTick(int share, int held, int perTick) {
+        return Math.max(0, Math.min(share - held, perTick));
+    }
+
+    /**
      * The free partitions to lease: the first {@code n} of {@code active} (in its order) that no
      * lease row names at all. Partitions with an expired lease are taken over separately, with a
      * new epoch.

@@ -223,8 +223,9 @@ public class LeaseScheduler {
             int count = mineActive.size();
             Set<String> busy = null;
             if (count < share) {
-                List<String> fresh = LeaseShare.freshToAcquire(active, leased, share - count);
-                List<LeaseStore.Lease> takeOver = takeable.subList(0, Math.min(takeable.size(), share - count - fresh.size()));
+                int want = LeaseShare.acquisitionsThisTick(share, count, config.maxLeaseAcquisitionsPerTick());
+                List<String> fresh = LeaseShare.freshToAcquire(active, leased, want);
+                List<LeaseStore.Lease> takeOver = takeable.subList(0, Math.min(takeable.size(), want - fresh.size()));
                 int won = leases.acquire(s, me, fresh, takeOver, leaseMicros);
                 count += won;
                 if (won > 0) {

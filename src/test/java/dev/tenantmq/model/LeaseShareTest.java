@@ -89,4 +89,14 @@ class LeaseShareTest {
         List<Lease> mine = List.of(new Lease("x", 1), new Lease("y", 2));
         assertEquals(List.of(new Lease("x", 1)), LeaseShare.surplus(mine, Lease::partitionKey, 1, Set.of("y")));
     }
+    @Test
+    void a_tick_acquires_the_gap_to_the_share_but_never_more_than_its_bound() {
+        assertEquals(10_000, LeaseShare.acquisitionsThisTick(100_000, 0, 10_000), "a large topic: the bound");
+        assertEquals(10_000, LeaseShare.acquisitionsThisTick(100_000, 80_000, 10_000), "still short by more than the bound");
+        assertEquals(3, LeaseShare.acquisitionsThisTick(100_000, 99_997, 10_000), "the last few");
+        assertEquals(0, LeaseShare.acquisitionsThisTick(8, 8, 10_000), "holds its share");
+        assertEquals(0, LeaseShare.acquisitionsThisTick(7, 8, 10_000), "holds more than its share: releases, acquires nothing");
+        assertEquals(1, LeaseShare.acquisitionsThisTick(30, 0, 1));
+    }
+
 }
