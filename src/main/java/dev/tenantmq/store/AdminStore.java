@@ -549,13 +549,18 @@ public class AdminStore {
     /**
      * Requeues one dead letter (SPEC "Dead letters"): each group its metadata names that holds
      * the original message as DEAD gets it back (PENDING, attempt 1, before any later message
-     * of the partition), and the dead letter leaves the dead-letter topic. One transaction.
+     * of the partition), and the dead letter leaves the dead-letter topic, as a delete takes it
+     * ({@link #delete}: a group consuming the dead-letter topic commits over it). One transaction.
      *
      * @param dlqTopic the dead-letter topic, {@code <originalTopic><suffix>}
      * @param suffix the dead-letter suffix
      */
     public Requeue requeue(String tenant, String dlqTopic, String suffix, String partitionKey, String id) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            // The dead letter leaves its topic as a delete does: the lease rows of the groups that
+            // consume the dead-letter partition first, then the message (the order of delete).
+            List<String> dlqGroups = partitionGroups(c, tenant, dlqTopic, partitionKey);
+            lockLeases(c, tenant, dlqTopic, partitionKey, dlqGroups);
             Optional<LockedMessage> found = lockMessage(c, tenant, dlqTopic, partitionKey, id);
             if (found.isEmpty()) {
                 return new Requeue.NotFound();
@@ -605,8 +610,8 @@ public class AdminStore {
                 return new Requeue.Refused("no consumer group named in its metadata (" + groups
                         + ") holds the original message as dead-lettered");
             }
-            List<String> dlqGroups = partitionGroups(c, tenant, dlqTopic, partitionKey);
             deleteMessage(c, tenant, dlqTopic, partitionKey, found.get().offset(), dlqGroups);
+            commitPastDeleted(c, tenant, dlqTopic, partitionKey, dlqGroups);
             return new Requeue.Done(originalTopic, originalOffset, requeued);
         });
     }
