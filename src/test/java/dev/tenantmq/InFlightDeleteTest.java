@@ -110,6 +110,24 @@ class InFlightDeleteTest {
     }
 
     @Test
+    void retention_of_an_expired_first_unacked_message_commits_over_the_messages_acked_after_it() throws Exception {
+        Published published = publishOk(tenant, topic, List.of(msg("k", "m1", 1), msg("k", "m2", 2), msg("k", "m3", 3)));
+        List<Delivered> batch = fetchOk(tenant, topic, group, upTo(10).waitSeconds(2).visibilitySeconds(VISIBILITY));
+        assertEquals(List.of("m1", "m2", "m3"), ids(batch));
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(batch).subList(1, 3)));
+        // m1 was published a day ago; m2 and m3 are fresh. Retention's walk deletes only m1.
+        assertEquals(1, execute("""
+                UPDATE queue_messages SET created_at = created_at - INTERVAL 1 DAY
+                WHERE tenant = ? AND topic = ? AND partition_key = 'k' AND id = 'm1'""", tenant, topic));
+
+        assertEquals(1, retention.purgeTopic(tenant, topic, Duration.ofHours(1), 500));
+
+        assertEquals(published.offset(2), CommittedOffsets.of(dataSource, tenant, group, topic, "k"),
+                "the committed offset moved over the acknowledged m2 and m3, as after an admin delete");
+        assertEquals(List.of(), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(0).visibilitySeconds(VISIBILITY))));
+    }
+
+    @Test
     void retention_of_an_expired_in_flight_message_wakes_a_waiting_long_poll_with_the_next_one() throws Exception {
         publishOk(tenant, topic, List.of(msg("k", "m1", 1)));
         assertEquals(List.of("m1"), ids(fetchOk(tenant, topic, group, upTo(10).waitSeconds(2).visibilitySeconds(VISIBILITY))));

@@ -234,8 +234,8 @@ public class RetentionJob {
         private final int batchSize;
         private final List<RetentionStore.Range> ranges = new ArrayList<>();
         private int size;
-        /** Whether a pending offset is above its partition's floor: not consumed by every group. */
-        private boolean unconsumed;
+        /** Partitions with a pending offset above their floor: not committed by every group. */
+        private final java.util.Set<String> unconsumed = new java.util.HashSet<>();
         long deleted;
 
         Pending(String tenant, String topic, List<String> groups, int batchSize) {
@@ -249,7 +249,9 @@ public class RetentionJob {
             if (deletable.isEmpty()) {
                 return;
             }
-            unconsumed |= deletable.get(deletable.size() - 1) > floor;
+            if (deletable.get(deletable.size() - 1) > floor) {
+                unconsumed.add(partitionKey);
+            }
             ranges.addAll(runs(partitionKey, rows, deletable));
             size += deletable.size();
             if (size >= batchSize) {
@@ -262,11 +264,11 @@ public class RetentionJob {
                 return;
             }
             int n = store.delete(tenant, topic, groups, ranges,
-                    micros(settings.effective(tenant, topic, null).dedupWindow()));
+                    micros(settings.effective(tenant, topic, null).dedupWindow()), unconsumed);
             deleted += n;
             // Counted per transaction, so a topic that fails half-way still reports what it deleted.
             metrics.retentionDeleted(tenant, topic, n);
-            if (unconsumed && n > 0) {
+            if (!unconsumed.isEmpty() && n > 0) {
                 // An expired message may have been in flight or next in line: the partition it
                 // held back may flow now, so waiting long polls look at once, not at the visibility
                 // deadline or their next re-check.
@@ -274,7 +276,7 @@ public class RetentionJob {
             }
             ranges.clear();
             size = 0;
-            unconsumed = false;
+            unconsumed.clear();
         }
     }
 

@@ -529,7 +529,7 @@ public class AdminStore {
             // A producer's retry within the window stays a duplicate (see DedupSql).
             DedupSql.remember(c, tenant, topic, partitionKey, List.of(found.get().offset()), dedupWindowMicros);
             deleteMessage(c, tenant, topic, partitionKey, found.get().offset(), groups);
-            commitPastDeleted(c, tenant, topic, partitionKey, groups);
+            CommittedOffsets.walkAfterDelete(c, tenant, topic, groups, Set.of(partitionKey));
             return Optional.of(found.get().offset());
         });
     }
@@ -550,7 +550,7 @@ public class AdminStore {
      * Requeues one dead letter (SPEC "Dead letters"): each group its metadata names that holds
      * the original message as DEAD gets it back (PENDING, attempt 1, before any later message
      * of the partition), and the dead letter leaves the dead-letter topic, as a delete takes it
-     * ({@link #delete}: a group consuming the dead-letter topic commits over it). One transaction.
+     * ({@link #delete}: a group consuming the dead-letter topic commits over it, {@link CommittedOffsets#walkAfterDelete}). One transaction.
      *
      * @param dlqTopic the dead-letter topic, {@code <originalTopic><suffix>}
      * @param suffix the dead-letter suffix
@@ -611,7 +611,7 @@ public class AdminStore {
                         + ") holds the original message as dead-lettered");
             }
             deleteMessage(c, tenant, dlqTopic, partitionKey, found.get().offset(), dlqGroups);
-            commitPastDeleted(c, tenant, dlqTopic, partitionKey, dlqGroups);
+            CommittedOffsets.walkAfterDelete(c, tenant, dlqTopic, dlqGroups, Set.of(partitionKey));
             return new Requeue.Done(originalTopic, originalOffset, requeued);
         });
     }
@@ -646,25 +646,6 @@ public class AdminStore {
         int n = Db.update(c, delete.sql(), delete);
         if (n != 1) {
             throw new SQLException("delete of a locked message changed " + n + " rows, expected 1");
-        }
-    }
-
-    /**
-     * After a delete, moves each group's committed offset of the partition over the finished
-     * messages that now follow it (SPEC section 4, "The committed offset of a partition advances
-     * over the contiguous acknowledged prefix"): a deleted first unacknowledged message no longer
-     * holds back the messages acknowledged after it, as a nack's or an expiry's dead letter does
-     * not. Without it nothing would walk the partition until a later ack, and its lag and oldest
-     * unacknowledged age would count messages already acknowledged. Runs under the lease row locks
-     * the delete took ({@link #lockLeases}), as every walk does.
-     */
-    private static void commitPastDeleted(Connection c, String tenant, String topic, String partitionKey,
-                                          List<String> groups) throws SQLException {
-        for (String group : groups) {
-            GroupScope scope = new GroupScope(tenant, group, topic);
-            Map<String, ConsumerSql.Cursor> cursors = ConsumerStatements.cursors(c,
-                    new ConsumerSql.SelectCursors(scope, List.of(partitionKey)));
-            CommittedOffsets.advance(c, scope, Set.of(partitionKey), cursors, Map.of(), Set.of());
         }
     }
 

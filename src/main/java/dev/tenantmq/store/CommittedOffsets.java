@@ -60,6 +60,32 @@ final class CommittedOffsets {
         return advance(c, s, keys, cursors, batchAcks, rowAcked, moves);
     }
 
+    /**
+     * After a delete of messages above some group's committed offset (an admin delete, a
+     * requeue's dead letter, retention's maximum age), moves each group's committed offset of
+     * the partitions over the finished messages that now follow it: a deleted first
+     * unacknowledged message no longer holds back the messages acknowledged after it, as a
+     * nack's or an expiry's dead letter does not. Without it nothing would walk the partition
+     * until a later ack, and its lag and oldest unacknowledged age would count messages already
+     * acknowledged (docs/operations.md, "Retention"). The caller's transaction holds the lease
+     * rows of these groups and partitions, locked before the delete, as every walk does.
+     *
+     * @param groups the consumer groups of the topic (any order)
+     * @param keys the partitions a message was deleted from
+     */
+    static void walkAfterDelete(Connection c, String tenant, String topic, List<String> groups, Set<String> keys)
+            throws SQLException {
+        if (keys.isEmpty()) {
+            return;
+        }
+        List<String> inOrder = keys.stream().sorted().toList();
+        for (String group : groups) {
+            GroupScope scope = new GroupScope(tenant, group, topic);
+            Map<String, Cursor> cursors = ConsumerStatements.cursors(c, new ConsumerSql.SelectCursors(scope, inOrder));
+            advance(c, scope, keys, cursors, Map.of(), Set.of());
+        }
+    }
+
     /** Writes moves that {@link #advanceLeavingMoves} left, in one statement; none: no statement. */
     static void write(Connection c, GroupScope s, List<Advance> moves) throws SQLException {
         ConsumerStatements.advanceCommitted(c, s, moves);

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * SQL of retention: finding the messages of a (tenant, topic) that every consumer group has
@@ -14,7 +15,9 @@ import java.util.Map;
  *
  * <p>Locking: reads here are plain consistent reads (auto-commit, no {@code FOR UPDATE}), so
  * they never wait for or block publishers and consumers. The only locks are the row locks of
- * {@link #delete}, held for one short READ COMMITTED transaction of at most one batch.
+ * {@link #delete}, held for one short READ COMMITTED transaction of at most one batch, and,
+ * only when it deletes messages some group has not committed (the maximum age), the lease rows
+ * of those partitions first.
  */
 @ApplicationScoped
 public class RetentionStore {
@@ -30,6 +33,35 @@ public class RetentionStore {
             WHERE tenant = ?
             GROUP BY tenant, topic
             ORDER BY topic""";
+
+    /**
+     * Locks the lease rows of the given groups and partitions of a topic before retention deletes
+     * messages some group has not committed: the walk of the committed offsets afterwards runs
+     * under them, as every walk does. Rows are locked in index order (group, then partition
+     * key), the order in which a fetch, an ack and an admin delete lock theirs, so none of them
+     * can wait on retention in a cycle. Binds: {@link LockLeasesOfPartitions}.
+     */
+    static final String LOCK_LEASES_OF_PARTITIONS = """
+            SELECT consumer_group, partition_key FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group IN (%s) AND topic = ? AND partition_key IN (%s)
+            ORDER BY consumer_group, partition_key
+            FOR UPDATE""";
+
+    /** Binds of {@link #LOCK_LEASES_OF_PARTITIONS}, in placeholder order (the lists fill the IN lists). */
+    record LockLeasesOfPartitions(String tenant, List<String> groups, String topic, List<String> partitionKeys)
+            implements Statement {
+        @Override
+        public String sql() {
+            return LOCK_LEASES_OF_PARTITIONS.formatted(Db.placeholders(groups.size()),
+                    Db.placeholders(partitionKeys.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.each("consumer_group", groups), Bind.of("topic", topic),
+                    Bind.each("partition_key", partitionKeys));
+        }
+    }
 
     /** Binds of {@link #SELECT_TOPICS}. */
     record SelectTopics(String tenant) implements Statement {
@@ -353,15 +385,26 @@ public class RetentionStore {
      *     microseconds) are remembered; 0 remembers none
      * @param ranges offset ranges to delete, every stored message of which is deletable; at most
      *     about one batch of messages in all
+     * @param unconsumed partitions of {@code ranges} whose deleted messages reach above some
+     *     group's committed offset (expired by the maximum age): their lease rows are locked
+     *     first, and each group's committed offset walks over what now follows it
+     *     ({@link CommittedOffsets#walkAfterDelete})
      * @return messages deleted; fewer than the ranges span when a concurrent delete (another
      *     process's retention, an admin delete) removed some first, or offsets in them were gaps
      * @throws StoreException when a range lost more rows than it spans (a bug; rolled back)
      */
-    public int delete(String tenant, String topic, List<String> groups, List<Range> ranges, long dedupWindowMicros) {
+    public int delete(String tenant, String topic, List<String> groups, List<Range> ranges, long dedupWindowMicros,
+                      Set<String> unconsumed) {
         if (ranges.isEmpty()) {
             return 0;
         }
+        List<String> walked = groups.isEmpty() ? List.of() : unconsumed.stream().sorted().toList();
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            if (!walked.isEmpty()) {
+                // Before the deletes, as an admin delete takes them: the walk below needs them.
+                LockLeasesOfPartitions lock = new LockLeasesOfPartitions(tenant, groups, topic, walked);
+                Db.list(c, lock.sql(), lock, rs -> rs.getString("partition_key"));
+            }
             if (dedupWindowMicros > 0) {
                 DedupSql.rememberRanges(c, ranges.stream().map(r -> new DedupSql.SelectRangeIdentities(tenant, topic,
                         r.partitionKey(), r.from(), r.to(), dedupWindowMicros)).toList());
@@ -382,6 +425,7 @@ public class RetentionStore {
                 // Any number: not every group has state for every message.
                 Db.updateEach(c, states.get(0).sql(), states);
             }
+            CommittedOffsets.walkAfterDelete(c, tenant, topic, groups, Set.copyOf(walked));
             return deleted;
         });
     }
