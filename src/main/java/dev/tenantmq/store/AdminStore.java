@@ -3,7 +3,6 @@ package dev.tenantmq.store;
 import dev.tenantmq.model.TraceContext;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.DeliveryState;
-import dev.tenantmq.model.GroupScope;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -550,7 +549,8 @@ public class AdminStore {
      * Requeues one dead letter (SPEC "Dead letters"): each group its metadata names that holds
      * the original message as DEAD gets it back (PENDING, attempt 1, before any later message
      * of the partition), and the dead letter leaves the dead-letter topic, as a delete takes it
-     * ({@link #delete}: a group consuming the dead-letter topic commits over it, {@link CommittedOffsets#walkAfterDelete}). One transaction.
+     * ({@link #delete}: a group consuming the dead-letter topic commits over it,
+     * {@link CommittedOffsets#walkAfterDelete}). One transaction.
      *
      * @param dlqTopic the dead-letter topic, {@code <originalTopic><suffix>}
      * @param suffix the dead-letter suffix
