@@ -326,7 +326,7 @@ class TmqIT {
 
         publish(topic, "k", "second", "2");
         long started = System.nanoTime();
-        // --max alone: the default idle time-out ends it (docs/operations.md, "CLI": `tmq tail ... --max 10`).
+        // --max alone: the default idle time-out ends it (docs/operations.md, "CLI": `bin/tmq tail ... --max 3`).
         Cli.Result byDefault = ok(tmq.run("tail", "--tenant", tenant, "--topic", topic, "--group", group, "--max", "10"));
         assertEquals("second", MAPPER.readTree(byDefault.out()).path("id").asText(), byDefault::toString);
         assertTrue(byDefault.err().contains("no message for 10 s (--idle-timeout)"), byDefault::toString);
