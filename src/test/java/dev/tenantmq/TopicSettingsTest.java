@@ -233,7 +233,10 @@ class TopicSettingsTest {
         tooLate.put("deliverAfterSeconds", 120);
         Api.publish(tenant, topic, Map.of("messages", List.of(tooLate))).then().statusCode(400)
                 .contentType("application/problem+json")
-                .body("errors[0].field", org.hamcrest.Matchers.equalTo("messages[0].deliverAfterSeconds"));
+                .body("errors[0].field", org.hamcrest.Matchers.equalTo("messages[0].deliverAfterSeconds"))
+                // names the bound where the user set it, not the global setting of another value
+                .body("errors[0].message", org.hamcrest.Matchers.startsWith(
+                        "must be at most the retention maximum age (the topic's retentionMaxAgeSeconds, 30 s) ahead"));
         Map<String, Object> inTime = new HashMap<>(msg("k", "remind", 1));
         inTime.put("deliverAfterSeconds", 20);
         Api.publish(tenant, topic, Map.of("messages", List.of(inTime))).then().statusCode(201);

@@ -121,7 +121,8 @@ public class PublishService {
             if (m.delay() != null) {
                 String field = "messages[" + i + "]." + (m.delay().at() != null ? DeliveryDelay.AT_FIELD
                         : DeliveryDelay.AFTER_FIELD);
-                FieldError tooFar = m.delay().problem(field, topicSettings.retentionMaxAge(), now);
+                FieldError tooFar = m.delay().problem(field, topicSettings.retentionMaxAge(),
+                        topicSettings.retentionMaxAgeSetting(), now);
                 if (tooFar != null) {
                     throw new InvalidRequestException(List.of(tooFar));
                 }

@@ -66,13 +66,16 @@ public record DeliveryDelay(Long afterMicros, Instant at) {
      * in the past is allowed: the message is due at once.
      *
      * @param field the request field to name, e.g. {@code messages[2].deliverAt}
+     * @param maxAge the topic's effective retention maximum age
+     * @param maxAgeSetting where {@code maxAge} is set, as the error names it: {@code
+     *     mq.retention.max-age}, or the topic's override ({@link EffectiveSettings#retentionMaxAgeSetting})
      * @return the broken rule, or null when the delay is allowed
      */
-    public FieldError problem(String field, Duration maxAge, Instant now) {
+    public FieldError problem(String field, Duration maxAge, String maxAgeSetting, Instant now) {
         long maxMicros = Durations.micros(maxAge);
         long micros = afterMicros != null ? afterMicros : Durations.micros(Duration.between(now, at));
         if (micros > maxMicros) {
-            return new FieldError(field, "must be at most the retention maximum age (mq.retention.max-age, "
+            return new FieldError(field, "must be at most the retention maximum age (" + maxAgeSetting + ", "
                     + maxAge.toSeconds() + " s) ahead: retention deletes a message that long after its publish");
         }
         if (afterMicros != null && afterMicros > Durations.micros(Duration.ofSeconds(LONGEST_AFTER_SECONDS))) {

@@ -90,6 +90,18 @@ public record EffectiveSettings(Value<Integer> maxDeliveries, Value<Integer> def
         return Duration.ofSeconds(retentionMaxAgeSeconds.value());
     }
 
+    /**
+     * Where {@link #retentionMaxAge} is set, as an error names it: the global
+     * {@code mq.retention.max-age}, or the override a user would look for in the settings view.
+     */
+    public String retentionMaxAgeSetting() {
+        return switch (retentionMaxAgeSeconds.source()) {
+            case GROUP -> "the consumer group's retentionMaxAgeSeconds";
+            case TOPIC -> "the topic's retentionMaxAgeSeconds";
+            case GLOBAL -> "mq.retention.max-age";
+        };
+    }
+
     /** How long a deleted message's identity stays a duplicate. */
     public Duration dedupWindow() {
         return Duration.ofSeconds(dedupWindowSeconds.value());

@@ -13,22 +13,23 @@ import org.junit.jupiter.api.Test;
 class DeliveryDelayTest {
     private static final Instant NOW = Instant.parse("2026-12-02T04:00:00Z");
     private static final Duration MAX_AGE = Duration.ofDays(7);
+    private static final String SETTING = "mq.retention.max-age";
 
     @Test
     void a_delay_reaches_at_most_the_retention_max_age_ahead() {
-        assertNull(DeliveryDelay.afterSeconds(MAX_AGE.toSeconds()).problem("f", MAX_AGE, NOW));
-        assertNull(DeliveryDelay.at(NOW.plus(MAX_AGE)).problem("f", MAX_AGE, NOW));
+        assertNull(DeliveryDelay.afterSeconds(MAX_AGE.toSeconds()).problem("f", MAX_AGE, SETTING, NOW));
+        assertNull(DeliveryDelay.at(NOW.plus(MAX_AGE)).problem("f", MAX_AGE, SETTING, NOW));
         FieldError after = DeliveryDelay.afterSeconds(MAX_AGE.toSeconds() + 1).problem("messages[0].deliverAfterSeconds",
-                MAX_AGE, NOW);
+                MAX_AGE, SETTING, NOW);
         assertEquals("messages[0].deliverAfterSeconds", after.field());
-        assertTrue(after.message().contains("mq.retention.max-age"), after.message());
-        assertEquals("f", DeliveryDelay.at(NOW.plus(MAX_AGE).plusMillis(1)).problem("f", MAX_AGE, NOW).field());
+        assertTrue(after.message().contains("(mq.retention.max-age, 604800 s)"), after.message());
+        assertEquals("f", DeliveryDelay.at(NOW.plus(MAX_AGE).plusMillis(1)).problem("f", MAX_AGE, SETTING, NOW).field());
     }
 
     @Test
     void a_due_time_in_the_past_is_allowed_and_due_at_once() {
         DeliveryDelay past = DeliveryDelay.at(NOW.minusSeconds(60));
-        assertNull(past.problem("f", MAX_AGE, NOW));
+        assertNull(past.problem("f", MAX_AGE, SETTING, NOW));
         assertEquals(Duration.ZERO, past.dueIn(NOW));
     }
 
