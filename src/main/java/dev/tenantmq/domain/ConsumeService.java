@@ -367,10 +367,23 @@ public class ConsumeService {
                                        PendingAck ack) {
         List<String> mine = new ArrayList<>();
         for (String p : candidates) {
-            if (mine.size() < ask && busy.putIfAbsent(p, Boolean.FALSE) == null) {
-                mine.add(p);
+            // Claim or mark skipped in one atomic step: with a claim attempt and a separate mark,
+            // the claimant could release the partition between the two, unmarked, and signal
+            // nothing, while this fetch skipped it: a wake-up lost until the next re-check.
+            boolean[] claimedNow = {false};
+            if (mine.size() < ask) {
+                busy.compute(p, (k, skipped) -> {
+                    if (skipped == null) {
+                        claimedNow[0] = true;
+                        return Boolean.FALSE;
+                    }
+                    return Boolean.TRUE;
+                });
             } else {
                 busy.computeIfPresent(p, (k, skipped) -> Boolean.TRUE);
+            }
+            if (claimedNow[0]) {
+                mine.add(p);
             }
         }
         boolean acking = ack != null && ack.due();
