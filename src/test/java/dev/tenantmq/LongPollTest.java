@@ -242,8 +242,10 @@ class LongPollTest {
         }
         Api.publishOk(tenant, topic, release);
         // New partitions again, leased by a tick first; the polls woken then race for them, and
-        // on a loaded machine a poll's wait may run out first (seen at load 18 on 2 cores).
-        assertEachMessageReachedOnePollOrTheNextFetch(tenant, topic, group, polls, "release-", polls.size());
+        // each loser is woken again by the winner's signal for what it skipped, so every poll,
+        // with at least 10 s of its wait left, receives one.
+        await().atMost(Duration.ofSeconds(30)).until(() -> polls.stream().allMatch(CompletableFuture::isDone));
+        assertEquals(polls.size(), delivered(polls), "every poll received one message");
     }
 
     /**

@@ -367,23 +367,16 @@ public class ConsumeService {
                                        PendingAck ack) {
         List<String> mine = new ArrayList<>();
         for (String p : candidates) {
-            // Claim or mark skipped in one atomic step: with a claim attempt and a separate mark,
-            // the claimant could release the partition between the two, unmarked, and signal
-            // nothing, while this fetch skipped it: a wake-up lost until the next re-check.
-            boolean[] claimedNow = {false};
             if (mine.size() < ask) {
-                busy.compute(p, (k, skipped) -> {
-                    if (skipped == null) {
-                        claimedNow[0] = true;
-                        return Boolean.FALSE;
-                    }
-                    return Boolean.TRUE;
-                });
+                // Claim it (absent: FALSE, ours) or mark it skipped (present: TRUE) in one atomic
+                // step. As a claim attempt and a separate mark, the claimant could release it in
+                // between, unmarked, and signal nothing while this fetch skipped it: a wake-up
+                // lost until the next re-check.
+                if (!busy.compute(p, (k, skipped) -> skipped != null)) {
+                    mine.add(p);
+                }
             } else {
                 busy.computeIfPresent(p, (k, skipped) -> Boolean.TRUE);
-            }
-            if (claimedNow[0]) {
-                mine.add(p);
             }
         }
         boolean acking = ack != null && ack.due();
