@@ -316,7 +316,7 @@ public class ConsumeService {
             // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
             int asked = ask + busy.size();
             List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
-            budget = leaseUnclaimed(scope, f, subscriber, busy, ready, ask, budget, leased, ack);
+            budget = leaseUnclaimed(scope, f, subscriber, busy, ready, budget, leased, ack);
             leftOut |= ready.size() >= asked;
             if (ready.size() < asked) {
                 if (upTo != null || cursor.isEmpty()) {
@@ -336,38 +336,69 @@ public class ConsumeService {
      * an ack touched them a moment ago, so the ready-partitions query is skipped and the lease
      * transaction goes to them at once; it delivers from those this process still leases and
      * that have nothing in flight. Partitions it does not lease here are for another process,
-     * which finds them on its re-check. At most {@code maxMessages} partitions are claimed, each
-     * of which may give a message; the waiters the same signal woke claim the others.
+     * which finds them on its re-check. It claims as many partitions at a time as it has room
+     * for messages, each of which may give one, and goes on to the next when they gave less (a
+     * poll woken by the same signal took theirs first); those other waiters claim the rest.
      */
     private List<Delivered> fetchTouched(GroupScope scope, Fetch f, Set<String> touched) {
         String subscriber = identity.subscriberName().value();
         Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
         List<Delivery> leased = new ArrayList<>();
-        leaseUnclaimed(scope, f, subscriber, busy, new ArrayList<>(touched), f.maxMessages(), // in key order
+        leaseUnclaimed(scope, f, subscriber, busy, new ArrayList<>(touched), // in key order
                 FetchBudget.of(f.maxMessages(), f.maxBytes()), leased, null);
         return delivered(scope, leased, true); // other partitions may be ready: the cursor moves on
     }
 
     /**
-     * Claims up to {@code ask} of {@code candidates} that no other fetch of this process has
-     * claimed (marking those skipped, see {@link #claimed}), leases messages from them into
-     * {@code leased} in one lease transaction, and releases the claims; then signals the topic
-     * once for each skipped partition it took nothing from.
+     * Leases from {@code candidates}, in their order, for as long as the fetch has room: claims as
+     * many as the budget has room for messages among those that no other fetch of this process
+     * has claimed (marking the others skipped, see {@link #claimed}), leases from them in one
+     * transaction, releases the claims, and goes on with the candidates after them while room is
+     * left. A claimed candidate may give nothing: another fetch of this process took its messages
+     * between the look that named it and this claim (they are in flight, held until their ack).
+     * Stopping there would leave a ready candidate after it unlooked, with no signal coming for
+     * it: a wake-up lost until the next re-check.
      *
-     * <p>When {@code ack} is due, its receipts settle in the same transaction, first; the
+     * <p>When {@code ack} is due, its receipts settle in the first lease transaction, first; the
      * partitions they name that no other fetch here has claimed are claimed too, and walked after
      * the candidates, so a batch acked now makes room for the next one of its partition.
      *
      * @param budget what the fetch may still hand out
-     * @param ack acks to settle in this lease transaction, or null
-     * @return the fetch's budget after this lease
+     * @param ack acks to settle in the first lease transaction, or null
+     * @return the fetch's budget after these leases
      */
     private FetchBudget leaseUnclaimed(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
-                                       List<String> candidates, int ask, FetchBudget budget, List<Delivery> leased,
+                                       List<String> candidates, FetchBudget budget, List<Delivery> leased,
                                        PendingAck ack) {
+        int next = 0;
+        do {
+            Round round = leaseRound(scope, f, subscriber, busy, candidates, next, budget, leased, ack);
+            budget = round.budget();
+            next = round.next();
+        } while (!budget.spent() && next < candidates.size());
+        return budget;
+    }
+
+    /** Where a lease round left a fetch: its budget, and the index of the first candidate it did not reach. */
+    private record Round(FetchBudget budget, int next) {}
+
+    /**
+     * One round of {@link #leaseUnclaimed}: claims up to the budget's messages left of the
+     * candidates from index {@code from} that no other fetch here has claimed, leases from them
+     * in one transaction (settling {@code ack} first when it is due), and releases the claims;
+     * then signals the topic once for each skipped partition it took nothing from. Candidates
+     * after the claimed ones that another fetch holds are marked skipped too.
+     */
+    private Round leaseRound(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
+                             List<String> candidates, int from, FetchBudget budget, List<Delivery> leased,
+                             PendingAck ack) {
+        int ask = budget.messagesLeft();
         List<String> mine = new ArrayList<>();
-        for (String p : candidates) {
+        int next = from;
+        for (int i = from; i < candidates.size(); i++) {
+            String p = candidates.get(i);
             if (mine.size() < ask) {
+                next = i + 1;
                 // Claim it (absent: FALSE, ours) or mark it skipped (present: TRUE) in one atomic
                 // step. As a claim attempt and a separate mark, the claimant could release it in
                 // between, unmarked, and signal nothing while this fetch skipped it: a wake-up
@@ -390,7 +421,7 @@ public class ConsumeService {
             }
         }
         if (mine.isEmpty() && !acking) {
-            return budget;
+            return new Round(budget, next);
         }
         Set<String> handedOut = new HashSet<>();
         try {
@@ -406,7 +437,7 @@ public class ConsumeService {
             deadLettered(scope, result.deadLettered());
             leased.addAll(result.deliveries());
             result.deliveries().forEach(d -> handedOut.add(d.partitionKey()));
-            return result.budget();
+            return new Round(result.budget(), next);
         } finally {
             List<String> skipped = new ArrayList<>();
             for (String p : ackClaimed) {
