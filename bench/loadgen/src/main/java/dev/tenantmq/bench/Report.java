@@ -29,8 +29,21 @@ final class Report {
         if (t.isEmpty()) {
             return "";
         }
-        Object met = t.get("met");
-        return (met == null ? "no target" : Boolean.TRUE.equals(met) ? "**met**" : "**missed**") + ": " + t.get("goal");
+        if (t.get("parts") instanceof List<?> parts) {
+            // a goal of several parts: each judged on its own, with what was measured
+            StringBuilder b = new StringBuilder();
+            for (Object o : parts) {
+                Map<String, Object> part = map(o);
+                b.append(b.length() == 0 ? "" : "; ").append(verdict(part.get("met"))).append(": ")
+                        .append(part.get("goal")).append(" (").append(part.get("measured")).append(")");
+            }
+            return b.toString();
+        }
+        return verdict(t.get("met")) + ": " + t.get("goal");
+    }
+
+    private static String verdict(Object met) {
+        return met == null ? "no target" : Boolean.TRUE.equals(met) ? "**met**" : "**missed**";
     }
 
     private static String cpu(Map<String, Object> fig) {
