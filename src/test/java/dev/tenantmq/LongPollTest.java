@@ -293,12 +293,7 @@ class LongPollTest {
             Delivered.receipts(got).forEach(r -> assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, List.of(r))));
             return Delivered.ids(got).contains("seed");
         });
-        HttpJson http = new HttpJson(base.toString());
-        String fetch = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + "/fetch";
-        Instant issued = Instant.now();
-        CompletableFuture<JsonNode> poll = http.postAsync(fetch, Map.of("maxMessages", 10, "waitSeconds", 30));
-        await("the poll waits").atMost(ALIVE).until(() -> signals.waiting(tenant, topic) == 1);
-        assumePollsAlive(issued);
+        CompletableFuture<JsonNode> poll = oneWaitingPoll(tenant, topic, group, 10);
 
         List<String> statements;
         try (GeneralLog log = GeneralLog.start(dataSource)) {
@@ -337,17 +332,26 @@ class LongPollTest {
             }
             return seen.containsAll(List.of("held", "seed"));
         });
-        HttpJson http = new HttpJson(base.toString());
-        String fetch = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + "/fetch";
-        Instant issued = Instant.now();
-        CompletableFuture<JsonNode> poll = http.postAsync(fetch, Map.of("maxMessages", 1, "waitSeconds", 30));
-        await("the poll waits").atMost(ALIVE).until(() -> signals.waiting(tenant, topic) == 1);
-        assumePollsAlive(issued);
+        CompletableFuture<JsonNode> poll = oneWaitingPoll(tenant, topic, group, 1);
 
         // One publish touches k1 (held behind its message in flight) and k2, in key order.
         Api.publishOk(tenant, topic, List.of(Api.msg("k1", "behind-held", 1), Api.msg("k2", "ready", 2)));
         JsonNode got = poll.get(10, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals(List.of("ready"), ids(got), "the woken poll delivers k2's message");
+    }
+
+    /**
+     * Issues one long poll of up to {@code maxMessages} with a 30 s wait, and returns it once it
+     * waits (registered for a signal); the test stops there when the machine took too long.
+     */
+    private CompletableFuture<JsonNode> oneWaitingPoll(String tenant, String topic, String group, int maxMessages) {
+        String fetch = "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/" + group + "/fetch";
+        Instant issued = Instant.now();
+        CompletableFuture<JsonNode> poll = new HttpJson(base.toString())
+                .postAsync(fetch, Map.of("maxMessages", maxMessages, "waitSeconds", 30));
+        await("the poll waits").atMost(ALIVE).until(() -> signals.waiting(tenant, topic) == 1);
+        assumePollsAlive(issued);
+        return poll;
     }
 
     private static List<String> ids(JsonNode fetchAnswer) {
