@@ -1,6 +1,5 @@
 package dev.tenantmq.cli;
 
-import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -19,7 +18,8 @@ import java.io.IOException;
  * The one Jackson mapper of the CLI. {@link #parse} keeps every number as the text the service sent
  * ({@link RawNumberNode}), so a payload printed by {@code tmq tail} or {@code tmq inspect} keeps
  * its digits, sign and exponent ({@code 1e400}, {@code -0}, {@code 0.10} stay so); trailing
- * content after a JSON value and duplicate keys are errors.
+ * content after a JSON value and duplicate keys are errors, told in plain words by
+ * {@link InvalidJson}.
  */
 public final class Json {
     /** Shared, thread-safe after configuration. */
@@ -36,20 +36,30 @@ public final class Json {
     /**
      * Parses one JSON value; its numbers are {@link RawNumberNode}s, written back as they were read.
      *
-     * @throws JsonProcessingException when {@code text} is not exactly one JSON value
+     * @throws InvalidJson when {@code text} is not exactly one JSON value: empty, not JSON, or
+     *     followed by more text; its message says why in plain words, with line and column
      */
-    public static JsonNode parse(String text) throws JsonProcessingException {
+    public static JsonNode parse(String text) throws InvalidJson {
         try (JsonParser p = MAPPER.createParser(text)) {
-            if (p.nextToken() == null) {
-                throw new JsonParseException(p, "no JSON value (the text is empty)");
+            JsonNode value;
+            try {
+                if (p.nextToken() == null) {
+                    throw new InvalidJson("it is empty");
+                }
+                value = read(p);
+            } catch (JsonProcessingException e) {
+                throw new InvalidJson(JsonErrorWords.describe(e, p));
             }
-            JsonNode value = read(p);
-            if (p.nextToken() != null) {
-                throw new JsonParseException(p, "text after the JSON value");
+            // Whatever comes after the value, a second value or a stray character, is told as such.
+            try {
+                if (p.nextToken() != null) {
+                    throw new InvalidJson(JsonErrorWords.TEXT_AFTER + JsonErrorWords.at(p.currentTokenLocation()));
+                }
+            } catch (JsonProcessingException e) {
+                throw new InvalidJson(JsonErrorWords.TEXT_AFTER + JsonErrorWords.at(
+                        e.getLocation() != null ? e.getLocation() : p.currentTokenLocation()));
             }
             return value;
-        } catch (JsonProcessingException e) {
-            throw e;
         } catch (IOException e) {
             throw new IllegalStateException(e); // a String source does not fail to read
         }
@@ -88,7 +98,7 @@ public final class Json {
             case VALUE_NULL -> {
                 return nodes.nullNode();
             }
-            default -> throw new JsonParseException(p, "unexpected " + p.currentToken());
+            default -> throw new IllegalStateException("unexpected token " + p.currentToken()); // the parser pairs them
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.tenantmq.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -86,9 +85,9 @@ final class PublishCommand extends BaseCommand {
             }
             try {
                 Json.parse(text);
-            } catch (JsonProcessingException e) {
+            } catch (InvalidJson e) {
                 throw new ParameterException(spec.commandLine(), "the payload is not one JSON value (use --string to send text): "
-                        + e.getOriginalMessage());
+                        + e.getMessage());
             }
             payloadJson = text.strip();
         }

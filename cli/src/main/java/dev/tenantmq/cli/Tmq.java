@@ -1,5 +1,6 @@
 package dev.tenantmq.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.OutputStreamWriter;
@@ -82,12 +83,19 @@ public final class Tmq implements Runnable {
                 err.flush();
                 return ExitCodes.SERVER;
             }
+            if (ex instanceof UnreadableAnswer u) {
+                err.println("tmq: " + u.getMessage());
+                err.flush();
+                return ExitCodes.UNEXPECTED;
+            }
             if (ex instanceof IllegalArgumentException iae) {
                 err.println("tmq: " + iae.getMessage());
                 err.flush();
                 return ExitCodes.USAGE;
             }
-            err.println("tmq: unexpected error: " + ex);
+            // A bug's exception is named for the report; a JSON library's is worded, never quoted.
+            err.println("tmq: unexpected error: " + (ex instanceof InvalidJson ? "not JSON: " + ex.getMessage()
+                    : ex instanceof JsonProcessingException j ? "not JSON: " + JsonErrorWords.describe(j, null) : ex));
             err.flush();
             return ExitCodes.UNEXPECTED;
         });

@@ -57,7 +57,11 @@ public final class TmqClient {
         return base.toString();
     }
 
-    /** GET, answering the raw JSON text of a 2xx response. */
+    /**
+     * GET, answering the raw JSON text of a 2xx response. Like every call here: an error status
+     * throws {@link ApiError}, no answer {@link Unreachable}, and a 2xx answer that is not JSON
+     * {@link UnreadableAnswer}.
+     */
     public String get(String path, Map<String, String> query) {
         return send("GET", path, query, null);
     }
@@ -136,15 +140,20 @@ public final class TmqClient {
         }
         int status = response.statusCode();
         if (status >= 200 && status < 300) {
+            try {
+                Json.parse(response.body()); // checked here, where the request can be named
+            } catch (InvalidJson e) {
+                throw new UnreadableAnswer(method + " " + path, response.body(), e);
+            }
             return response.body();
         }
         JsonNode problem = null;
         try {
             JsonNode parsed = Json.parse(response.body());
-            if (parsed != null && parsed.isObject()) {
+            if (parsed.isObject()) {
                 problem = parsed;
             }
-        } catch (IOException | RuntimeException notJson) {
+        } catch (InvalidJson notJson) {
             // Not a problem document: the raw body is shown instead.
         }
         throw new ApiError(status, response.body(), problem);
