@@ -1,21 +1,24 @@
 package dev.tenantmq.cli;
 
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /**
  * Where the service is and the token it takes: {@code --url}/{@code --token}, else
  * {@code TMQ_URL}/{@code TMQ_ADMIN_TOKEN}, else http://127.0.0.1:8080 and no token. The token's
- * value is never shown, not even in {@code --help}.
+ * value is never shown, not even in {@code --help}. A mixin of the top command ({@link Tmq}) whose
+ * options every command inherits, so they go before the command ({@code tmq --url U topics}) or
+ * after it ({@code tmq topics --url U}) alike; either way they set this one instance.
  */
 public final class Connection {
     /** The URL used when neither --url nor TMQ_URL is set: the service's default port on loopback. */
     public static final String DEFAULT_URL = "http://127.0.0.1:8080";
 
-    @Option(names = "--url", paramLabel = "URL",
+    @Option(names = "--url", paramLabel = "URL", scope = ScopeType.INHERIT,
             description = "Base URL of the service. Default: $TMQ_URL, else " + DEFAULT_URL + ".")
     String url;
 
-    @Option(names = "--token", paramLabel = "TOKEN",
+    @Option(names = "--token", paramLabel = "TOKEN", scope = ScopeType.INHERIT,
             description = "Admin bearer token (MQ_ADMIN_TOKEN of the service), sent on every call. "
                     + "Default: $TMQ_ADMIN_TOKEN (prefer it: a command line is visible to other users).")
     String token;

@@ -31,10 +31,15 @@ import picocli.CommandLine.Command;
             "  4  other client error (400, 409, 413, ...)",
             "  5  authentication or authorization (401, 403)",
             "  6  server error (5xx) or service unreachable",
+            "--url and --token go before or after the command (tmq --url URL topics ...).",
             "Environment: TMQ_URL (default " + Connection.DEFAULT_URL + "), TMQ_ADMIN_TOKEN."})
 public final class Tmq implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** --url and --token: inherited by every command, so they may come before or after it. */
+    @CommandLine.Mixin
+    Connection connection;
 
     @Override
     public void run() {

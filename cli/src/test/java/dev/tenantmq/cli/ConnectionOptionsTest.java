@@ -1,0 +1,85 @@
+package dev.tenantmq.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The connection options, {@code --url} and {@code --token}, work before the command as well as
+ * after it, also before and between the words of a two-word command ({@code settings get}), and
+ * every help lists them (docs/operations.md, "CLI").
+ */
+class ConnectionOptionsTest {
+    private JsonStub stub;
+    private final List<String> calls = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void startStub() throws Exception {
+        stub = JsonStub.start("/", exchange -> {
+            calls.add(exchange.getRequestURI().getRawPath() + " " + exchange.getRequestHeaders().getFirst("Authorization"));
+            return "{\"topics\":[{\"tenant\":\"demo\",\"topic\":\"orders\",\"partitions\":1,\"messages\":2}],\"truncated\":false}";
+        });
+    }
+
+    @AfterEach
+    void stopStub() {
+        stub.close();
+    }
+
+    @Test
+    void url_and_token_before_the_command_are_used() {
+        Run r = run("--url", stub.url(), "--token", "t0ken-before", "topics", "--tenant", "demo");
+        assertEquals(0, r.code(), r::toString);
+        assertEquals(List.of("/admin/topics Bearer t0ken-before"), calls);
+        assertTrue(r.out().contains("orders"), r::toString);
+    }
+
+    @Test
+    void url_and_token_after_the_command_are_used_as_before() {
+        Run r = run("topics", "--tenant", "demo", "--url", stub.url(), "--token", "t0ken-after");
+        assertEquals(0, r.code(), r::toString);
+        assertEquals(List.of("/admin/topics Bearer t0ken-after"), calls);
+    }
+
+    @Test
+    void url_and_token_work_before_between_and_after_the_words_of_a_two_word_command() {
+        assertEquals(0, run("--url", stub.url(), "settings", "--token", "t1", "get", "--tenant", "demo", "--topic", "orders").code());
+        assertEquals(0, run("settings", "--url", stub.url(), "get", "--tenant", "demo", "--topic", "orders", "--token", "t2").code());
+        assertEquals(List.of("/admin/settings Bearer t1", "/admin/settings Bearer t2"), calls);
+    }
+
+    @Test
+    void the_top_help_and_each_commands_help_list_the_connection_options() {
+        for (List<String> command : List.of(List.<String>of(), List.of("topics"), List.of("settings", "get"), List.of("publish"))) {
+            String[] args = java.util.stream.Stream.concat(command.stream(), java.util.stream.Stream.of("--help")).toArray(String[]::new);
+            Run help = run(args);
+            assertEquals(0, help.code(), help::toString);
+            assertTrue(help.out().contains("--url=URL"), () -> String.join(" ", command) + ": " + help);
+            assertTrue(help.out().contains("--token=TOKEN"), () -> String.join(" ", command) + ": " + help);
+        }
+        Run top = run("--help");
+        assertTrue(top.out().contains("--url and --token go before or after the command"), top::toString);
+        assertFalse(calls.stream().findAny().isPresent(), "help calls nothing");
+    }
+
+    private record Run(int code, String out, String err) {}
+
+    private static Run run(String... args) {
+        CommandLine cmd = Tmq.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cmd.setOut(new PrintWriter(out));
+        cmd.setErr(new PrintWriter(err));
+        int code = cmd.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+}
