@@ -46,7 +46,8 @@ final class MessageCommands {
     }
 
     @Command(name = "inspect", mixinStandardHelpOptions = true,
-            description = "Show one message and each consumer group's state of it (GET /admin/messages).")
+            description = {"Show one message and each consumer group's state of it (GET /admin/messages).",
+                "deliverAt is empty for a message published without a delay."})
     static final class Inspect extends MessageCommand {
         @Override
         int run(TmqClient client) throws Exception {
@@ -56,11 +57,11 @@ final class MessageCommands {
             }
             JsonNode m = Json.parse(body);
             Table fields = new Table("FIELD", "VALUE");
-            for (String f : List.of("tenant", "topic", "partitionKey", "id", "offset", "createdAt")) {
+            // deliverAt (docs/api.md, "Delayed delivery") is empty for a message published without a
+            // delay: a row always, as --json always has the field and the group table keeps its
+            // empty ATTEMPT and VISIBLE_AT cells.
+            for (String f : List.of("tenant", "topic", "partitionKey", "id", "offset", "createdAt", "deliverAt")) {
                 fields.row(f, Json.text(m, f));
-            }
-            if (m.hasNonNull("deliverAt")) { // published with a delay (docs/api.md, "Delayed delivery")
-                fields.row("deliverAt", Json.text(m, "deliverAt"));
             }
             fields.row("metadata", Json.write(m.path("metadata")));
             fields.row("payload", Json.write(m.get("payload")));
