@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Errors that say what to do (SPEC section 4, "Errors everywhere"): a value of the wrong type names
- * the field, the type it must have and what was given; a number out of range and JSON that ends
- * early are told in plain words (line and column, never the parser's names); a query parameter
+ * the field, the type it must have and what was given; a syntax error names the field whose value
+ * it is in, or the enclosing object when it is between fields; a number out of range and JSON that
+ * ends early are told in plain words (line and column, never the parser's names); a query parameter
  * an admin call does not take is 400 naming the ones it takes.
  */
 @QuarkusTest
@@ -40,6 +41,49 @@ class ErrorWordsTest {
         assertError(post("ack", "{\"receipts\": \"r1\"}"), "receipts", "must be an array, not the string \"r1\"");
         assertError(publish("{\"messages\": [{\"partitionKey\": 42, \"payload\": 1}]}"), "messages[0].partitionKey",
                 "must be a string, not the number 42");
+    }
+
+    /**
+     * The parser reads a field's name and the first token of its value in one step: a number,
+     * literal or nesting it refuses there is the field's, as a string it refuses later is; so is
+     * a missing colon after the name.
+     */
+    @Test
+    void a_syntax_error_in_a_fields_value_names_the_field() {
+        assertError(publish("{\"messages\":[{\"partitionKey\":01,\"payload\":1}]}"), "messages[0].partitionKey",
+                "is not valid JSON: numbers may not have leading zeros (line 1, column 31)");
+        assertError(publish("{\"messages\":[{\"partitionKey\":\"a\tb\",\"payload\":1}]}"), "messages[0].partitionKey",
+                "is not valid JSON: control characters in strings must be escaped (line 1, column 32)");
+        assertError(fetch("{\"maxMessages\": 01}"), "maxMessages",
+                "is not valid JSON: numbers may not have leading zeros (line 1, column 18)");
+        assertError(post("nack", "{\"receipts\": [\"r\"], \"delaySeconds\": NaN}"), "delaySeconds",
+                "is not valid JSON: NaN is not a JSON number (line 1, column 40)");
+        assertError(fetch("{\"maxMessages\" 1}"), "maxMessages",
+                "is not valid JSON: a colon must follow each field name (line 1, column 16)");
+        assertError(publish("{\"messages\": tru}"), "messages", "is not valid JSON: tru is not a JSON value (a value is a"
+                + " string, a number, an object, an array, true, false or null) (line 1, column 14)");
+        String payload = "{\"messages\":[{\"partitionKey\":\"k\",\"payload\":%s}]}";
+        assertError(publish(payload.formatted("012")), "messages[0].payload",
+                "is not valid JSON: numbers may not have leading zeros (line 1, column 45)");
+        assertError(publish(payload.formatted("NaN")), "messages[0].payload",
+                "is not valid JSON: NaN is not a JSON number (line 1, column 47)");
+        assertError(publish(payload.formatted("1".repeat(1200))), "messages[0].payload",
+                "is not valid: a number longer than 1000 digits");
+        assertError(publish(payload.formatted("[".repeat(1001) + "]".repeat(1001))), "messages[0].payload",
+                "is not valid: nested deeper than 1000 levels");
+    }
+
+    /** A missing comma or a bad field name is no field's value: the enclosing object is named. */
+    @Test
+    void a_syntax_error_between_fields_names_the_enclosing_object() {
+        assertError(publish("{\"messages\":[{\"partitionKey\":\"k\" \"payload\":1}]}"), "messages[0]",
+                "is not valid JSON: a comma must separate the entries of an object (line 1, column 34)");
+        assertError(publish("{\"messages\":[{\"partitionKey\":\"k\", payload:1}]}"), "messages[0]",
+                "is not valid JSON: field names must be in double quotes (line 1, column 35)");
+        assertError(fetch("{\"maxMessages\": 1, }"), "body", "is not valid JSON: a trailing comma before } is not allowed"
+                + " (line 1, column 20)");
+        assertError(fetch("{\"maxMessages\": 1 /* c */}"), "body",
+                "is not valid JSON: comments are not allowed in JSON (line 1, column 19)");
     }
 
     @Test

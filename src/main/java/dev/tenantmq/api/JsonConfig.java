@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.quarkus.jackson.ObjectMapperCustomizer;
 import jakarta.inject.Singleton;
 
@@ -15,7 +16,8 @@ import jakarta.inject.Singleton;
  * decimals parse as BigDecimal with their scale, big integers as BigInteger, so
  * {@code 123456789012345678901234567890.10} is stored and returned unchanged (payloads
  * themselves are copied as text, see {@link RawJson}). Unknown fields, duplicate keys and
- * values of the wrong JSON type are rejected (400) rather than silently ignored or coerced.
+ * values of the wrong JSON type are rejected (400) rather than silently ignored or coerced. A
+ * syntax error inside a field's value names the field ({@link ParseErrorFields}).
  */
 @Singleton
 public class JsonConfig implements ObjectMapperCustomizer {
@@ -34,5 +36,6 @@ public class JsonConfig implements ObjectMapperCustomizer {
         mapper.coercionConfigFor(LogicalType.Integer)
                 .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+        mapper.registerModule(new SimpleModule("request-body-errors").setDeserializerModifier(new ParseErrorFields()));
     }
 }

@@ -150,7 +150,8 @@ public class ProblemMapper {
                 ? (mi.getTargetType() == PublishRequest.class ? "must be a JSON object: " + PUBLISH_SHAPE
                         : "must be a JSON object (see openapi.yaml)")
                 : malformed(parse instanceof JsonProcessingException p ? p : e);
-        // A body that ends early is the body's fault, not that of the field it ended in.
+        // The exception's path names the field, a syntax error's too when it is inside a field's value
+        // (ParseErrorFields). A body that ends early is the body's fault, not that of the field it ended in.
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty() && !(parse instanceof JsonEOFException)) {
             field = path(m.getPath());
             message = syntax ? message
