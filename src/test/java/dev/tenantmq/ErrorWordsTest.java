@@ -37,10 +37,55 @@ class ErrorWordsTest {
         assertError(fetch("{\"maxMessages\": \"ten\"}"), "maxMessages", "must be an integer, not the string \"ten\"");
         assertError(fetch("{\"maxMessages\": [10]}"), "maxMessages", "must be an integer, not an array");
         assertError(fetch("{\"maxMessages\": 1.5}"), "maxMessages", "must be an integer, not the number 1.5");
-        assertError(fetch("{\"waitSeconds\": true}"), "waitSeconds", "must be an integer, not true or false");
+        assertError(fetch("{\"waitSeconds\": true}"), "waitSeconds", "must be an integer, not the value true");
         assertError(post("ack", "{\"receipts\": \"r1\"}"), "receipts", "must be an array, not the string \"r1\"");
         assertError(publish("{\"messages\": [{\"partitionKey\": 42, \"payload\": 1}]}"), "messages[0].partitionKey",
                 "must be a string, not the number 42");
+    }
+
+    /** Every body's fields, those Jackson reads and those the validator checks, say what was given. */
+    @Test
+    void every_wrong_type_in_every_body_says_what_was_given() {
+        assertError(publish("{\"messages\": [{\"partitionKey\": true, \"payload\": 1}]}"), "messages[0].partitionKey",
+                "must be a string, not the value true");
+        assertError(publish(message("\"id\": 1e3")), "messages[0].id", "must be a string, not the number 1e3");
+        assertError(publish(message("\"metadata\": {\"a\": 1}")), "messages[0].metadata.a",
+                "must be a string, not the number 1");
+        assertError(publish(message("\"metadata\": [\"a\"]")), "messages[0].metadata",
+                "must be an object of string values, not an array");
+        assertError(publish(message("\"deliverAfterSeconds\": \"5\"")), "messages[0].deliverAfterSeconds",
+                "must be a whole number of seconds, at least 0, not the string \"5\"");
+        assertError(publish(message("\"deliverAfterSeconds\": 1.5")), "messages[0].deliverAfterSeconds",
+                "must be a whole number of seconds, at least 0, not the number 1.5");
+        assertError(publish(message("\"deliverAt\": 1700000000")), "messages[0].deliverAt",
+                "must be an RFC 3339 date-time with an offset such as 2026-12-02T05:00:00Z, not the number 1700000000");
+        assertError(publish(message("\"deliverAt\": \"tomorrow\"")), "messages[0].deliverAt",
+                "must be an RFC 3339 date-time with an offset such as 2026-12-02T05:00:00Z, not the string \"tomorrow\"");
+        assertError(publish("{\"messages\": [1]}"), "messages[0]", "must be an object, not the number 1");
+        assertError(publish("{\"messages\": [null]}"), "messages[0]", "must be an object, not null");
+        assertError(publish("{\"messages\": {}}"), "messages", "must be an array, not an object");
+        assertError(publish("\"hello\""), "body", "must be a JSON object, not the string \"hello\": a publish body is"
+                + " {\"messages\": [...]}, a list of messages each with partitionKey and payload");
+        assertError(committed("{\"partitionKeys\": \"k\"}"), "partitionKeys", "must be an array, not the string \"k\"");
+        assertError(committed("{\"partitionKeys\": [null]}"), "partitionKeys[0]", "must be a string, not null");
+        assertError(fetch("{\"maxBytes\": {}}"), "maxBytes", "must be an integer, not an object");
+        assertError(fetch("{\"ack\": [\"r\", 2]}"), "ack[1]", "must be a string, not the number 2");
+        assertError(fetch("{\"ack\": [null]}"), "ack[0]", "must be a string, not null");
+        assertError(fetch("[]"), "body", "must be a JSON object, not an array (see openapi.yaml)");
+        assertError(fetch("null"), "body",
+                "must be a JSON object, or no body at all for the defaults, not null or whitespace alone");
+        assertError(post("ack", "{\"receipts\": 5}"), "receipts", "must be an array, not the number 5");
+        assertError(post("ack", "{\"receipts\": [null]}"), "receipts[0]", "must be a string, not null");
+        assertError(post("extend", "{\"receipts\": [\"r\"], \"visibilitySeconds\": \"30\"}"), "visibilitySeconds",
+                "must be an integer, not the string \"30\"");
+        assertError(post("nack", "{\"receipts\": [\"r\"], \"reason\": false}"), "reason",
+                "must be a string, not the value false");
+        assertError(post("nack", "{\"receipts\": [\"r\"], \"delaySeconds\": 1e3}"), "delaySeconds",
+                "must be an integer, not the number 1e3");
+        assertError(settings("{\"nackBackoffBaseMillis\": \"100\"}"), "nackBackoffBaseMillis",
+                "must be an integer, not the string \"100\"");
+        assertError(settings("null"), "body", "must be a JSON object of overrides ({} clears them), not null or"
+                + " whitespace alone");
     }
 
     /**
@@ -154,6 +199,21 @@ class ErrorWordsTest {
     private Response post(String action, String body) {
         return given().contentType(ContentType.JSON).body(body)
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/g/" + action, tenant, topic);
+    }
+
+    /** A publish body of one message with partitionKey and payload, and {@code field} (another one) besides. */
+    private static String message(String field) {
+        return "{\"messages\": [{\"partitionKey\": \"k\", \"payload\": 1, " + field + "}]}";
+    }
+
+    private Response committed(String body) {
+        return given().contentType(ContentType.JSON).body(body)
+                .post("/tenants/{t}/topics/{topic}/messages/committed", tenant, topic);
+    }
+
+    private Response settings(String body) {
+        return given().header("Authorization", "Bearer " + adminToken).contentType(ContentType.JSON).body(body)
+                .put("/admin/settings?tenant={t}&topic={topic}", tenant, topic);
     }
 
     private Response publish(String body) {

@@ -93,7 +93,7 @@ class ExplicitNullTest {
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/g/fetch", tenant, topic)
                 .then().statusCode(400).contentType("application/problem+json")
                 .body("errors[0].field", equalTo("body"))
-                .body("errors[0].message", equalTo("must be a JSON object (see openapi.yaml)"));
+                .body("errors[0].message", equalTo("must be a JSON object, not an array (see openapi.yaml)"));
         given().contentType(ContentType.JSON).body("{")
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/g/fetch", tenant, topic)
                 .then().statusCode(400).body("errors[0].message", startsWith("is not valid JSON"));

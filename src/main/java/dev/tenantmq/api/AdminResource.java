@@ -211,7 +211,9 @@ public class AdminResource {
     public AdminResponses.Settings putSettings(@Context UriInfo uri, SettingsRequest body) {
         RequestValidator.SettingsTarget t = settingsTarget(uri);
         if (body == null) {
-            throw dev.tenantmq.model.InvalidRequestException.of("body", "must be a JSON object of overrides ({} clears them)");
+            // Quarkus reads whitespace alone as no value too, so either may have been given.
+            throw dev.tenantmq.model.InvalidRequestException.of("body", "must be a JSON object of overrides ({} clears"
+                    + " them), not null or whitespace alone");
         }
         return settings(settings.replace(t.tenant(), t.topic(), t.consumerGroup(), new SettingOverrides(
                 body.maxDeliveries(), body.defaultVisibilitySeconds(), body.maxVisibilitySeconds(),

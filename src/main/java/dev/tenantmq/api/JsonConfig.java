@@ -17,7 +17,7 @@ import jakarta.inject.Singleton;
  * {@code 123456789012345678901234567890.10} is stored and returned unchanged (payloads
  * themselves are copied as text, see {@link RawJson}). Unknown fields, duplicate keys and
  * values of the wrong JSON type are rejected (400) rather than silently ignored or coerced. A
- * syntax error inside a field's value names the field ({@link ParseErrorFields}).
+ * refusal names the field ({@link ParseErrorFields}) and what was given ({@link WrongTypeReporter}).
  */
 @Singleton
 public class JsonConfig implements ObjectMapperCustomizer {
@@ -37,5 +37,6 @@ public class JsonConfig implements ObjectMapperCustomizer {
                 .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
         mapper.registerModule(new SimpleModule("request-body-errors").setDeserializerModifier(new ParseErrorFields()));
+        mapper.addHandler(new WrongTypeReporter());
     }
 }

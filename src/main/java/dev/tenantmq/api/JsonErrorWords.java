@@ -1,8 +1,12 @@
 package dev.tenantmq.api;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Collection;
@@ -117,8 +121,61 @@ public final class JsonErrorWords {
         if (expected == null) {
             return "is missing, malformed or of the wrong type";
         }
-        String given = given(e);
-        return "must be " + expected + (given == null ? "" : ", not " + given);
+        return "must be " + expected + given(e).map(g -> ", not " + g).orElse("");
+    }
+
+    /**
+     * The value a body gave where another type belongs, in words: "the string \"ten\"", "the number
+     * 1e3" (as written), "the value true", "null", "an array", "an object"; empty when the
+     * exception does not say ({@link WrongTypeReporter} makes the parser's refusals say it).
+     */
+    public static Optional<String> given(MismatchedInputException e) {
+        if (e instanceof WrongTypeReporter.WrongTypeException w) {
+            return Optional.ofNullable(w.given());
+        }
+        return Optional.ofNullable(givenInMessage(e));
+    }
+
+    /**
+     * The value at the parser's token {@code t}, in the words of {@link #given(MismatchedInputException)};
+     * null for a token that is no value.
+     */
+    public static String given(JsonToken t, JsonParser p) throws IOException {
+        if (t == null) {
+            return null;
+        }
+        return switch (t) {
+            case VALUE_STRING -> "the string \"" + abbreviate(p.getText()) + "\"";
+            // The client's own digits (1e3), not the value Java would print (1000.0).
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "the number " + abbreviate(p.getText());
+            case VALUE_TRUE -> "the value true";
+            case VALUE_FALSE -> "the value false";
+            case VALUE_NULL -> "null";
+            case START_ARRAY, END_ARRAY -> "an array";
+            case START_OBJECT, END_OBJECT, FIELD_NAME -> "an object";
+            default -> null;
+        };
+    }
+
+    /**
+     * A value read as a JSON tree ({@code metadata}, {@code deliverAfterSeconds}...), in the words
+     * of {@link #given(MismatchedInputException)}, for the validator's own type rules. A number
+     * reads as its tree prints it (1E+3 for 1e3).
+     */
+    public static String given(JsonNode node) {
+        if (node == null || node.isNull() || node.isMissingNode()) {
+            return "null";
+        }
+        if (node.isTextual()) {
+            return "the string \"" + abbreviate(node.textValue()) + "\"";
+        }
+        if (node.isNumber()) {
+            return "the number " + abbreviate(node.toString());
+        }
+        if (node.isBoolean()) {
+            return "the value " + node.booleanValue();
+        }
+        return node.isArray() ? "an array" : node.isObject() ? "an object" : "a " + node.getNodeType().name().toLowerCase();
     }
 
     /**
@@ -197,10 +254,11 @@ public final class JsonErrorWords {
 
     private static final Pattern FROM_KIND = Pattern.compile("(?:from|coerce) (Array|Object|String|Boolean|Integer|Floating-point) value");
 
-    private static final Pattern WRITTEN_NUMBER = Pattern.compile("(?:Floating-point|Integer) value \\((-?[0-9][0-9.eE+-]*)\\)");
+    /** A number in a coercion refusal: "Floating-point value (1e3)" for an integer field, "Float value (1e3)" for a string one. */
+    private static final Pattern WRITTEN_NUMBER = Pattern.compile("(?:Floating-point|Float|Integer) value \\((-?[0-9][0-9.eE+-]*)\\)");
 
-    /** The value given, in words: "the string \"ten\"", "the number 1.5", "an array"; null when unknown. */
-    private static String given(MismatchedInputException e) {
+    /** The value given as the parser's message or the refused value says it; null when neither does. */
+    private static String givenInMessage(MismatchedInputException e) {
         if (e instanceof InvalidFormatException f && f.getValue() != null) {
             Object v = f.getValue();
             // The number as the client wrote it (1e3), which the parser's message quotes; its value would read 1000.0.

@@ -147,8 +147,8 @@ public class ProblemMapper {
         // A mapping failure at the root is valid JSON of the wrong shape (an array, a string...).
         String message = syntax ? malformed(parse instanceof JsonProcessingException p ? p : e)
                 : e instanceof MismatchedInputException mi
-                ? (mi.getTargetType() == PublishRequest.class ? "must be a JSON object: " + PUBLISH_SHAPE
-                        : "must be a JSON object (see openapi.yaml)")
+                ? "must be a JSON object" + JsonErrorWords.given(mi).map(g -> ", not " + g).orElse("")
+                        + (mi.getTargetType() == PublishRequest.class ? ": " + PUBLISH_SHAPE : " (see openapi.yaml)")
                 : malformed(parse instanceof JsonProcessingException p ? p : e);
         // The exception's path names the field, a syntax error's too when it is inside a field's value
         // (ParseErrorFields). A body that ends early is the body's fault, not that of the field it ended in.

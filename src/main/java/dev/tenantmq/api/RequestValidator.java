@@ -113,7 +113,9 @@ public class RequestValidator {
         }
         List<PartitionKey> out = new ArrayList<>(body.partitionKeys().size());
         for (int i = 0; i < body.partitionKeys().size(); i++) {
-            String problem = Identifiers.keyProblem(body.partitionKeys().get(i));
+            // An element of the array is a key to check, not a field to fill: null is of the wrong type.
+            String problem = body.partitionKeys().get(i) == null ? "must be a string, not null"
+                    : Identifiers.keyProblem(body.partitionKeys().get(i));
             if (problem != null) {
                 errors.add("partitionKeys[" + i + "]", problem);
             } else {
@@ -144,7 +146,7 @@ public class RequestValidator {
             String at = "messages[" + i + "]";
             PublishRequest.Message m = messages.get(i);
             if (m == null) {
-                errors.add(at, "must be an object");
+                errors.add(at, "must be an object, not null");
                 continue;
             }
             String keyProblem = Identifiers.keyProblem(m.partitionKey());
@@ -189,7 +191,8 @@ public class RequestValidator {
         }
         if (afterSeconds != null) {
             if (!afterSeconds.isIntegralNumber()) {
-                errors.add(at + "." + DeliveryDelay.AFTER_FIELD, "must be a whole number of seconds, at least 0");
+                errors.add(at + "." + DeliveryDelay.AFTER_FIELD, "must be a whole number of seconds, at least 0, not "
+                        + JsonErrorWords.given(afterSeconds));
                 return null;
             }
             if (afterSeconds.bigIntegerValue().signum() < 0) {
@@ -213,8 +216,8 @@ public class RequestValidator {
                 }
                 return DeliveryDelay.at(when);
             } catch (DateTimeParseException e) {
-                errors.add(at + "." + DeliveryDelay.AT_FIELD,
-                        "must be an RFC 3339 date-time with an offset, e.g. 2026-12-02T05:00:00Z");
+                errors.add(at + "." + DeliveryDelay.AT_FIELD, "must be an RFC 3339 date-time with an offset such as"
+                        + " 2026-12-02T05:00:00Z, not " + JsonErrorWords.given(dueAt));
                 return null;
             }
         }
@@ -240,7 +243,9 @@ public class RequestValidator {
     public void objectOrNoBody(Object body, String contentLength, String transferEncoding) {
         boolean sent = transferEncoding != null || (contentLength != null && !contentLength.trim().equals("0"));
         if (body == null && sent) {
-            throw InvalidRequestException.of("body", "must be a JSON object, or no body at all for the defaults");
+            // Quarkus reads whitespace alone as no value too, so either may have been given.
+            throw InvalidRequestException.of("body", "must be a JSON object, or no body at all for the defaults, not"
+                    + " null or whitespace alone");
         }
     }
 
@@ -532,14 +537,14 @@ public class RequestValidator {
             return out;
         }
         if (!node.isObject()) {
-            errors.add(at, "must be an object of string values");
+            errors.add(at, "must be an object of string values, not " + JsonErrorWords.given(node));
             return null;
         }
         boolean ok = true;
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             if (!e.getValue().isTextual()) {
-                errors.add(at + "." + e.getKey(), "must be a string");
+                errors.add(at + "." + e.getKey(), "must be a string, not " + JsonErrorWords.given(e.getValue()));
                 ok = false;
             } else if (!Identifiers.isWellFormed(e.getKey()) || !Identifiers.isWellFormed(e.getValue().textValue())) {
                 errors.add(at + "." + e.getKey(), "must be well-formed Unicode (no lone surrogate)");

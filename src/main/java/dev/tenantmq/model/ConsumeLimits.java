@@ -103,7 +103,7 @@ public final class ConsumeLimits {
         for (int i = 0; i < receipts.size(); i++) {
             String r = receipts.get(i);
             if (r == null) {
-                problems.add(new FieldError(field + "[" + i + "]", "must be a string"));
+                problems.add(new FieldError(field + "[" + i + "]", "must be a string, not null"));
             } else if (r.length() > MAX_RECEIPT_LENGTH) {
                 problems.add(new FieldError(field + "[" + i + "]", "must be at most " + MAX_RECEIPT_LENGTH
                         + " characters, as a receipt of a fetch is (got " + r.length() + ")"));

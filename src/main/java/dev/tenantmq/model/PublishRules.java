@@ -78,7 +78,7 @@ public final class PublishRules {
         Map<String, String> out = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : metadata.entrySet()) {
             if (e.getKey() == null || e.getValue() == null) {
-                throw InvalidRequestException.of(at + ".metadata." + e.getKey(), "must be a string");
+                throw InvalidRequestException.of(at + ".metadata." + e.getKey(), "must be a string, not null");
             }
             if (!Identifiers.isWellFormed(e.getKey()) || !Identifiers.isWellFormed(e.getValue())) {
                 throw InvalidRequestException.of(at + ".metadata." + e.getKey(), "must be well-formed Unicode (no lone surrogate)");
