@@ -88,6 +88,14 @@ class ErrorWordsTest {
                 + " whitespace alone");
     }
 
+    /** A flag is true or false: neither a string nor a number is read as one. */
+    @Test
+    void a_settings_flag_given_as_a_string_or_a_number_is_refused_saying_what_was_given() {
+        assertError(settings("{\"deadLetterEnabled\": \"false\"}"), "deadLetterEnabled",
+                "must be true or false, not the string \"false\"");
+        assertError(settings("{\"deadLetterEnabled\": 0}"), "deadLetterEnabled", "must be true or false, not the number 0");
+    }
+
     /**
      * The parser reads a field's name and the first token of its value in one step: a number,
      * literal or nesting it refuses there is the field's, as a string it refuses later is; so is

@@ -36,6 +36,11 @@ public class JsonConfig implements ObjectMapperCustomizer {
         mapper.coercionConfigFor(LogicalType.Integer)
                 .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+        // {"deadLetterEnabled": "false"} or 0 would otherwise read as a boolean.
+        mapper.coercionConfigFor(LogicalType.Boolean)
+                .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
         mapper.registerModule(new SimpleModule("request-body-errors").setDeserializerModifier(new ParseErrorFields()));
         mapper.addHandler(new WrongTypeReporter());
     }
