@@ -117,6 +117,11 @@ class HttpErrorsTest {
                 .body("detail", equalTo("PUT is not allowed on this path; it allows GET, HEAD, DELETE, OPTIONS"));
         given().post("/").then().statusCode(405)
                 .body("detail", equalTo("POST is not allowed on this path; it allows GET, HEAD, OPTIONS"));
+        // The admin UI's files, answered by a route of their own.
+        given().post("/admin/ui/index.html").then().statusCode(405).contentType("application/problem+json")
+                .body("detail", equalTo("POST is not allowed on this path; it allows GET, HEAD, OPTIONS"));
+        given().delete("/admin/ui").then().statusCode(405)
+                .body("detail", equalTo("DELETE is not allowed on this path; it allows GET, HEAD, OPTIONS"));
     }
 
     /** Parser limits and JSON rules in plain words, never the parser's own switch or limit names. */

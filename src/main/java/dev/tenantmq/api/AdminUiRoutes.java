@@ -58,7 +58,8 @@ public class AdminUiRoutes {
         }
         if (!HttpMethod.GET.equals(method) && !HttpMethod.HEAD.equals(method)) {
             ctx.response().putHeader(HttpHeaders.ALLOW, ALLOW);
-            problem(ctx, 405, "method-not-allowed", "Method Not Allowed", "Method Not Allowed");
+            problem(ctx, 405, "method-not-allowed", "Method Not Allowed",
+                    ProblemMapper.notAllowedDetail(method.name(), ALLOW));
             return;
         }
         if (ctx.request().path().equals("/admin/ui")) {
