@@ -38,14 +38,14 @@ class JsonSyntaxDetailsTest {
     }
 
     @Test
-    void syntax_errors_inside_messages_name_the_message_the_rule_and_the_position() {
+    void syntax_errors_inside_messages_name_the_message_or_field_the_rule_and_the_position() {
         assertEquals("messages[0] is not valid JSON: a comma must separate the entries of an object (line 1, column 35)",
                 publish("{\"partitionKey\":\"k\" \"payload\":1}"));
-        assertEquals("messages[0] is not valid JSON: tru is not a JSON value (a value is a string, a number, an object,"
+        assertEquals("messages[0].payload is not valid JSON: tru is not a JSON value (a value is a string, a number, an object,"
                 + " an array, true, false or null) (line 1, column 45)", publish("{\"partitionKey\":\"k\",\"payload\":tru}"));
         assertEquals("messages[0].payload is not valid JSON: a comma must separate the entries of an array (line 1, column 48)",
                 publish("{\"partitionKey\":\"k\",\"payload\":[1 2]}"));
-        assertEquals("messages[0] is not valid JSON: numbers may not have leading zeros (line 1, column 46)",
+        assertEquals("messages[0].payload is not valid JSON: numbers may not have leading zeros (line 1, column 46)",
                 publish("{\"partitionKey\":\"k\",\"payload\":01}"));
         assertEquals("messages is not valid JSON: a value is missing before ]: a trailing comma is not allowed"
                 + " (line 1, column 48)", publish("{\"partitionKey\":\"k\",\"payload\":1},"));
@@ -54,8 +54,8 @@ class JsonSyntaxDetailsTest {
     }
 
     @Test
-    void syntax_errors_at_the_top_say_the_rule_and_the_position() {
-        assertEquals("body is not valid JSON: tru is not a JSON value (a value is a string, a number, an object,"
+    void syntax_errors_at_the_top_name_the_body_or_field_the_rule_and_the_position() {
+        assertEquals("maxMessages is not valid JSON: tru is not a JSON value (a value is a string, a number, an object,"
                 + " an array, true, false or null) (line 1, column 17)", detail(FetchRequest.class, "{\"maxMessages\": tru}"));
         assertEquals("body is not valid JSON: a trailing comma before } is not allowed (line 1, column 19)",
                 detail(FetchRequest.class, "{\"maxMessages\": 1,}"));
