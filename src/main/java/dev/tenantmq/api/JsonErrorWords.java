@@ -36,6 +36,11 @@ public final class JsonErrorWords {
     private static final List<Rule> RULES = List.of(
             rule("Invalid UTF-8", m -> NOT_UTF8),
             rule("Leading zeroes not allowed", m -> "numbers may not have leading zeros"),
+            rule("No digit following sign|expected digit \\(0-9\\) to follow minus sign",
+                    m -> "a minus sign must be followed by a digit"),
+            rule("Decimal point not followed by a digit", m -> "a decimal point must be followed by a digit"),
+            rule("Exponent indicator not followed by a digit|expected a digit for number exponent",
+                    m -> "an exponent (e or E) must be followed by a digit"),
             rule("Non-standard token '([^']*)'", m -> m.group(1) + " is not a JSON number"),
             rule("numbers to have plus signs", m -> "numbers may not start with a plus sign"),
             rule("String value length \\((\\d+)\\) exceeds the maximum allowed \\((\\d+)",
@@ -71,7 +76,9 @@ public final class JsonErrorWords {
                             + " opened at line " + m.group(2) + ", column " + m.group(3) + " is closed"),
             rule("end-of-input.*(closing quote|VALUE_STRING)", m -> "it ends inside a string"),
             rule("end-of-input.*(FIELD_NAME|field name)", m -> "it ends inside a field name"),
-            rule("Unexpected close marker '(.)'", m -> "a " + m.group(1) + " closes nothing that is open"));
+            rule("Unexpected close marker '(.)'", m -> "a " + m.group(1) + " closes nothing that is open"),
+            // Last: an end with no more precise rule above (after a colon, a comma or a field name).
+            rule("end-of-input", m -> "it ends before the JSON value is complete"));
 
     private static Rule rule(String regex, Function<Matcher, String> words) {
         return new Rule(Pattern.compile(regex), words);

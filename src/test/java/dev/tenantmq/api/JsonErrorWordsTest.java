@@ -38,7 +38,14 @@ class JsonErrorWordsTest {
         assertEquals("Unexpected thing", plain);
         assertFalse(JsonErrorWords.plain("over the limit (5, from `StreamReadConstraints.getMaxNewThing()`)")
                 .contains("StreamReadConstraints"));
-        assertEquals("Unexpected end-of-input", JsonErrorWords.plain("Unexpected end-of-input"));
+        assertEquals("Unexpected thing", JsonErrorWords.plain("Unexpected thing"));
+    }
+
+    @Test
+    void an_end_of_input_with_no_more_precise_rule_still_says_it_ends() {
+        assertEquals("it ends before the JSON value is complete", JsonErrorWords.plain("Unexpected end-of-input"));
+        assertEquals("it ends before the JSON value is complete",
+                JsonErrorWords.plain("Unexpected end-of-input within/between Object entries"));
     }
 
     @Test

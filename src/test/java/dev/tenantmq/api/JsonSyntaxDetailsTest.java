@@ -1,6 +1,7 @@
 package dev.tenantmq.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -65,6 +66,36 @@ class JsonSyntaxDetailsTest {
                 + " an array, true, false or null) (line 1, column 20)", detail(FetchRequest.class, "{\"maxMessages\": 1} x"));
         assertEquals("body is not valid JSON: field names must be in double quotes (line 1, column 3)",
                 detail(FetchRequest.class, "{ maxMessages: 1}"));
+    }
+
+    /**
+     * Every syntax error has words, not only a position: malformed numbers and a body that ends
+     * after a colon, a comma or a field name said only "is not valid JSON (line 1, column 18)".
+     */
+    @Test
+    void malformed_numbers_and_a_body_that_ends_early_are_told_in_words() {
+        java.util.Map<String, String> publishPayloads = java.util.Map.of(
+                "1.", "a decimal point must be followed by a digit",
+                "1.e5", "a decimal point must be followed by a digit",
+                "1e", "an exponent (e or E) must be followed by a digit",
+                "-", "a minus sign must be followed by a digit",
+                "-a", "a minus sign must be followed by a digit");
+        publishPayloads.forEach((payload, words) -> {
+            String detail = publish("{\"partitionKey\":\"k\",\"payload\":" + payload + "}");
+            assertTrue(detail.startsWith("messages[0].payload is not valid JSON: " + words + " (line 1, column "),
+                    payload + ": " + detail);
+        });
+        assertTrue(detail(FetchRequest.class, "{\"maxMessages\":1.}")
+                .startsWith("maxMessages is not valid JSON: a decimal point must be followed by a digit (line 1, column "));
+        for (String early : java.util.List.of("{\"maxMessages\": ", "{\"maxMessages\":1,", "{\"maxMessages\"")) {
+            String detail = detail(FetchRequest.class, early);
+            assertTrue(detail.contains("is not valid JSON: it ends "), early + ": " + detail);
+        }
+        for (String early : java.util.List.of("{\"messages\":", "{\"messages\"", "{\"messages\":[{\"partitionKey\":",
+                "{\"messages\":[{\"partitionKey\":\"k\",\"payload\":{\"a\":")) {
+            String detail = detail(PublishRequest.class, early);
+            assertTrue(detail.contains("is not valid JSON: it ends "), early + ": " + detail);
+        }
     }
 
     /** A number is echoed as the client wrote it, not as the parser read it (1e3, not 1000.0). */
