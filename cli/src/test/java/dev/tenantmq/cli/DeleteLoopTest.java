@@ -1,16 +1,15 @@
 package dev.tenantmq.cli;
 
+import static dev.tenantmq.cli.InProcessTmq.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.tenantmq.cli.InProcessTmq.Run;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code tmq topic delete} and {@code tmq group delete} repeat the idempotent DELETE until it
@@ -75,17 +74,5 @@ class DeleteLoopTest {
         Run group = run("group", "delete", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--group", "g");
         assertEquals(ExitCodes.USAGE, group.code(), group::toString);
         assertEquals(List.of(), requests);
-    }
-
-    private record Run(int code, String out, String err) {}
-
-    private static Run run(String... args) {
-        CommandLine cmd = Tmq.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cmd.setOut(new PrintWriter(out, true));
-        cmd.setErr(new PrintWriter(err, true));
-        int code = cmd.execute(args);
-        return new Run(code, out.toString(), err.toString());
     }
 }

@@ -1,14 +1,13 @@
 package dev.tenantmq.cli;
 
+import static dev.tenantmq.cli.InProcessTmq.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.tenantmq.cli.InProcessTmq.Run;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code tmq tail} and {@code tmq inspect} print a payload's numbers exactly as the service sent
@@ -70,17 +69,5 @@ class ExactNumbersTest {
         assertEquals("1e400", node.get("a").asText());
         assertEquals(0, node.get("b").asLong());
         assertEquals(42L, Json.parse("{\"offset\":42}").get("offset").asLong());
-    }
-
-    private record Run(int code, String out, String err) {}
-
-    private static Run run(String... args) {
-        CommandLine cmd = Tmq.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cmd.setOut(new PrintWriter(out));
-        cmd.setErr(new PrintWriter(err));
-        int code = cmd.execute(args);
-        return new Run(code, out.toString(), err.toString());
     }
 }

@@ -1,17 +1,16 @@
 package dev.tenantmq.cli;
 
+import static dev.tenantmq.cli.InProcessTmq.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.tenantmq.cli.InProcessTmq.Run;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * Mistakes tmq can tell without the service are told in plain words, with exit 2, before any
@@ -75,17 +74,5 @@ class InputChecksTest {
         assertEquals(ExitCodes.USAGE, negative.code(), negative::toString);
         assertEquals(List.of(), requests, "no request was sent");
         java.nio.file.Files.delete(payload);
-    }
-
-    private record Run(int code, String out, String err) {}
-
-    private static Run run(String... args) {
-        CommandLine cmd = Tmq.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cmd.setOut(new PrintWriter(out));
-        cmd.setErr(new PrintWriter(err));
-        int code = cmd.execute(args);
-        return new Run(code, out.toString(), err.toString());
     }
 }

@@ -1,20 +1,17 @@
 package dev.tenantmq.cli;
 
+import static dev.tenantmq.cli.InProcessTmq.withInput;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
+import dev.tenantmq.cli.InProcessTmq.Run;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * Text that is not JSON, from the user (a payload) or from the service (an answer a proxy
@@ -88,7 +85,7 @@ class NotJsonWordsTest {
     @Test
     void an_answer_of_the_service_that_is_not_json_is_named_as_such() {
         answer = "<html><body>502 Bad Gateway</body></html>";
-        Run r = run(null, "topics", "--url", stub.url(), "--tenant", "demo");
+        Run r = withInput(null, "topics", "--url", stub.url(), "--tenant", "demo");
         assertEquals(ExitCodes.UNEXPECTED, r.code(), r::toString);
         assertTrue(r.err().startsWith("tmq: the service's answer to GET /admin/topics is not JSON: "
                 + "'<' cannot start a JSON value (line 1, column 1)"), r::toString);
@@ -99,7 +96,7 @@ class NotJsonWordsTest {
     @Test
     void a_publish_answer_that_is_not_json_is_named_as_such() {
         answer = "";
-        Run r = run("1", "publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k");
+        Run r = withInput("1", "publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k");
         assertEquals(ExitCodes.UNEXPECTED, r.code(), r::toString);
         assertTrue(r.err().startsWith("tmq: the service's answer to POST /tenants/demo/topics/orders/messages is not JSON: it is empty"),
                 r::toString);
@@ -109,7 +106,7 @@ class NotJsonWordsTest {
     /** Publishes {@code payload}; asserts exit 2 with the hint, {@code words}, no request and no library words. */
     private Run assertPayloadRefused(String payload, String words) {
         requests.clear();
-        Run r = run(payload, "publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k");
+        Run r = withInput(payload, "publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k");
         assertEquals(ExitCodes.USAGE, r.code(), r::toString);
         assertTrue(r.err().startsWith("tmq: the payload is not one JSON value (use --string to send text): "), r::toString);
         assertTrue(r.err().contains(words), () -> "expected \"" + words + "\" in: " + r);
@@ -122,20 +119,5 @@ class NotJsonWordsTest {
         for (String w : LIBRARY_WORDS) {
             assertFalse(r.err().contains(w), () -> "\"" + w + "\" in: " + r);
         }
-    }
-
-    private record Run(int code, String out, String err) {}
-
-    private static Run run(String stdin, String... args) {
-        if (stdin != null) {
-            System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
-        }
-        CommandLine cmd = Tmq.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cmd.setOut(new PrintWriter(out));
-        cmd.setErr(new PrintWriter(err));
-        int code = cmd.execute(args);
-        return new Run(code, out.toString(), err.toString());
     }
 }
