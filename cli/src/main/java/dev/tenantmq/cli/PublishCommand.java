@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -46,8 +48,8 @@ final class PublishCommand extends BaseCommand {
     @Option(names = "--string", description = "Send the text as a JSON string (one trailing newline removed), not parsed as JSON.")
     boolean string;
 
-    @Option(names = "--metadata", paramLabel = "KEY=VALUE", description = "A metadata entry; repeatable.")
-    Map<String, String> metadata;
+    @Option(names = "--metadata", paramLabel = "KEY=VALUE", description = "A metadata entry; repeatable, each KEY once.")
+    List<String> metadata;
 
     @Option(names = "--json", description = "Print the service's JSON answer.")
     boolean json;
@@ -62,6 +64,29 @@ final class PublishCommand extends BaseCommand {
                     + " 2026-12-02T05:00:00Z (deliverAt). Not together with --delay.")
     String deliverAt;
 
+    /**
+     * The {@code --metadata} entries in the order given. A value may contain '=' (the first one
+     * splits). An entry without '=' and a key given twice are refused here, as the service refuses
+     * a duplicate metadata key (docs/api.md, "Publish"): taking the last one would send a message
+     * other than the one asked for.
+     */
+    private Map<String, String> metadataEntries() {
+        Map<String, String> entries = new LinkedHashMap<>();
+        for (String entry : metadata == null ? List.<String>of() : metadata) {
+            int eq = entry.indexOf('=');
+            if (eq < 0) {
+                throw new ParameterException(spec.commandLine(), "--metadata must be KEY=VALUE, not " + entry);
+            }
+            String key = entry.substring(0, eq);
+            String before = entries.putIfAbsent(key, entry.substring(eq + 1));
+            if (before != null) {
+                throw new ParameterException(spec.commandLine(), "--metadata " + key + " is given twice (" + key + "="
+                        + before + " and " + entry + "): give each key once");
+            }
+        }
+        return entries;
+    }
+
     @Override
     int run(TmqClient client) throws Exception {
         if (delaySeconds != null && deliverAt != null) {
@@ -70,6 +95,7 @@ final class PublishCommand extends BaseCommand {
         if (delaySeconds != null && delaySeconds < 0) {
             throw new ParameterException(spec.commandLine(), "--delay must be at least 0 seconds (got " + delaySeconds + ")");
         }
+        Map<String, String> entries = metadataEntries();
         String text = readInput();
         String payloadJson;
         if (string) {
@@ -96,9 +122,9 @@ final class PublishCommand extends BaseCommand {
         if (id != null) {
             message.put("id", id);
         }
-        if (metadata != null && !metadata.isEmpty()) {
+        if (!entries.isEmpty()) {
             ObjectNode md = message.putObject("metadata");
-            metadata.forEach(md::put);
+            entries.forEach(md::put);
         }
         if (delaySeconds != null) {
             message.put("deliverAfterSeconds", delaySeconds);

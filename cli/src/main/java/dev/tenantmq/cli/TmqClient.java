@@ -3,6 +3,7 @@ package dev.tenantmq.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,15 +37,30 @@ public final class TmqClient {
     /** A client of the service at {@code baseUrl} (for example http://127.0.0.1:8080). */
     public TmqClient(String baseUrl, String token) {
         String trimmed = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-        this.base = URI.create(trimmed);
-        if (base.getScheme() == null || !(base.getScheme().equals("http") || base.getScheme().equals("https")) || base.getHost() == null) {
-            throw new IllegalArgumentException("--url must be an http(s) URL such as http://127.0.0.1:8080, not " + baseUrl);
-        }
+        this.base = parseUrl(trimmed, baseUrl);
         this.token = token == null || token.isEmpty() ? null : token;
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(CONNECT_TIMEOUT)
                 .build();
+    }
+
+    /**
+     * The base URL, or the one plain error for every kind of bad {@code --url}: java.net.URI's own
+     * words ("Illegal character in path at index 3") say nothing about the option.
+     */
+    private static URI parseUrl(String trimmed, String given) {
+        URI uri;
+        try {
+            uri = new URI(trimmed);
+        } catch (URISyntaxException e) {
+            uri = null;
+        }
+        if (uri == null || uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
+                || uri.getHost() == null) {
+            throw new IllegalArgumentException("--url must be an http(s) URL such as http://127.0.0.1:8080, not " + given);
+        }
+        return uri;
     }
 
     /** Whether a token is configured (for the hint after a 401). */

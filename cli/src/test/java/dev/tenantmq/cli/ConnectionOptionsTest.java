@@ -69,4 +69,15 @@ class ConnectionOptionsTest {
         assertTrue(top.out().contains("--url and --token go before or after the command"), top::toString);
         assertFalse(calls.stream().findAny().isPresent(), "help calls nothing");
     }
+
+    @Test
+    void a_malformed_url_is_told_in_the_options_words_not_java_nets() {
+        for (String bad : List.of("not a url", "localhost:8080", "http://", "ftp://127.0.0.1:8080", "http://[::1")) {
+            Run r = run("--url", bad, "topics", "--tenant", "demo");
+            assertEquals(ExitCodes.USAGE, r.code(), () -> bad + ": " + r);
+            assertTrue(r.err().contains("--url must be an http(s) URL such as http://127.0.0.1:8080, not " + bad), () -> bad + ": " + r);
+            assertFalse(r.err().contains("index"), () -> bad + ": " + r);
+        }
+        assertEquals(List.of(), calls, "nothing was called");
+    }
 }

@@ -14,16 +14,19 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Mistakes tmq can tell without the service are told in plain words, with exit 2, before any
- * request: a payload file that does not exist, and fetch options outside the service's bounds.
+ * request: a payload file that does not exist, fetch options outside the service's bounds, and
+ * {@code --metadata} entries that are not KEY=VALUE or repeat a key (docs/operations.md, "CLI").
  */
 class InputChecksTest {
     private JsonStub stub;
     private final List<String> requests = new CopyOnWriteArrayList<>();
+    private final List<String> bodies = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void startStub() throws Exception {
         stub = JsonStub.start("/", exchange -> {
             requests.add(exchange.getRequestURI().getRawPath());
+            bodies.add((String) exchange.getAttribute("requestBody"));
             return "{\"messages\":[]}";
         });
     }
@@ -73,6 +76,43 @@ class InputChecksTest {
                 "--file", payload.toString(), "--delay", "-1");
         assertEquals(ExitCodes.USAGE, negative.code(), negative::toString);
         assertEquals(List.of(), requests, "no request was sent");
+        java.nio.file.Files.delete(payload);
+    }
+
+    @Test
+    void a_metadata_key_given_twice_is_refused_before_any_request_not_overwritten() throws Exception {
+        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
+        java.nio.file.Files.writeString(payload, "1");
+        Run twice = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
+                "--file", payload.toString(), "--metadata", "a=1", "--metadata", "a=2");
+        assertEquals(ExitCodes.USAGE, twice.code(), twice::toString);
+        assertTrue(twice.err().contains("--metadata a is given twice (a=1 and a=2)"), twice::toString);
+        assertEquals(List.of(), requests, "no request was sent");
+        java.nio.file.Files.delete(payload);
+    }
+
+    @Test
+    void a_metadata_entry_without_an_equals_sign_is_told_in_plain_words() throws Exception {
+        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
+        java.nio.file.Files.writeString(payload, "1");
+        Run r = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
+                "--file", payload.toString(), "--metadata", "novalue");
+        assertEquals(ExitCodes.USAGE, r.code(), r::toString);
+        assertTrue(r.err().contains("--metadata must be KEY=VALUE, not novalue"), r::toString);
+        assertFalse(r.err().contains("option option"), r::toString);
+        assertEquals(List.of(), requests, "no request was sent");
+        java.nio.file.Files.delete(payload);
+    }
+
+    @Test
+    void metadata_entries_are_sent_in_order_with_everything_after_the_first_equals_sign_as_the_value() throws Exception {
+        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
+        java.nio.file.Files.writeString(payload, "1");
+        Run r = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
+                "--file", payload.toString(), "--json", "--metadata", "b=x=y", "--metadata", "a=", "--metadata", "c=3");
+        assertEquals(0, r.code(), r::toString);
+        assertEquals(1, bodies.size(), r::toString);
+        assertTrue(bodies.get(0).contains("\"metadata\":{\"b\":\"x=y\",\"a\":\"\",\"c\":\"3\"}"), bodies::toString);
         java.nio.file.Files.delete(payload);
     }
 }
