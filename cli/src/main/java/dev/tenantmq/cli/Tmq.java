@@ -6,6 +6,8 @@ import java.io.FileOutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -72,7 +74,7 @@ public final class Tmq implements Runnable {
         CommandLine cmd = new CommandLine(new Tmq());
         cmd.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
-            err.println("tmq: " + ex.getMessage().replaceFirst("^Error: ", ""));
+            err.println("tmq: " + usageWords(ex));
             CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
             err.println("See '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             err.flush();
@@ -105,6 +107,24 @@ public final class Tmq implements Runnable {
             return ExitCodes.UNEXPECTED;
         });
         return cmd;
+    }
+
+    /** "expected only one match but got (--tenant=TENANT | --all-tenants)={--tenant=demo} and ...={--tenant=x}". */
+    private static final Pattern GROUP_REPEAT = Pattern.compile("^expected only one match but got \\((.+?)\\)=\\{(.*?)\\} and .*=\\{(.*?)\\}$");
+
+    /**
+     * picocli's words for a usage error, except where they show its model: an option of an
+     * either-or group (--tenant or --all-tenants) given twice reads "expected only one match but
+     * got (--tenant=TENANT | --all-tenants)={--tenant=demo} and ..."; it becomes "give one of
+     * --tenant=TENANT, --all-tenants, once (got --tenant=demo and --tenant=x)".
+     */
+    static String usageWords(CommandLine.ParameterException ex) {
+        String m = ex.getMessage().replaceFirst("^Error: ", "");
+        Matcher g = GROUP_REPEAT.matcher(m);
+        if (g.matches()) {
+            return "give one of " + g.group(1).replace(" | ", ", ") + ", once (got " + g.group(2) + " and " + g.group(3) + ")";
+        }
+        return m;
     }
 
     /** The version from the jar's manifest (Implementation-Version). */

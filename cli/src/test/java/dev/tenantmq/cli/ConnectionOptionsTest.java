@@ -80,4 +80,21 @@ class ConnectionOptionsTest {
         }
         assertEquals(List.of(), calls, "nothing was called");
     }
+
+    @Test
+    void a_connection_option_given_before_and_after_the_command_is_refused_as_a_repeat_on_one_side_is() {
+        for (List<String> args : List.of(
+                List.of("--url", stub.url(), "topics", "--tenant", "demo", "--url", "http://127.0.0.1:2"),
+                List.of("--url", stub.url(), "--url", "http://127.0.0.1:2", "topics", "--tenant", "demo"),
+                List.of("topics", "--tenant", "demo", "--url", stub.url(), "--url", "http://127.0.0.1:2"))) {
+            Run r = run(args.toArray(String[]::new));
+            assertEquals(ExitCodes.USAGE, r.code(), () -> args + ": " + r);
+            assertTrue(r.err().contains("option '--url' (URL) should be specified only once"), () -> args + ": " + r);
+        }
+        Run token = run("--token", "a", "topics", "--token", "b", "--tenant", "demo", "--url", stub.url());
+        assertEquals(ExitCodes.USAGE, token.code(), token::toString);
+        assertTrue(token.err().contains("option '--token' (TOKEN) should be specified only once"), token::toString);
+        assertFalse(token.err().contains("Bearer"), token::toString);
+        assertEquals(List.of(), calls, "nothing was called");
+    }
 }

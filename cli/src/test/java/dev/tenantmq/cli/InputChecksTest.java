@@ -115,4 +115,21 @@ class InputChecksTest {
         assertTrue(bodies.get(0).contains("\"metadata\":{\"b\":\"x=y\",\"a\":\"\",\"c\":\"3\"}"), bodies::toString);
         java.nio.file.Files.delete(payload);
     }
+
+    @Test
+    void an_either_or_option_given_twice_names_the_choices_and_both_values_not_picocli_s_model() {
+        Run tenant = run("topics", "--url", stub.url(), "--tenant", "demo", "--tenant", "other");
+        assertEquals(ExitCodes.USAGE, tenant.code(), tenant::toString);
+        assertTrue(tenant.err().contains("tmq: give one of --tenant=TENANT, --all-tenants, once (got --tenant=demo and --tenant=other)"),
+                tenant::toString);
+        Run target = run("group", "reset", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--group", "g",
+                "--to-offset", "1", "--to-offset", "2");
+        assertEquals(ExitCodes.USAGE, target.code(), target::toString);
+        assertTrue(target.err().contains("once (got --to-offset=1 and --to-offset=2)"), target::toString);
+        for (Run r : List.of(tenant, target)) {
+            assertFalse(r.err().contains("expected only one match"), r::toString);
+            assertFalse(r.err().contains("{"), r::toString);
+        }
+        assertEquals(List.of(), requests, "no request was sent");
+    }
 }
