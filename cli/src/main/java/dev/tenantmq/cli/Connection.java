@@ -56,9 +56,10 @@ public final class Connection {
 
     /** The client these options (or the environment) name. */
     TmqClient client() {
+        // An empty TMQ_URL is unset (as a shell's "TMQ_URL=" means); an empty --url was typed, and is refused.
         String u = url != null ? url : env("TMQ_URL");
         String t = token != null ? token : env("TMQ_ADMIN_TOKEN");
-        return new TmqClient(u == null || u.isBlank() ? DEFAULT_URL : u.strip(), t == null ? null : t.strip());
+        return new TmqClient(url == null && (u == null || u.isBlank()) ? DEFAULT_URL : u.strip(), t == null ? null : t.strip());
     }
 
     private static String env(String name) {

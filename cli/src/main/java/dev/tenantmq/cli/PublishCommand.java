@@ -135,7 +135,7 @@ final class PublishCommand extends BaseCommand {
         String head = Json.write(message);
         // The payload's own text goes in verbatim: re-serializing it could change a number's digits.
         String body = "{\"messages\":[" + head.substring(0, head.length() - 1) + ",\"payload\":" + payloadJson + "}]}";
-        String answer = client.post("/tenants/" + TmqClient.segment(tenant) + "/topics/" + TmqClient.segment(topic) + "/messages",
+        String answer = client.post("/tenants/" + TmqClient.segment("--tenant", tenant) + "/topics/" + TmqClient.segment("--topic", topic) + "/messages",
                 null, body);
         if (json) {
             out().println(answer);

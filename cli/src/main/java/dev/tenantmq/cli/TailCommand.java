@@ -85,6 +85,8 @@ final class TailCommand extends BaseCommand {
         inRange("--wait", waitSeconds, 0, MAX_WAIT_SECONDS, " seconds (the service's longest long poll)");
         inRange("--visibility", visibilitySeconds, 1, MAX_VISIBILITY_SECONDS, " seconds");
         inRange("--batch", batch, 1, MAX_BATCH, " messages per fetch");
+        String base = "/tenants/" + TmqClient.segment("--tenant", tenant) + "/topics/" + TmqClient.segment("--topic", topic)
+                + "/consumer-groups/" + TmqClient.segment("--group", group);
         int idle = idleTimeoutSeconds != null ? idleTimeoutSeconds : max != null ? IDLE_TIMEOUT_WITH_MAX : 0;
         AtomicBoolean stop = new AtomicBoolean();
         Thread worker = Thread.currentThread();
@@ -98,8 +100,6 @@ final class TailCommand extends BaseCommand {
             }
         }, "tmq-tail-stop");
         Runtime.getRuntime().addShutdownHook(hook);
-        String base = "/tenants/" + TmqClient.segment(tenant) + "/topics/" + TmqClient.segment(topic)
-                + "/consumer-groups/" + TmqClient.segment(group);
         long printed = 0;
         long lastMessage = System.nanoTime();
         try {

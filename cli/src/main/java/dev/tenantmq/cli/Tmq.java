@@ -72,6 +72,11 @@ public final class Tmq implements Runnable {
     /** The command tree with tmq's exit codes and error handling. */
     static CommandLine commandLine() {
         CommandLine cmd = new CommandLine(new Tmq());
+        // picocli's own words name Java's types ("'abc' is not a long"); every number option is a whole number.
+        cmd.registerConverter(Integer.class, s -> (int) wholeNumber(s, Integer.MIN_VALUE, Integer.MAX_VALUE));
+        cmd.registerConverter(Integer.TYPE, s -> (int) wholeNumber(s, Integer.MIN_VALUE, Integer.MAX_VALUE));
+        cmd.registerConverter(Long.class, s -> wholeNumber(s, Long.MIN_VALUE, Long.MAX_VALUE));
+        cmd.registerConverter(Long.TYPE, s -> wholeNumber(s, Long.MIN_VALUE, Long.MAX_VALUE));
         cmd.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
             err.println("tmq: " + usageWords(ex));
@@ -107,6 +112,25 @@ public final class Tmq implements Runnable {
             return ExitCodes.UNEXPECTED;
         });
         return cmd;
+    }
+
+    /**
+     * A number option's value: digits with an optional sign, within the option's Java type. Each
+     * option's own bounds (--max at least 1, --wait 0..30) are checked by its command.
+     *
+     * @throws CommandLine.TypeConversionException in words picocli prefixes with the option's name
+     */
+    static long wholeNumber(String text, long min, long max) {
+        String t = text.strip();
+        if (!t.matches("[+-]?[0-9]+")) {
+            throw new CommandLine.TypeConversionException("'" + text + "' is not a whole number");
+        }
+        java.math.BigInteger v = new java.math.BigInteger(t);
+        if (v.compareTo(java.math.BigInteger.valueOf(min)) < 0 || v.compareTo(java.math.BigInteger.valueOf(max)) > 0) {
+            throw new CommandLine.TypeConversionException("'" + text + "' is too " + (v.signum() < 0 ? "small (at least " + min
+                    : "large (at most " + max) + ")");
+        }
+        return v.longValueExact();
     }
 
     /** "expected only one match but got (--tenant=TENANT | --all-tenants)={--tenant=demo} and ...={--tenant=x}". */

@@ -58,9 +58,42 @@ public final class TmqClient {
         }
         if (uri == null || uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
                 || uri.getHost() == null) {
-            throw new IllegalArgumentException("--url must be an http(s) URL such as http://127.0.0.1:8080, not " + given);
+            throw new IllegalArgumentException("--url must be an http(s) URL such as http://127.0.0.1:8080, not "
+                    + (given.isEmpty() ? "an empty value" : given));
+        }
+        if (uri.getPort() > 65535) {
+            throw new IllegalArgumentException("--url has port " + uri.getPort() + ": a port is 1..65535");
+        }
+        // Paths are appended to the base: a query or fragment in it would swallow them (every
+        // call would go to "/"), and the answers would be read as if they were the call's own.
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException("--url is the service's base URL, without '?' or '#': " + given);
         }
         return uri;
+    }
+
+    /**
+     * Why a call got no answer, in plain words: the JDK client's own texts ("HTTP/1.1 header parser
+     * received no bytes", "Connection reset") name its internals, not what happened.
+     */
+    static String why(IOException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.UnknownHostException || t instanceof java.nio.channels.UnresolvedAddressException) {
+                return "unknown host";
+            }
+        }
+        if (e instanceof java.net.ConnectException && !(e instanceof java.net.http.HttpConnectTimeoutException)) {
+            return "connection refused";
+        }
+        if (e instanceof java.net.http.HttpConnectTimeoutException) {
+            return "no connection within " + CONNECT_TIMEOUT.toSeconds() + " s";
+        }
+        if (e instanceof java.net.http.HttpTimeoutException) {
+            return "no answer within " + REQUEST_TIMEOUT.toSeconds() + " s";
+        }
+        // EOF before the status line, a reset, a TLS failure: the connection ended without an answer.
+        return "the connection ended before an answer (the service stopped, or --url reaches something that does not speak "
+                + (e instanceof javax.net.ssl.SSLException ? "this TLS" : "HTTP") + ")";
     }
 
     /** Whether a token is configured (for the hint after a 401). */
@@ -111,8 +144,18 @@ public final class TmqClient {
     /**
      * A path segment percent-encoded as UTF-8 (RFC 3986 section 3.3): everything but unreserved
      * characters. Tenant, topic and group names are [A-Za-z0-9._:-], so this changes only ':'.
+     *
+     * @param option the option the value came from, named in the error for a value that is not a
+     *     path segment at all (empty, "." or "..")
+     * @throws IllegalArgumentException for such a value (exit 2)
      */
-    public static String segment(String s) {
+    public static String segment(String option, String s) {
+        // Empty, "." and ".." change the path itself (RFC 3986 section 5.2.4 removes dot segments,
+        // also percent-encoded ones), so the call would reach another resource and answer 404.
+        if (s.isEmpty() || s.equals(".") || s.equals("..")) {
+            throw new IllegalArgumentException(option + " must be a name, not " + (s.isEmpty() ? "an empty value" : "'" + s + "'")
+                    + " (names start with a letter or a digit)");
+        }
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
@@ -147,9 +190,7 @@ public final class TmqClient {
         try {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            String why = e.getMessage() != null ? e.getMessage()
-                    : e instanceof java.net.ConnectException ? "connection refused" : e.getClass().getSimpleName();
-            throw new Unreachable("cannot reach " + base + ": " + why, e);
+            throw new Unreachable("cannot reach " + base + ": " + why(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Unreachable("interrupted while calling " + base, e);

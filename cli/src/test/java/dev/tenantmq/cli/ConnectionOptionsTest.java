@@ -97,4 +97,20 @@ class ConnectionOptionsTest {
         assertFalse(token.err().contains("Bearer"), token::toString);
         assertEquals(List.of(), calls, "nothing was called");
     }
+
+    @Test
+    void a_url_with_a_query_a_fragment_a_bad_port_or_no_text_is_refused_before_any_call() {
+        record Case(String url, String words) {}
+        for (Case c : List.of(
+                new Case(stub.url() + "?x=1", "--url is the service's base URL, without '?' or '#'"),
+                new Case(stub.url() + "#frag", "--url is the service's base URL, without '?' or '#'"),
+                new Case(stub.url() + "?", "--url is the service's base URL, without '?' or '#'"),
+                new Case("http://127.0.0.1:99999", "--url has port 99999: a port is 1..65535"),
+                new Case("", "--url must be an http(s) URL such as http://127.0.0.1:8080, not an empty value"))) {
+            Run r = run("topics", "--tenant", "demo", "--url", c.url());
+            assertEquals(ExitCodes.USAGE, r.code(), () -> c + ": " + r);
+            assertTrue(r.err().contains(c.words()), () -> c + ": " + r);
+        }
+        assertEquals(List.of(), calls, "nothing was called: the stub's answer to '/' would have been read as the listing");
+    }
 }

@@ -132,4 +132,47 @@ class InputChecksTest {
         }
         assertEquals(List.of(), requests, "no request was sent");
     }
+
+    @Test
+    void a_number_option_that_is_not_a_whole_number_or_too_large_is_told_without_java_type_names() {
+        record Case(List<String> args, String words) {}
+        List<String> tail = List.of("tail", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--group", "g");
+        for (Case c : List.of(
+                new Case(List.of("--max", "abc"), "Invalid value for option '--max': 'abc' is not a whole number"),
+                new Case(List.of("--max="), "Invalid value for option '--max': '' is not a whole number"),
+                new Case(List.of("--max", "99999999999999999999"), "'99999999999999999999' is too large (at most 9223372036854775807)"),
+                new Case(List.of("--batch", "1.5"), "Invalid value for option '--batch': '1.5' is not a whole number"),
+                new Case(List.of("--wait", "3000000000"), "'3000000000' is too large (at most 2147483647)"))) {
+            List<String> args = new java.util.ArrayList<>(tail);
+            args.addAll(c.args());
+            Run r = run(args.toArray(String[]::new));
+            assertEquals(ExitCodes.USAGE, r.code(), () -> c + ": " + r);
+            assertTrue(r.err().contains(c.words()), () -> c + ": " + r);
+            assertFalse(r.err().matches("(?s).*is not an? (int|long)\\b.*"), () -> c + ": " + r);
+        }
+        Run limit = run("topics", "--url", stub.url(), "--tenant", "demo", "--limit", "x");
+        assertTrue(limit.err().contains("Invalid value for option '--limit': 'x' is not a whole number"), limit::toString);
+        assertEquals(List.of(), requests, "no request was sent");
+    }
+
+    @Test
+    void an_empty_or_dot_name_in_a_path_is_refused_before_the_call_reaches_another_path() throws Exception {
+        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
+        java.nio.file.Files.writeString(payload, "1");
+        Run publishTenant = run("publish", "--url", stub.url(), "--tenant=", "--topic", "orders", "--partition-key", "k",
+                "--file", payload.toString());
+        assertEquals(ExitCodes.USAGE, publishTenant.code(), publishTenant::toString);
+        assertTrue(publishTenant.err().contains("--tenant must be a name, not an empty value"), publishTenant::toString);
+        Run publishTopic = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "..", "--partition-key", "k",
+                "--file", payload.toString());
+        assertEquals(ExitCodes.USAGE, publishTopic.code(), publishTopic::toString);
+        assertTrue(publishTopic.err().contains("--topic must be a name, not '..'"), publishTopic::toString);
+        Run tailGroup = run("tail", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--group=", "--max", "1");
+        assertEquals(ExitCodes.USAGE, tailGroup.code(), tailGroup::toString);
+        assertTrue(tailGroup.err().contains("--group must be a name, not an empty value"), tailGroup::toString);
+        Run tailTopic = run("tail", "--url", stub.url(), "--tenant", "demo", "--topic", ".", "--group", "g", "--max", "1");
+        assertTrue(tailTopic.err().contains("--topic must be a name, not '.'"), tailTopic::toString);
+        assertEquals(List.of(), requests, "no request was sent");
+        java.nio.file.Files.delete(payload);
+    }
 }
