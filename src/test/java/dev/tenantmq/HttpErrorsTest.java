@@ -21,9 +21,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +39,11 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class HttpErrorsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Sends no Content-Type unless told to, as REST Assured always does with a body. */
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @ConfigProperty(name = "mq.admin.token")
+    String adminToken;
 
     @Inject
     AgroalDataSource dataSource;
@@ -69,6 +79,94 @@ class HttpErrorsTest {
                 .body("title", equalTo("Unsupported Media Type"))
                 .body("detail", equalTo("the request body must be JSON: send it with Content-Type: application/json"));
         assertEquals(0, stored(tenant, topic));
+    }
+
+    /**
+     * A body sent with no Content-Type at all ({@code curl -H 'Content-Type:'}, or a client that
+     * sets none) or an empty one gets the same 415 as a body of another type, on every call that
+     * takes a JSON body, and changes nothing; it was read as JSON and served (docs/api.md, "Errors").
+     */
+    @Test
+    void a_body_without_a_content_type_gets_415_on_every_call_that_takes_one_and_changes_nothing() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String data = "/tenants/" + tenant + "/topics/" + topic;
+        String settings = "/admin/settings?tenant=" + tenant + "&topic=" + topic;
+        List<List<String>> calls = List.of(
+                List.of("POST", data + "/messages", ONE_MESSAGE),
+                List.of("POST", data + "/messages/committed", "{\"partitionKeys\":[\"k\"]}"),
+                List.of("POST", data + "/consumer-groups/g/fetch", "{\"maxMessages\":1}"),
+                List.of("POST", data + "/consumer-groups/g/ack", "{\"receipts\":[\"r\"]}"),
+                List.of("POST", data + "/consumer-groups/g/nack", "{\"receipts\":[\"r\"]}"),
+                List.of("POST", data + "/consumer-groups/g/extend", "{\"receipts\":[\"r\"],\"visibilitySeconds\":5}"),
+                List.of("PUT", settings, "{\"maxDeliveries\":3}"));
+        for (List<String> call : calls) {
+            for (String contentType : java.util.Arrays.asList(null, "")) {
+                HttpRequest.Builder request = request(call.get(1)).method(call.get(0),
+                        HttpRequest.BodyPublishers.ofString(call.get(2)));
+                if (contentType != null) {
+                    request.header("Content-Type", contentType);
+                }
+                assertUnsupportedMediaType(send(request), call + " with Content-Type " + contentType);
+            }
+        }
+        // A chunked body, whose length no header announces, is a body too.
+        assertUnsupportedMediaType(send(request(data + "/messages").POST(HttpRequest.BodyPublishers.ofInputStream(
+                () -> new java.io.ByteArrayInputStream(ONE_MESSAGE.getBytes(StandardCharsets.UTF_8))))), "chunked publish");
+        assertEquals(0, stored(tenant, topic));
+        given().header("Authorization", "Bearer " + adminToken).get(settings).then().statusCode(200)
+                .body("topicOverrides.maxDeliveries", org.hamcrest.Matchers.nullValue());
+    }
+
+    /**
+     * Calls that take no body need no Content-Type: a fetch without a body (its defaults), and the
+     * admin calls named by query parameters alone, with no body or an empty one (as the CLI sends them).
+     */
+    @Test
+    void calls_without_a_body_need_no_content_type() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String data = "/tenants/" + tenant + "/topics/" + topic;
+        given().contentType(ContentType.JSON).body(ONE_MESSAGE).post(data + "/messages").then().statusCode(201);
+        // No body is a fetch with the defaults, which waits for nothing: again until the group's lease is taken.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {
+            HttpResponse<String> fetched = send(request(data + "/consumer-groups/g/fetch")
+                    .POST(HttpRequest.BodyPublishers.noBody()));
+            assertEquals(200, fetched.statusCode(), fetched.body());
+            return JSON.readTree(fetched.body()).get("messages").size() == 1;
+        });
+        String reset = "/admin/consumer-groups/reset-offsets?tenant=" + tenant + "&topic=" + topic
+                + "&consumerGroup=g&to=earliest";
+        for (HttpRequest.BodyPublisher empty : List.of(HttpRequest.BodyPublishers.noBody(),
+                HttpRequest.BodyPublishers.ofString(""))) {
+            HttpResponse<String> r = send(request(reset).POST(empty));
+            assertEquals(200, r.statusCode(), r.body());
+        }
+        HttpResponse<String> requeue = send(request("/admin/messages/requeue?tenant=" + tenant + "&topic=" + topic
+                + ".dlq&partitionKey=k&id=none").POST(HttpRequest.BodyPublishers.noBody()));
+        assertEquals(404, requeue.statusCode(), requeue.body()); // no such dead letter: past the media type
+        HttpResponse<String> cleared = send(request("/admin/settings?tenant=" + tenant + "&topic=" + topic).DELETE());
+        assertEquals(200, cleared.statusCode(), cleared.body());
+    }
+
+    private static void assertUnsupportedMediaType(HttpResponse<String> r, String what) throws IOException {
+        assertEquals(415, r.statusCode(), what + ": " + r.body());
+        assertEquals("application/problem+json", r.headers().firstValue("Content-Type").orElse(""), what);
+        JsonNode problem = JSON.readTree(r.body());
+        assertEquals("Unsupported Media Type", problem.get("title").asText(), what);
+        assertEquals("the request body must be JSON: send it with Content-Type: application/json",
+                problem.get("detail").asText(), what);
+    }
+
+    /** A request with the admin token (which the data plane ignores) and no Content-Type unless one is added. */
+    private HttpRequest.Builder request(String pathAndQuery) {
+        return HttpRequest.newBuilder(URI.create("http://localhost:" + io.restassured.RestAssured.port + pathAndQuery))
+                .timeout(java.time.Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + adminToken);
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** The commonest first mistake: one message posted as the body, without {"messages": [...]}. */

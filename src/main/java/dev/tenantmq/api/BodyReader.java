@@ -69,7 +69,7 @@ public class BodyReader {
         HttpServerRequest http = ctx.request();
         if (ctx.body() != null && ctx.body().buffer() != null) {
             // Read already (a chunked HTTP/1.1 body, by HttpRoutes' body-limit route).
-            request.setEntityStream(new ByteArrayInputStream(ctx.body().buffer().getBytes()));
+            handOn(request, ctx, ctx.body().buffer().getBytes());
             return Uni.createFrom().nullItem();
         }
         if (http.isEnded() || !hasBody(http)) {
@@ -111,7 +111,7 @@ public class BodyReader {
                 if (over.compareAndSet(false, true)) {
                     vertx.cancelTimer(timer);
                     slot.release();
-                    request.setEntityStream(new ByteArrayInputStream(body.getBytes()));
+                    handOn(request, ctx, body.getBytes());
                     done.complete(null);
                 }
             });
@@ -128,6 +128,21 @@ public class BodyReader {
             }
             http.resume();
         });
+    }
+
+    /** Where the request's {@link RoutingContext} keeps the number of body bytes read ({@link #bodyBytes}). */
+    private static final String BODY_BYTES = "tenant-mq.body-bytes";
+
+    /** The body read, as the entity stream the resource method reads; its length is kept for {@link #bodyBytes}. */
+    private static void handOn(ContainerRequestContext request, RoutingContext ctx, byte[] body) {
+        ctx.put(BODY_BYTES, body.length);
+        request.setEntityStream(new ByteArrayInputStream(body));
+    }
+
+    /** How many bytes of body the request sent: 0 when it sent none. */
+    static int bodyBytes(RoutingContext ctx) {
+        Integer n = ctx.get(BODY_BYTES);
+        return n == null ? 0 : n;
     }
 
     /** Whether a body may follow the headers: a declared length above 0, chunked, or an open HTTP/2 stream. */
