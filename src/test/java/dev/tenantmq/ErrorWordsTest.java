@@ -196,6 +196,35 @@ class ErrorWordsTest {
                 .post("/tenants/{t}/topics/{topic}/messages", tenant, topic).then().statusCode(201);
     }
 
+    /**
+     * The same for a byte in a field name, named by the object the name is in (docs/api.md,
+     * "Errors"): \xe9 before one ASCII letter said "it ends inside a field name" of the body.
+     */
+    @Test
+    void a_field_name_that_is_not_utf8_says_that_json_is_utf8_naming_the_object_it_is_in() {
+        String notUtf8 = "is not valid JSON: the body must be UTF-8 (RFC 8259) and is not here (line 1, column ";
+        Response top = given().contentType("application/json").body(latin1("{\"caf\u00e9x\":1}"))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/g/fetch", tenant, topic);
+        assertError(top, "body", notUtf8 + "9)");
+        Response inMessage = given().contentType("application/json")
+                .body(latin1("{\"messages\":[{\"caf\u00e9x\":\"k\",\"payload\":1}]}"))
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic);
+        assertError(inMessage, "messages[0]", notUtf8 + "22)");
+        Response inPayload = given().contentType("application/json; charset=iso-8859-1")
+                .body(latin1("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":{\"caf\u00e9x\":1}}]}"))
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic);
+        assertError(inPayload, "messages[0].payload", notUtf8 + "52); charset=iso-8859-1 has no effect: JSON is"
+                + " always UTF-8 (RFC 8259, sections 8.1 and 11)");
+        Response inAck = given().contentType("application/json").body(latin1("{\"receipts\":[\"r\"],\"caf\u00e9x\":1}"))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/g/ack", tenant, topic);
+        assertError(inAck, "body", notUtf8 + "26)");
+    }
+
+    /** The bytes of {@code text} in ISO-8859-1: each character above U+007F one byte that is not UTF-8. */
+    private static byte[] latin1(String text) {
+        return text.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
     private Response admin(String pathAndQuery) {
         return given().header("Authorization", "Bearer " + adminToken).urlEncodingEnabled(false).get(pathAndQuery);
     }

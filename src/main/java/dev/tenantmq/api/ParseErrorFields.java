@@ -1,9 +1,11 @@
 package dev.tenantmq.api;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationContext;
@@ -13,6 +15,9 @@ import com.fasterxml.jackson.databind.deser.BeanDeserializerModifier;
 import com.fasterxml.jackson.databind.deser.std.DelegatingDeserializer;
 import dev.tenantmq.api.dto.PublishRequest;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
 
 /**
  * Makes a JSON syntax error inside a field's value name that field (docs/api.md, "Errors"):
@@ -57,14 +62,55 @@ final class ParseErrorFields extends BeanDeserializerModifier {
             try {
                 return super.deserialize(p, ctx);
             } catch (JsonMappingException e) {
-                throw e; // databinding's own: its path names the field already
+                throw notUtf8Name(p, e); // databinding's own: its path names the field already
             } catch (JsonProcessingException e) {
                 String field = object.getCurrentName();
                 if (p.currentToken() == JsonToken.FIELD_NAME && p.getParsingContext() == object && field != null) {
                     throw JsonMappingException.wrapWithPath(e, handledType(), field);
                 }
-                throw e;
+                throw notUtf8Name(p, e);
             }
         }
+    }
+
+    /**
+     * A field name holding a byte that is not UTF-8 (docs/api.md, "Errors": such bytes "get 400
+     * naming the field they are in"), told as one in a string value is. The parser decodes a name
+     * once its closing quote is read; a lead byte that announces more bytes than the name has left
+     * ({@code "caf\xe9x"}) is reported as "Unexpected end-of-input in field name", as if the body
+     * ended there, which would name {@code body} and say nothing of UTF-8. A body that does end
+     * inside a name leaves the parser no input; this one leaves it the rest of the body, so the
+     * end is replaced by a UTF-8 error at the same place, keeping the path: the object the name is
+     * in ({@code messages[0]}, {@code messages[0].payload}, or the body at the top).
+     *
+     * @param p the parser that failed, still open
+     * @return {@code e}, or the UTF-8 error in its place
+     */
+    static JsonProcessingException notUtf8Name(JsonParser p, JsonProcessingException e) throws IOException {
+        JsonEOFException end = null;
+        for (Throwable t = e; t != null && end == null; t = t.getCause() == t ? null : t.getCause()) {
+            end = t instanceof JsonEOFException x ? x : null;
+        }
+        if (end == null || end.getTokenBeingDecoded() != JsonToken.FIELD_NAME || atEnd(p)) {
+            return e;
+        }
+        JsonParseException notUtf8 = new JsonParseException(p, "Invalid UTF-8 in a field name", end.getLocation());
+        if (!(e instanceof JsonMappingException mapping)) {
+            return notUtf8;
+        }
+        JsonMappingException named = new JsonMappingException(p, notUtf8.getOriginalMessage(), notUtf8);
+        List<JsonMappingException.Reference> path = mapping.getPath();
+        for (int i = path.size() - 1; i >= 0; i--) {
+            named.prependPath(path.get(i));
+        }
+        return named;
+    }
+
+    /** Whether the parser has read all of its input: nothing it read is left unparsed, and its stream (if any) is done. */
+    private static boolean atEnd(JsonParser p) throws IOException {
+        if (p.releaseBuffered(OutputStream.nullOutputStream()) > 0) {
+            return false;
+        }
+        return !(p.getInputSource() instanceof InputStream in) || in.read() < 0;
     }
 }

@@ -24,14 +24,18 @@ class JsonSyntaxDetailsTest {
     }
 
     private static String detail(Class<?> type, String body) {
+        return detail(type, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String detail(Class<?> type, byte[] body) {
         try {
-            MAPPER.readValue(body.getBytes(StandardCharsets.UTF_8), type);
+            MAPPER.readValue(body, type);
         } catch (JsonProcessingException e) {
             return ((Problem) new ProblemMapper().badJson(e, (String) null).getEntity()).detail();
         } catch (java.io.IOException e) {
             throw new AssertionError(e);
         }
-        throw new AssertionError("accepted: " + body);
+        throw new AssertionError("accepted: " + new String(body, StandardCharsets.ISO_8859_1));
     }
 
     private static String publish(String messages) {
@@ -96,6 +100,39 @@ class JsonSyntaxDetailsTest {
             String detail = detail(PublishRequest.class, early);
             assertTrue(detail.contains("is not valid JSON: it ends "), early + ": " + detail);
         }
+    }
+
+    /**
+     * A byte that is not UTF-8 in a field name is told as one in a string value is, naming the
+     * object the name is in: a lead byte announcing more bytes than the name has left (\xe9 before
+     * one ASCII letter) said "it ends inside a field name" and named the body, wherever it was.
+     */
+    @Test
+    void a_byte_that_is_not_utf8_in_a_field_name_is_told_so_naming_the_object_it_is_in() {
+        String notUtf8 = " is not valid JSON: the body must be UTF-8 (RFC 8259) and is not here (line 1, column ";
+        assertEquals("body" + notUtf8 + "9)", detail(FetchRequest.class, latin1("{\"caf\u00e9x\":1}")));
+        assertEquals("body" + notUtf8 + "25)", detail(FetchRequest.class, latin1("{\"maxMessages\":1,\"caf\u00e9x\":1}")));
+        assertEquals("messages[0]" + notUtf8 + "22)",
+                detail(PublishRequest.class, latin1("{\"messages\":[{\"caf\u00e9x\":\"k\",\"payload\":1}]}")));
+        assertEquals("messages[0].payload" + notUtf8 + "52)", detail(PublishRequest.class,
+                latin1("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":{\"caf\u00e9x\":1}}]}")));
+        assertEquals("messages[0].payload" + notUtf8 + "57)", detail(PublishRequest.class,
+                latin1("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":{\"a\":{\"caf\u00e9x\":1}}}]}")));
+        assertEquals("messages[0].metadata" + notUtf8 + "65)", detail(PublishRequest.class,
+                latin1("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1,\"metadata\":{\"caf\u00e9x\":\"v\"}}]}")));
+        // The same byte in a value, as it was already told.
+        assertEquals("messages[0].partitionKey" + notUtf8 + "36)", detail(PublishRequest.class,
+                latin1("{\"messages\":[{\"partitionKey\":\"caf\u00e9x\",\"payload\":1}]}")));
+        // A body that does end inside a field name still says so.
+        assertEquals("body is not valid JSON: it ends inside a field name (line 1, column 9)",
+                detail(FetchRequest.class, "{\"maxMes"));
+        assertEquals("body is not valid JSON: it ends inside a field name (line 1, column 48)",
+                detail(PublishRequest.class, "{\"messages\":[{\"partitionKey\":\"k\",\"payload\":{\"ab"));
+    }
+
+    /** The bytes of {@code text} in ISO-8859-1: each character above U+007F one byte that is not UTF-8. */
+    private static byte[] latin1(String text) {
+        return text.getBytes(StandardCharsets.ISO_8859_1);
     }
 
     /** A number is echoed as the client wrote it, not as the parser read it (1e3, not 1000.0). */
