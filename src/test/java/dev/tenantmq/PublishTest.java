@@ -8,14 +8,19 @@ import static dev.tenantmq.Fetch.upTo;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /** Publish as SPEC section 4 describes it: atomic batches, idempotent ids, stamping, limits. */
@@ -23,6 +28,9 @@ import org.junit.jupiter.api.Test;
 class PublishTest {
     private final String tenant = TestIds.tenant();
     private final String topic = TestIds.topic();
+
+    @ConfigProperty(name = "mq.admin.token")
+    String adminToken;
 
     @Test
     void publish_returns_offsets_in_request_order_increasing_per_partition() {
@@ -187,6 +195,62 @@ class PublishTest {
         publishOk(tenant, topic, List.of(msg(longest, longest, 1)));
         publish(tenant, topic, Map.of("messages", List.of(msg(longest + "a", "x", 1))))
                 .then().statusCode(400).body("errors[0].field", equalTo("messages[0].partitionKey"));
+    }
+
+    /**
+     * A character outside the BMP comes back as its own UTF-8 bytes in every answer, as the payload
+     * always did (docs/api.md, "Identifiers": "returned byte for byte"); partition keys and ids were
+     * written as escaped surrogate pairs ("\\uD83D\\uDE80"), which parse to the same string, so the raw
+     * bytes of each answer are compared.
+     */
+    @Test
+    void characters_outside_the_bmp_come_back_as_raw_utf8_in_every_answer() {
+        String rocket = "\uD83D\uDE80";
+        String key = rocket + "\u00e9";
+        Map<String, Object> message = Map.of("partitionKey", key, "id", rocket, "payload", Map.of("s", rocket),
+                "metadata", Map.of("m", rocket));
+        byte[] published = publish(tenant, topic, Map.of("messages", List.of(message))).then().statusCode(201)
+                .extract().asByteArray();
+        assertRawUtf8(published, "\"id\":\"" + rocket + "\"", "\"partitionKey\":\"" + key + "\"");
+        String group = TestIds.group();
+        java.util.concurrent.atomic.AtomicReference<byte[]> fetched = new java.util.concurrent.atomic.AtomicReference<>();
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            fetched.set(Api.fetch(tenant, topic, group, upTo(1).body()).then().statusCode(200).extract().asByteArray());
+            return new String(fetched.get(), StandardCharsets.UTF_8).contains("\"receipt\"");
+        });
+        assertRawUtf8(fetched.get(), "\"partitionKey\":\"" + key + "\"", "\"id\":\"" + rocket + "\"",
+                "\"payload\":{\"s\":\"" + rocket + "\"}", "\"m\":\"" + rocket + "\"");
+        for (String listing : List.of("/admin/offsets?tenant=" + tenant + "&topic=" + topic,
+                "/admin/messages/browse?tenant=" + tenant + "&topic=" + topic)) {
+            byte[] listed = given().header("Authorization", "Bearer " + adminToken).get(listing).then().statusCode(200)
+                    .extract().asByteArray();
+            assertRawUtf8(listed, "\"partitionKey\":\"" + key + "\"");
+        }
+        // A problem's detail echoes the client's text the same way.
+        byte[] problem = Api.fetch(tenant, topic, group, Map.of(rocket, 1)).then().statusCode(400).extract().asByteArray();
+        assertRawUtf8(problem, "\"field\":\"" + rocket + "\"");
+    }
+
+    /** {@code body} holds each of {@code expected} as UTF-8 bytes, and no escaped surrogate. */
+    private static void assertRawUtf8(byte[] body, String... expected) {
+        String text = new String(body, StandardCharsets.UTF_8);
+        for (String e : expected) {
+            assertTrue(indexOf(body, e.getBytes(StandardCharsets.UTF_8)) >= 0, e + " as UTF-8 in " + text);
+        }
+        assertFalse(text.contains("\\uD8") || text.contains("\\ud8"), "an escaped surrogate in " + text);
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.tenantmq.api;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
@@ -41,6 +42,10 @@ public class JsonConfig implements ObjectMapperCustomizer {
                 .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
                 .setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+        // A character outside the BMP (an emoji) is written as its 4 UTF-8 bytes, not as an escaped surrogate pair
+        // ("\uD83D\uDE80"): partition keys and ids come back byte for byte (docs/api.md, "Identifiers"), as payloads,
+        // copied as text, always did. The factory's setting holds for every answer written with this mapper.
+        mapper.getFactory().configure(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8.mappedFeature(), true);
         mapper.registerModule(new SimpleModule("request-body-errors").setDeserializerModifier(new ParseErrorFields()));
         mapper.addHandler(new WrongTypeReporter());
     }
