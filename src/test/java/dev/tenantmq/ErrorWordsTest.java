@@ -88,6 +88,48 @@ class ErrorWordsTest {
                 + " whitespace alone");
     }
 
+    /**
+     * A number in a refusal is quoted as the client wrote it, in every field: those the validator
+     * checks (deliverAfterSeconds, deliverAt, metadata) said "1E+400" for 1e400, "0.0" for -0.0
+     * and "1.0E+3" for 1.0E3, where the fields the parser checks quoted the client's text.
+     */
+    @Test
+    void a_number_in_a_refusal_is_quoted_as_written_in_every_field() {
+        for (String number : List.of("1e400", "-0.0", "1.0E3", "1.50", "-1E-7")) {
+            assertError(publish(message("\"deliverAfterSeconds\": " + number)), "messages[0].deliverAfterSeconds",
+                    "must be a whole number of seconds, at least 0, not the number " + number);
+            assertError(publish(message("\"deliverAt\": " + number)), "messages[0].deliverAt",
+                    "must be an RFC 3339 date-time with an offset such as 2026-12-02T05:00:00Z, not the number " + number);
+            assertError(publish(message("\"metadata\": " + number)), "messages[0].metadata",
+                    "must be an object of string values, not the number " + number);
+            assertError(publish(message("\"metadata\": {\"a\": " + number + "}")), "messages[0].metadata.a",
+                    "must be a string, not the number " + number);
+            assertError(publish("{\"messages\": [{\"partitionKey\": " + number + ", \"payload\": 1}]}"),
+                    "messages[0].partitionKey", "must be a string, not the number " + number);
+            assertError(publish(message("\"id\": " + number)), "messages[0].id", "must be a string, not the number " + number);
+            assertError(fetch("{\"visibilitySeconds\": " + number + "}"), "visibilitySeconds",
+                    "must be an integer, not the number " + number);
+            assertError(fetch("{\"ack\": [" + number + "]}"), "ack[0]", "must be a string, not the number " + number);
+            assertError(post("extend", "{\"receipts\": [\"r\"], \"visibilitySeconds\": " + number + "}"),
+                    "visibilitySeconds", "must be an integer, not the number " + number);
+            assertError(post("nack", "{\"receipts\": [\"r\"], \"delaySeconds\": " + number + "}"), "delaySeconds",
+                    "must be an integer, not the number " + number);
+            assertError(committed("{\"partitionKeys\": [" + number + "]}"), "partitionKeys[0]",
+                    "must be a string, not the number " + number);
+            assertError(settings("{\"maxDeliveries\": " + number + "}"), "maxDeliveries",
+                    "must be an integer, not the number " + number);
+            assertError(settings("{\"deadLetterEnabled\": " + number + "}"), "deadLetterEnabled",
+                    "must be true or false, not the number " + number);
+        }
+        // An integer too: -0 is a JSON number of its own writing.
+        assertError(publish(message("\"metadata\": {\"a\": -0}")), "messages[0].metadata.a",
+                "must be a string, not the number -0");
+        assertError(publish(message("\"deliverAt\": -0")), "messages[0].deliverAt",
+                "must be an RFC 3339 date-time with an offset such as 2026-12-02T05:00:00Z, not the number -0");
+        assertError(publish(message("\"deliverAfterSeconds\": -99999999999999999999")), "messages[0].deliverAfterSeconds",
+                "must be at least 0 seconds (got -99999999999999999999)");
+    }
+
     /** A flag is true or false: neither a string nor a number is read as one. */
     @Test
     void a_settings_flag_given_as_a_string_or_a_number_is_refused_saying_what_was_given() {

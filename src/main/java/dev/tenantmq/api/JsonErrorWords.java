@@ -167,7 +167,7 @@ public final class JsonErrorWords {
     /**
      * A value read as a JSON tree ({@code metadata}, {@code deliverAfterSeconds}...), in the words
      * of {@link #given(MismatchedInputException)}, for the validator's own type rules. A number
-     * reads as its tree prints it (1E+3 for 1e3).
+     * reads as its tree prints it: as the client wrote it (1e3) in a tree of {@link WrittenTree}.
      */
     public static String given(JsonNode node) {
         if (node == null || node.isNull() || node.isMissingNode()) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.BeanProperty;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.PropertyName;
@@ -18,10 +19,11 @@ import java.io.IOException;
  * {@link ProblemMapper} answers with 400 naming the field. Jackson's own
  * {@code @JsonSetter(nulls = Nulls.FAIL)} cannot be used, because on a record it fails for an
  * absent field too. Any other value is read by the type's usual deserializer, so the coercion
- * rules of {@link JsonConfig} still apply.
+ * rules of {@link JsonConfig} still apply; a field of any JSON value ({@link JsonNode}) is read by
+ * {@link WrittenTree}, which keeps its numbers as the client wrote them.
  */
 public final class NullRejecting extends JsonDeserializer<Object> implements ContextualDeserializer {
-    private final JsonDeserializer<Object> delegate;
+    private final JsonDeserializer<?> delegate;
     private final PropertyName name;
     private final JavaType type;
 
@@ -30,7 +32,7 @@ public final class NullRejecting extends JsonDeserializer<Object> implements Con
         this(null, null, null);
     }
 
-    private NullRejecting(JsonDeserializer<Object> delegate, PropertyName name, JavaType type) {
+    private NullRejecting(JsonDeserializer<?> delegate, PropertyName name, JavaType type) {
         this.delegate = delegate;
         this.name = name;
         this.type = type;
@@ -40,7 +42,10 @@ public final class NullRejecting extends JsonDeserializer<Object> implements Con
     public JsonDeserializer<?> createContextual(DeserializationContext ctx, BeanProperty property)
             throws JsonMappingException {
         JavaType t = property.getType();
-        return new NullRejecting(ctx.findContextualValueDeserializer(t, property), property.getFullName(), t);
+        // A field of any JSON value keeps its numbers as written, for the validator's words.
+        JsonDeserializer<?> delegate = t.getRawClass() == JsonNode.class ? new WrittenTree()
+                : ctx.findContextualValueDeserializer(t, property);
+        return new NullRejecting(delegate, property.getFullName(), t);
     }
 
     @Override
