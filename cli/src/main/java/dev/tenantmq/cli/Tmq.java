@@ -140,10 +140,20 @@ public final class Tmq implements Runnable {
      * picocli's words for a usage error, except where they show its model: an option of an
      * either-or group (--tenant or --all-tenants) given twice reads "expected only one match but
      * got (--tenant=TENANT | --all-tenants)={--tenant=demo} and ..."; it becomes "give one of
-     * --tenant=TENANT, --all-tenants, once (got --tenant=demo and --tenant=x)".
+     * --tenant=TENANT, --all-tenants, once (got --tenant=demo and --tenant=x)"; and an argument
+     * no option takes names the command, not its index among the raw arguments.
      */
     static String usageWords(CommandLine.ParameterException ex) {
         String m = ex.getMessage().replaceFirst("^Error: ", "");
+        // "Unmatched argument at index 3: 'extra'": the index counts raw arguments and tells a user nothing.
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.isUnknownOption() && !u.getUnmatched().isEmpty()) {
+            String first = u.getUnmatched().get(0);
+            String command = u.getCommandLine().getCommandSpec().qualifiedName();
+            return u.getCommandLine().getSubcommands().isEmpty()
+                    ? command + " takes no argument '" + first + "': its values go with options (--name VALUE)"
+                    : "unknown command '" + first + "'; the commands of " + command + " are "
+                            + String.join(", ", u.getCommandLine().getSubcommands().keySet());
+        }
         Matcher g = GROUP_REPEAT.matcher(m);
         if (g.matches()) {
             return "give one of " + g.group(1).replace(" | ", ", ") + ", once (got " + g.group(2) + " and " + g.group(3) + ")";

@@ -175,4 +175,26 @@ class InputChecksTest {
         assertEquals(List.of(), requests, "no request was sent");
         java.nio.file.Files.delete(payload);
     }
+
+    @Test
+    void an_unknown_command_or_a_stray_argument_is_named_without_its_index() {
+        Run unknown = run("bogus", "--url", stub.url());
+        assertEquals(ExitCodes.USAGE, unknown.code(), unknown::toString);
+        assertTrue(unknown.err().contains("tmq: unknown command 'bogus'; the commands of tmq are "), unknown::toString);
+        assertTrue(unknown.err().contains("topics"), unknown::toString);
+        Run stray = run("topics", "--url", stub.url(), "--tenant", "demo", "extra");
+        assertEquals(ExitCodes.USAGE, stray.code(), stray::toString);
+        assertTrue(stray.err().contains("tmq: tmq topics takes no argument 'extra': its values go with options (--name VALUE)"),
+                stray::toString);
+        Run nested = run("settings", "bogus", "--url", stub.url());
+        assertEquals(ExitCodes.USAGE, nested.code(), nested::toString);
+        assertTrue(nested.err().contains("unknown command 'bogus'; the commands of tmq settings are "), nested::toString);
+        for (Run r : List.of(unknown, stray, nested)) {
+            assertFalse(r.err().contains("index"), r::toString);
+        }
+        Run option = run("topics", "--url", stub.url(), "--tenant", "demo", "--bogus");
+        assertEquals(ExitCodes.USAGE, option.code(), option::toString);
+        assertTrue(option.err().contains("Unknown option: '--bogus'"), option::toString);
+        assertEquals(List.of(), requests, "no request was sent");
+    }
 }
