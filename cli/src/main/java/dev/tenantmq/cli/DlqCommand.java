@@ -44,7 +44,15 @@ final class DlqCommand implements Runnable {
                 description = "The service's mq.dlq-suffix (default ${DEFAULT-VALUE}).")
         String suffix;
 
+        /**
+         * The topic the dead letters are in. An empty suffix would name the original topic itself,
+         * whose ordinary messages would then be listed (and offered for requeue) as dead letters.
+         */
         String dlqTopic() {
+            if (suffix.isEmpty()) {
+                throw new ParameterException(spec.commandLine(), "--dlq-suffix must not be empty: dead letters are in the topic"
+                        + " named TOPIC + SUFFIX (the service's mq.dlq-suffix, .dlq by default)");
+            }
             return topic + suffix;
         }
 

@@ -155,6 +155,9 @@ final class PublishCommand extends BaseCommand {
     }
 
     private String readInput() {
+        if (file != null && file.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--file must name a file ('-' for stdin), not an empty value");
+        }
         byte[] bytes;
         try {
             if (file == null || file.equals("-")) {

@@ -197,4 +197,17 @@ class InputChecksTest {
         assertTrue(option.err().contains("Unknown option: '--bogus'"), option::toString);
         assertEquals(List.of(), requests, "no request was sent");
     }
+
+    @Test
+    void an_empty_file_name_or_dlq_suffix_is_refused_before_any_request() {
+        Run file = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k", "--file", "");
+        assertEquals(ExitCodes.USAGE, file.code(), file::toString);
+        assertTrue(file.err().contains("--file must name a file ('-' for stdin), not an empty value"), file::toString);
+        for (String sub : List.of("list", "requeue-all")) {
+            Run dlq = run("dlq", sub, "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--dlq-suffix", "");
+            assertEquals(ExitCodes.USAGE, dlq.code(), () -> sub + ": " + dlq);
+            assertTrue(dlq.err().contains("--dlq-suffix must not be empty"), () -> sub + ": " + dlq);
+        }
+        assertEquals(List.of(), requests, "no request was sent: an empty suffix would have read the topic itself as its dead letters");
+    }
 }
