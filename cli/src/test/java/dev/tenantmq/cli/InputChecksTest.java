@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Mistakes tmq can tell without the service are told in plain words, with exit 2, before any
@@ -22,8 +23,14 @@ class InputChecksTest {
     private final List<String> requests = new CopyOnWriteArrayList<>();
     private final List<String> bodies = new CopyOnWriteArrayList<>();
 
+    /** A payload file holding the JSON value 1, for the publish cases; JUnit removes it. */
+    @TempDir
+    java.nio.file.Path dir;
+    private java.nio.file.Path payload;
+
     @BeforeEach
     void startStub() throws Exception {
+        payload = java.nio.file.Files.writeString(dir.resolve("payload.json"), "1");
         stub = JsonStub.start("/", exchange -> {
             requests.add(exchange.getRequestURI().getRawPath());
             bodies.add((String) exchange.getAttribute("requestBody"));
@@ -66,8 +73,6 @@ class InputChecksTest {
 
     @Test
     void publish_sends_a_delay_and_refuses_both_delay_forms_before_any_request() throws Exception {
-        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
-        java.nio.file.Files.writeString(payload, "1");
         Run both = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
                 "--file", payload.toString(), "--delay", "5", "--deliver-at", "2030-01-01T00:00:00Z");
         assertEquals(ExitCodes.USAGE, both.code(), both::toString);
@@ -76,44 +81,34 @@ class InputChecksTest {
                 "--file", payload.toString(), "--delay", "-1");
         assertEquals(ExitCodes.USAGE, negative.code(), negative::toString);
         assertEquals(List.of(), requests, "no request was sent");
-        java.nio.file.Files.delete(payload);
     }
 
     @Test
     void a_metadata_key_given_twice_is_refused_before_any_request_not_overwritten() throws Exception {
-        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
-        java.nio.file.Files.writeString(payload, "1");
         Run twice = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
                 "--file", payload.toString(), "--metadata", "a=1", "--metadata", "a=2");
         assertEquals(ExitCodes.USAGE, twice.code(), twice::toString);
         assertTrue(twice.err().contains("--metadata a is given twice (a=1 and a=2)"), twice::toString);
         assertEquals(List.of(), requests, "no request was sent");
-        java.nio.file.Files.delete(payload);
     }
 
     @Test
     void a_metadata_entry_without_an_equals_sign_is_told_in_plain_words() throws Exception {
-        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
-        java.nio.file.Files.writeString(payload, "1");
         Run r = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
                 "--file", payload.toString(), "--metadata", "novalue");
         assertEquals(ExitCodes.USAGE, r.code(), r::toString);
         assertTrue(r.err().contains("--metadata must be KEY=VALUE, not novalue"), r::toString);
         assertFalse(r.err().contains("option option"), r::toString);
         assertEquals(List.of(), requests, "no request was sent");
-        java.nio.file.Files.delete(payload);
     }
 
     @Test
     void metadata_entries_are_sent_in_order_with_everything_after_the_first_equals_sign_as_the_value() throws Exception {
-        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
-        java.nio.file.Files.writeString(payload, "1");
         Run r = run("publish", "--url", stub.url(), "--tenant", "demo", "--topic", "orders", "--partition-key", "k",
                 "--file", payload.toString(), "--json", "--metadata", "b=x=y", "--metadata", "a=", "--metadata", "c=3");
         assertEquals(0, r.code(), r::toString);
         assertEquals(1, bodies.size(), r::toString);
         assertTrue(bodies.get(0).contains("\"metadata\":{\"b\":\"x=y\",\"a\":\"\",\"c\":\"3\"}"), bodies::toString);
-        java.nio.file.Files.delete(payload);
     }
 
     @Test
@@ -157,8 +152,6 @@ class InputChecksTest {
 
     @Test
     void an_empty_or_dot_name_in_a_path_is_refused_before_the_call_reaches_another_path() throws Exception {
-        java.nio.file.Path payload = java.nio.file.Files.createTempFile("payload", ".json");
-        java.nio.file.Files.writeString(payload, "1");
         Run publishTenant = run("publish", "--url", stub.url(), "--tenant=", "--topic", "orders", "--partition-key", "k",
                 "--file", payload.toString());
         assertEquals(ExitCodes.USAGE, publishTenant.code(), publishTenant::toString);
@@ -173,7 +166,6 @@ class InputChecksTest {
         Run tailTopic = run("tail", "--url", stub.url(), "--tenant", "demo", "--topic", ".", "--group", "g", "--max", "1");
         assertTrue(tailTopic.err().contains("--topic must be a name, not '.'"), tailTopic::toString);
         assertEquals(List.of(), requests, "no request was sent");
-        java.nio.file.Files.delete(payload);
     }
 
     @Test
