@@ -39,7 +39,8 @@ import org.jboss.logging.Logger;
  * The scheduler of SPEC section 5. Once per {@code mq.tick-interval}, for every (tenant,
  * consumer group, topic) this process consumes: heartbeat upsert, tenant-scoped discovery,
  * fair share ({@link LeaseShare}: floor or ceil of P/S of the P partitions with work, for S live
- * subscribers), acquire free or expired leases, renew its own, release its surplus (partitions with
+ * subscribers), acquire free or expired leases, renew its own (those past their renewal age,
+ * {@link LeaseShare#renewAfter}), release its surplus (partitions with
  * nothing in flight first), orphan sweep, dead letters of in-flight messages whose last attempt expired (issue
  * "dead letters without a waiting consumer"), idle-lease release, and purge of stale
  * heartbeats. Expiry is judged by
@@ -219,7 +220,8 @@ public class LeaseScheduler {
             }
             // 4. Renew own leases, then acquire up to the share or release the surplus.
             long leaseMicros = micros(config.leaseDuration());
-            leases.renew(s, me, leaseMicros);
+            leases.renew(s, me, leaseMicros,
+                    micros(LeaseShare.renewAfter(config.tickInterval(), config.heartbeatTimeout(), config.leaseDuration())));
             int count = mineActive.size();
             Set<String> busy = null;
             if (count < share) {
@@ -236,7 +238,11 @@ public class LeaseScheduler {
                 count -= leases.release(s, me, LeaseShare.surplus(mineActive, LeaseStore.Lease::partitionKey, count - share, busy));
             }
             // 5. Orphan sweep: leases of holders with no live heartbeat (and no recent renewal) end now.
-            leases.sweepOrphans(s, live, micros(config.heartbeatTimeout()));
+            // Its statement reads every lease row of the triple, so it runs only when one read above
+            // is an orphan's.
+            if (LeaseShare.anyOrphan(all.stream().filter(l -> !l.expired()).map(LeaseStore.Lease::leasedBy).toList(), live)) {
+                leases.sweepOrphans(s, live, micros(config.heartbeatTimeout()));
+            }
             // 5b. Dead letters of in-flight messages whose last attempt expired, without waiting for a fetch.
             consume.deadLetterExpired(s);
             // 6. Idle-lease release (and leases of partitions that no longer exist).

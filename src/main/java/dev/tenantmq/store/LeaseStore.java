@@ -77,6 +77,30 @@ public class LeaseStore {
     }
 
     /**
+     * The lease rows of the given partitions of the triple (%s: their keys), read back by
+     * {@link #acquire} to tell which it won: the rows of one statement's worth of partitions, not
+     * every lease row of a large topic. Mapped by {@link #LEASE_ROW}.
+     */
+    static final String SELECT_LEASES_OF = """
+            SELECT partition_key, leased_by, epoch, expires_at <= UTC_TIMESTAMP(6) AS expired
+            FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)""";
+
+    /** Binds of {@link #SELECT_LEASES_OF}, in placeholder order ({@code keys} fill the IN list). */
+    record SelectLeasesOf(GroupScope scope, List<String> keys) implements Statement {
+        /** The statement with its IN list for {@code keys}. */
+        @Override
+        public String sql() {
+            return SELECT_LEASES_OF.formatted(Db.placeholders(keys.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.each("partition_key", keys));
+        }
+    }
+
+    /**
      * Most rows one statement of {@link #acquire} writes or compares (lease inserts, takeovers,
      * offsets rows): the first tick over 100,000 partitions runs a few hundred statements, not
      * hundreds of thousands, and no statement grows with the topic (docs/architecture.md,
@@ -160,7 +184,9 @@ public class LeaseStore {
     }
 
     /**
-     * Renews every unexpired lease this subscriber holds in the triple. Fenced by holder (a
+     * Renews the unexpired leases this subscriber holds in the triple that were last renewed at
+     * least ? microseconds ago ({@code LeaseShare.renewAfter}): the younger ones are left for a
+     * later tick, so a tick does not rewrite every lease row of a large topic. Fenced by holder (a
      * takeover by another subscriber changes leased_by) and by expiry: a lease that expired or was
      * released is anyone's to take over with a new epoch, this subscriber's included, and is never
      * revived here with its old epoch.
@@ -168,10 +194,11 @@ public class LeaseStore {
     static final String RENEW_LEASES = """
             UPDATE queue_partition_leases
             SET expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, renewed_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)""";
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)
+              AND renewed_at <= UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
 
     /** Binds of {@link #RENEW_LEASES}, in placeholder order. */
-    record RenewLeases(long leaseMicros, GroupScope scope, String subscriber) implements Statement {
+    record RenewLeases(long leaseMicros, GroupScope scope, String subscriber, long renewAfterMicros) implements Statement {
         @Override
         public String sql() {
             return RENEW_LEASES;
@@ -180,7 +207,8 @@ public class LeaseStore {
         @Override
         public List<Bind> binds() {
             return Bind.list(Bind.of("micros", leaseMicros), // SET expires_at
-                    Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("leased_by", subscriber)); // the holder's rows
+                    Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("leased_by", subscriber), // the holder's rows
+                    Bind.of("micros", renewAfterMicros)); // last renewed at least this long ago
         }
     }
 
@@ -497,13 +525,15 @@ public class LeaseStore {
     }
 
     /**
-     * Renews this subscriber's unexpired leases in the triple.
+     * Renews this subscriber's unexpired leases in the triple that were last renewed at least
+     * {@code renewAfterMicros} ago (0: all of them), to expire {@code leaseMicros} from now by the
+     * database clock.
      *
      * @return how many lease rows were renewed
      */
-    public int renew(GroupScope t, String subscriber, long leaseMicros) {
+    public int renew(GroupScope t, String subscriber, long leaseMicros, long renewAfterMicros) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            return Db.update(c, RENEW_LEASES, new RenewLeases(leaseMicros, t, subscriber));
+            return Db.update(c, RENEW_LEASES, new RenewLeases(leaseMicros, t, subscriber, renewAfterMicros));
         });
     }
 
@@ -512,8 +542,8 @@ public class LeaseStore {
      * expired leases in {@code expired} (by compare-and-set on their epoch), and makes sure
      * every partition acquired has a committed-offset row. Each kind is written with multi-row
      * statements of at most {@link #ACQUIRE_ROWS_PER_STATEMENT} rows, in lock order
-     * ({@link #inLockOrder}), so the statements grow with neither the topic nor the share; one
-     * read of the triple's leases then tells which leases this subscriber won.
+     * ({@link #inLockOrder}), so the statements grow with neither the topic nor the share; reading those rows back, as
+     * many at a time, then tells which leases this subscriber won.
      *
      * @return how many leases this subscriber won
      */
@@ -539,8 +569,15 @@ public class LeaseStore {
             java.util.Set<String> freshSet = new java.util.HashSet<>(freshKeys);
             java.util.Map<String, Long> takeOverEpochs = new java.util.HashMap<>();
             takeOver.forEach(l -> takeOverEpochs.put(l.partitionKey(), l.epoch() + 1));
+            List<String> tried = new ArrayList<>(freshKeys);
+            takeOver.forEach(l -> tried.add(l.partitionKey()));
+            List<Lease> read = new ArrayList<>();
+            for (List<String> chunk : chunks(tried)) {
+                SelectLeasesOf select = new SelectLeasesOf(t, chunk);
+                read.addAll(Db.list(c, select.sql(), select, LEASE_ROW));
+            }
             List<String> won = new ArrayList<>();
-            for (Lease l : readLeases(c, t)) {
+            for (Lease l : read) {
                 if (l.leasedBy().equals(subscriber) && !l.expired()
                         && (freshSet.contains(l.partitionKey()) ? l.epoch() == 1
                                 : Long.valueOf(l.epoch()).equals(takeOverEpochs.get(l.partitionKey())))) {

@@ -1,8 +1,11 @@
 package dev.tenantmq.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -99,4 +102,38 @@ class LeaseShareTest {
         assertEquals(1, LeaseShare.acquisitionsThisTick(30, 0, 1));
     }
 
+
+    @Test
+    void a_lease_is_renewed_once_older_than_half_the_margin_between_the_tick_and_the_shorter_timeout() {
+        // The defaults: tick 2 s, heartbeat timeout 10 s, lease 30 s.
+        assertEquals(Duration.ofSeconds(4), LeaseShare.renewAfter(Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(30)));
+        // A lease shorter than the heartbeat timeout bounds it instead.
+        assertEquals(Duration.ofMillis(1500), LeaseShare.renewAfter(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(4)));
+        // A tick not shorter than a timeout renews on every tick.
+        assertEquals(Duration.ZERO, LeaseShare.renewAfter(Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(30)));
+        assertEquals(Duration.ZERO, LeaseShare.renewAfter(Duration.ofSeconds(20), Duration.ofSeconds(10), Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void a_lease_renewed_at_its_renewal_age_plus_a_tick_is_never_near_expiry_or_the_orphan_sweep() {
+        for (long tick = 1; tick <= 20; tick++) {
+            for (long heartbeat = tick + 1; heartbeat <= 40; heartbeat++) {
+                for (long lease = tick + 1; lease <= 40; lease++) {
+                    Duration oldest = LeaseShare.renewAfter(Duration.ofSeconds(tick), Duration.ofSeconds(heartbeat),
+                            Duration.ofSeconds(lease)).plusSeconds(tick);
+                    String what = "tick " + tick + " s, heartbeat timeout " + heartbeat + " s, lease " + lease + " s";
+                    assertTrue(oldest.compareTo(Duration.ofSeconds(heartbeat)) < 0, what);
+                    assertTrue(oldest.compareTo(Duration.ofSeconds(lease)) < 0, what);
+                }
+            }
+        }
+    }
+
+    @Test
+    void the_orphan_sweep_has_work_only_for_an_unexpired_lease_of_a_subscriber_that_is_not_live() {
+        assertFalse(LeaseShare.anyOrphan(List.of("a", "b", "a"), List.of("a", "b", "c")));
+        assertFalse(LeaseShare.anyOrphan(List.of(), List.of("a")));
+        assertTrue(LeaseShare.anyOrphan(List.of("a", "gone"), List.of("a", "b")));
+    }
 }
+
