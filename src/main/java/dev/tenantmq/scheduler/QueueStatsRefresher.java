@@ -20,7 +20,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Refreshes the queue gauges ({@link QueueGauges}) on the scheduler tick, at most once per
- * {@code mq.metrics.refresh-interval}: one {@link QueueStatsStore#stats} statement per tenant of
+ * {@code mq.metrics.refresh-interval}, and a tenant whose last refresh took long less often
+ * ({@link RefreshPacing}): one {@link QueueStatsStore#stats} statement per tenant of
  * {@code MQ_TENANTS}, each as its own worker task, so a slow tenant delays no other and a tenant
  * whose refresh still runs is skipped, not queued. A failing tenant keeps its last figures, is
  * counted and logged once per failure streak.
@@ -36,6 +37,8 @@ public class QueueStatsRefresher {
     private final MqConfig config;
     private final MeterRegistry registry;
     private final Set<String> running = ConcurrentHashMap.newKeySet();
+    /** Each tenant's next refresh waits for its pacing: a refresh that took long is repeated less often. */
+    private final RefreshPacing pacing = new RefreshPacing();
     /** Where each tenant's refresh outcome is published for readiness. */
     private final SchedulerStatus status;
     private final dev.tenantmq.config.Stopping stopping;
@@ -62,6 +65,9 @@ public class QueueStatsRefresher {
         started = true;
         lastStartNanos = now;
         for (String tenant : identity.tenantNames()) {
+            if (!pacing.due(tenant, now)) {
+                continue; // its last refresh took long: it waits SHARE times as long (RefreshPacing)
+            }
             if (!running.add(tenant)) {
                 continue; // its previous refresh is still running
             }
@@ -121,6 +127,7 @@ public class QueueStatsRefresher {
                         tenant, ex.getMessage());
             }
         } finally {
+            pacing.finished(tenant, began, System.nanoTime());
             Timer.builder("mq.metrics.refresh.duration")
                     .description("Time of one tenant's queue-gauge statement (one per tenant and refresh)")
                     .tags("tenant", tenant).register(registry).record(System.nanoTime() - began,

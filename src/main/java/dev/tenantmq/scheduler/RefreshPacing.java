@@ -1,0 +1,36 @@
+package dev.tenantmq.scheduler;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * When each tenant's next refresh of the queue gauges may start (docs/operations.md, "Metrics"):
+ * no sooner than {@value #SHARE} times as long as the last one took, after it started (and, as
+ * for every tenant, {@code mq.metrics.refresh-interval} after the last round). The refresh counts every partition's messages
+ * above each group's committed offset, so its cost grows with partitions times groups and with
+ * the backlog: at 100,000 partitions it took 15 to 26 s, and restarted as soon as it ended, so one
+ * database core did nothing else. Paced, the gauges of such a tenant are older, and their refresh
+ * takes at most a {@value #SHARE}th of the time. Pure: the caller passes the times (its
+ * {@code System.nanoTime()} readings), so the rule is tested without a clock.
+ */
+final class RefreshPacing {
+    /** A refresh that took {@code d} is followed by the next no sooner than {@code SHARE * d} after it started. */
+    static final int SHARE = 10;
+
+    private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
+
+    /** Whether {@code tenant}'s next refresh may start at {@code nowNanos} (a tenant never refreshed may). */
+    boolean due(String tenant, long nowNanos) {
+        Long next = notBefore.get(tenant);
+        return next == null || nowNanos - next >= 0;
+    }
+
+    /**
+     * Records a refresh of {@code tenant} that ran from {@code beganNanos} to {@code endedNanos}
+     * (failed or not: a failure that took long cost as much).
+     */
+    void finished(String tenant, long beganNanos, long endedNanos) {
+        long took = Math.max(0, endedNanos - beganNanos);
+        notBefore.put(tenant, beganNanos + (took > Long.MAX_VALUE / (2 * SHARE) ? Long.MAX_VALUE / 2 : SHARE * took));
+    }
+}
