@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * The scheduler acquires many leases with a bounded number of multi-row statements, not one
  * statement per partition (docs/architecture.md, "The scheduler's tick"): the first tick over a large topic
  * inserts its leases and offsets rows, and a takeover after a holder's death updates the
- * expired leases, {@value #BATCH} rows per statement at most. Counted as the database received
+ * expired leases, {@value #BATCH} rows per statement at most, and reads back by key which it
+ * won. Counted as the database received
  * them ({@link GeneralLog}), by the test's own topic; the epoch rules hold as before.
  */
 @QuarkusTest
@@ -46,6 +47,11 @@ class LeaseAcquireStatementsTest {
                 "a new lease starts at epoch 1");
         assertEquals(statements, count(first, "INSERT INTO queue_partition_leases"), "lease inserts: " + brief(first));
         assertEquals(statements, count(first, "INSERT INTO queue_offsets"), "offsets rows: " + brief(first));
+        // Which leases were won is read back by key, as many per statement: never every lease row of
+        // the triple, which at 100,000 partitions is most of a tick.
+        List<String> reads = first.stream().filter(sql -> sql.strip().startsWith("SELECT")).toList();
+        assertEquals(statements, reads.size(), "read-backs: " + brief(first));
+        assertTrue(reads.stream().allMatch(sql -> sql.contains("partition_key IN (")), "read back by key: " + brief(reads));
 
         leases.leave(scope, "first"); // every lease expires now: anyone's to take over, with a new epoch
         List<LeaseStore.Lease> expired = leases.leases(scope);

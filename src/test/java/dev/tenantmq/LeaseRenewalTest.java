@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A tick renews only the leases past their renewal age, and sends the orphan sweep only when a
- * lease is held by a subscriber that is not live (docs/architecture.md, "The scheduler's tick"):
+ * lease is held by a subscriber that is not live (docs/architecture.md, "The scheduler's tick"),
+ * which re-checks the holder's heartbeat when it runs:
  * both statements read every lease row of the triple, and the renewal rewrote every one of them
  * on every tick. The profile makes the renewal age half an hour (heartbeat timeout and lease an
  * hour, tick 1 s), so no lease of the test comes of age while it watches the ticks.
@@ -102,6 +103,25 @@ class LeaseRenewalTest {
                 "no orphan sweep while the only holder is live: " + sent.stream().filter(sql -> sql.contains("NOT IN")).toList());
     }
 
+    @Test
+    void the_orphan_sweep_ends_a_lease_of_a_holder_without_a_live_heartbeat_but_not_one_whose_heartbeat_is_live_now()
+            throws Exception {
+        GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        assertEquals(1, leases.acquire(scope, "gone", List.of("p-gone"), List.of(), LEASE_MICROS));
+        assertEquals(1, leases.acquire(scope, "late", List.of("p-late"), List.of(), LEASE_MICROS));
+        ageRenewal(scope, List.of("p-gone", "p-late"), 7_200); // neither renewed for two hours, both unexpired
+        // "late" heartbeats now, after the sweeper read its live list: a holder whose ticks run late,
+        // or one the sweeper's paused process has not seen yet.
+        leases.heartbeat(scope, "late", LEASE_MICROS);
+
+        int swept = leases.sweepOrphans(scope, List.of("sweeper"), LEASE_MICROS);
+
+        assertEquals(1, swept, "only the lease of the holder with no heartbeat");
+        Map<String, Boolean> expired = new TreeMap<>();
+        leases.leases(scope).forEach(l -> expired.put(l.partitionKey(), l.expired()));
+        assertEquals(Map.of("p-gone", true, "p-late", false), expired);
+    }
+
     /** Moves the given leases' last renewal (and their expiry) {@code seconds} into the past. */
     private void age(GroupScope scope, List<String> keys, int seconds) throws Exception {
         String sql = """
@@ -116,6 +136,23 @@ class LeaseRenewalTest {
                 ps.setString(4, scope.consumerGroup());
                 ps.setString(5, scope.topic());
                 ps.setString(6, key);
+                assertEquals(1, ps.executeUpdate(), key);
+            }
+        }
+    }
+
+    /** Moves the given leases' last renewal {@code seconds} into the past, their expiry left as it is. */
+    private void ageRenewal(GroupScope scope, List<String> keys, int seconds) throws Exception {
+        String sql = """
+                UPDATE queue_partition_leases SET renewed_at = renewed_at - INTERVAL ? SECOND
+                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?""";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (String key : keys) {
+                ps.setInt(1, seconds);
+                ps.setString(2, scope.tenant());
+                ps.setString(3, scope.consumerGroup());
+                ps.setString(4, scope.topic());
+                ps.setString(5, key);
                 assertEquals(1, ps.executeUpdate(), key);
             }
         }

@@ -103,8 +103,8 @@ public final class LeaseShare {
      * <ul>
      * <li>well before it expires: {@code renewAfter + tick < leaseDuration};</li>
      * <li>and well within {@code heartbeatTimeout}, the age below which the orphan sweep never ends
-     * a lease ({@code renewAfter + tick < heartbeatTimeout}), so a process that froze in the middle
-     * of a tick still cannot sweep the lease a live subscriber holds.</li>
+     * a lease ({@code renewAfter + tick < heartbeatTimeout}); the sweep also spares a lease whose
+     * holder heart-beat within it, judged when the sweep runs, for a holder whose ticks run late.</li>
      * </ul>
      * Half of the margin between the tick and the shorter of the two timeouts is left for a tick
      * that runs late.

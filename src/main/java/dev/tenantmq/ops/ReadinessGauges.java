@@ -15,7 +15,8 @@ import org.eclipse.microprofile.health.Readiness;
  * show. Each value comes from memory, never from a query at scrape time: {@code scheduler} from
  * the scheduler health check (last tick at most five intervals old), {@code schema} from the
  * schema check's start-up answer kept once up to date, {@code database} from the last queue-gauge
- * refresh of every served tenant (one statement each per {@code mq.metrics.refresh-interval}), as
+ * refresh of every served tenant (one statement each per {@code mq.metrics.refresh-interval}, a
+ * tenant whose refresh took long less often; a failed refresh is retried at the next interval), as
  * the scheduler publishes it in {@link SchedulerStatus}.
  */
 @ApplicationScoped

@@ -115,6 +115,7 @@ public class QueueStatsRefresher {
                 }
             }
             gauges.publish(tenant, figures, topics, began);
+            pacing.finished(tenant, began, System.nanoTime());
             if (Boolean.FALSE.equals(status.refreshed(tenant, true))) {
                 LOG.infof("queue metrics refresh for tenant=%s recovered", tenant);
             }
@@ -126,8 +127,8 @@ public class QueueStatsRefresher {
                 LOG.warnf("queue metrics refresh failed for tenant=%s (the gauges keep their last figures): %s",
                         tenant, ex.getMessage());
             }
+            pacing.failed(tenant); // a time-out cost the database nothing: retried at the next interval
         } finally {
-            pacing.finished(tenant, began, System.nanoTime());
             Timer.builder("mq.metrics.refresh.duration")
                     .description("Time of one tenant's queue-gauge statement (one per tenant and refresh)")
                     .tags("tenant", tenant).register(registry).record(System.nanoTime() - began,

@@ -26,11 +26,20 @@ final class RefreshPacing {
     }
 
     /**
-     * Records a refresh of {@code tenant} that ran from {@code beganNanos} to {@code endedNanos}
-     * (failed or not: a failure that took long cost as much).
+     * Records a successful refresh of {@code tenant} that ran from {@code beganNanos} to
+     * {@code endedNanos}.
      */
     void finished(String tenant, long beganNanos, long endedNanos) {
         long took = Math.max(0, endedNanos - beganNanos);
         notBefore.put(tenant, beganNanos + (took > Long.MAX_VALUE / (2 * SHARE) ? Long.MAX_VALUE / 2 : SHARE * took));
+    }
+
+    /**
+     * Records a failed refresh: the tenant is due again at the next interval, so its gauges and
+     * readiness ({@code mq_ready}) recover as soon as the database does. A failure is mostly a
+     * time-out waiting for a connection or an answer, which costs the database nothing.
+     */
+    void failed(String tenant) {
+        notBefore.remove(tenant);
     }
 }

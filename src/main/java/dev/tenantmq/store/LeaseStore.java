@@ -311,16 +311,23 @@ public class LeaseStore {
      * Orphan sweep: ends the leases of holders without a live heartbeat (%s lists the live
      * subscribers), so the partitions can be taken over without waiting for lease expiry. The
      * list was read earlier in the tick, and the process may have paused since (GC, SIGSTOP): a
-     * holder that joined meanwhile is missing from it. So a lease is swept only when it was also
-     * not renewed for ? microseconds (the heartbeat timeout), judged now by the database clock:
-     * a live holder renews every tick, a dead one cannot.
+     * holder that joined meanwhile is missing from it. So a lease is swept only when, judged now
+     * by the database clock, it was also not renewed for ? microseconds (the heartbeat timeout;
+     * a live holder renews well within it) and its holder has no heartbeat younger than ?
+     * microseconds (the heartbeat timeout) either: a live holder whose ticks run late keeps its
+     * leases too. Under READ COMMITTED the heartbeat rows are a consistent read, not locked.
      */
     static final String SWEEP_ORPHAN_LEASES = """
             UPDATE queue_partition_leases
             SET expires_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ?
               AND expires_at > UTC_TIMESTAMP(6) AND leased_by NOT IN (%s)
-              AND renewed_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
+              AND renewed_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+              AND NOT EXISTS (
+                SELECT 1 FROM queue_subscriber_heartbeats h
+                WHERE h.tenant = ? AND h.consumer_group = ? AND h.topic = ?
+                  AND h.subscriber_name = queue_partition_leases.leased_by
+                  AND h.last_seen_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)""";
 
     /** Binds of {@link #SWEEP_ORPHAN_LEASES}, in placeholder order ({@code live} fills the IN list). */
     record SweepOrphanLeases(GroupScope scope, List<String> live, long heartbeatTimeoutMicros) implements Statement {
@@ -333,7 +340,9 @@ public class LeaseStore {
         @Override
         public List<Bind> binds() {
             return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.each("leased_by", live), // NOT IN: the live subscribers
-                    Bind.of("micros", heartbeatTimeoutMicros)); // not renewed for this long
+                    Bind.of("micros", heartbeatTimeoutMicros), // not renewed for this long
+                    Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), // the holder's heartbeat row
+                    Bind.of("micros", heartbeatTimeoutMicros)); // no heartbeat this recent
         }
     }
 

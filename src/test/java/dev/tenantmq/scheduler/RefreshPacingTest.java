@@ -45,4 +45,13 @@ class RefreshPacingTest {
         assertFalse(pacing.due("t", began + 9 * S));
         assertTrue(pacing.due("t", began + 10 * S));
     }
+
+    @Test
+    void a_failed_refresh_leaves_the_tenant_due_at_the_next_interval_whatever_the_last_success_took() {
+        RefreshPacing pacing = new RefreshPacing();
+        pacing.finished("t", 0, 20 * S); // paced until 200 s
+        pacing.failed("t"); // e.g. a connection time-out at 30 s
+
+        assertTrue(pacing.due("t", 31 * S));
+    }
 }
