@@ -5,13 +5,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * When each tenant's next refresh of the queue gauges may start (docs/operations.md, "Metrics"):
- * no sooner than {@value #SHARE} times as long as the last one took, after it started (and, as
- * for every tenant, {@code mq.metrics.refresh-interval} after the last round). The refresh counts every partition's messages
- * above each group's committed offset, so its cost grows with partitions times groups and with
- * the backlog: at 100,000 partitions it took 15 to 26 s, and restarted as soon as it ended, so one
- * database core did nothing else. Paced, the gauges of such a tenant are older, and their refresh
- * takes at most a {@value #SHARE}th of the time. Pure: the caller passes the times (its
- * {@code System.nanoTime()} readings), so the rule is tested without a clock.
+ * no sooner than {@value #SHARE} times as long as its last successful one took, counted from when
+ * that one started; the scheduler also starts a round of refreshes at most once per
+ * {@code mq.metrics.refresh-interval}. The refresh counts every partition's messages above each
+ * group's committed offset, so its cost grows with partitions times groups and with the backlog:
+ * with 100,000 partitions a tenant's refresh took 7 to 26 s and restarted as soon as it ended, so
+ * one database core did little else. Paced, such a tenant's gauges are older, and their refresh
+ * takes at most a {@value #SHARE}th of the time. Pure: the caller passes its
+ * {@code System.nanoTime()} readings, so the rule is tested without a clock.
  */
 final class RefreshPacing {
     /** A refresh that took {@code d} is followed by the next no sooner than {@code SHARE * d} after it started. */

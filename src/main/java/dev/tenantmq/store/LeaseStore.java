@@ -102,8 +102,8 @@ public class LeaseStore {
 
     /**
      * Most rows one statement of {@link #acquire} writes or compares (lease inserts, takeovers,
-     * offsets rows): the first tick over 100,000 partitions runs a few hundred statements, not
-     * hundreds of thousands, and no statement grows with the topic (docs/architecture.md,
+     * offsets rows, read-backs): a tick acquiring 5,000 leases runs about 30 statements, not
+     * thousands, and no statement grows with the topic (docs/architecture.md,
      * "The scheduler's tick").
      */
     static final int ACQUIRE_ROWS_PER_STATEMENT = 500;
@@ -551,8 +551,8 @@ public class LeaseStore {
      * expired leases in {@code expired} (by compare-and-set on their epoch), and makes sure
      * every partition acquired has a committed-offset row. Each kind is written with multi-row
      * statements of at most {@link #ACQUIRE_ROWS_PER_STATEMENT} rows, in lock order
-     * ({@link #inLockOrder}), so the statements grow with neither the topic nor the share; reading those rows back, as
-     * many at a time, then tells which leases this subscriber won.
+     * ({@link #inLockOrder}), so the statements grow with neither the topic nor the share;
+     * reading those rows back, as many at a time, then tells which leases this subscriber won.
      *
      * @return how many leases this subscriber won
      */
