@@ -55,7 +55,7 @@ class LeaseRenewalTest {
         GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
         List<String> keys = IntStream.range(0, 4).mapToObj(i -> "p-" + i).toList();
         assertEquals(4, leases.acquire(scope, "me", keys, List.of(), LEASE_MICROS));
-        age(scope, List.of("p-0", "p-1"), 10);
+        ageRenewal(scope, List.of("p-0", "p-1"), 10);
         Map<String, Timestamp> before = renewedAt(scope);
 
         assertEquals(2, leases.renew(scope, "me", LEASE_MICROS, 5_000_000L), "the two leases renewed 10 s ago");
@@ -120,25 +120,6 @@ class LeaseRenewalTest {
         Map<String, Boolean> expired = new TreeMap<>();
         leases.leases(scope).forEach(l -> expired.put(l.partitionKey(), l.expired()));
         assertEquals(Map.of("p-gone", true, "p-late", false), expired);
-    }
-
-    /** Moves the given leases' last renewal (and their expiry) {@code seconds} into the past. */
-    private void age(GroupScope scope, List<String> keys, int seconds) throws Exception {
-        String sql = """
-                UPDATE queue_partition_leases
-                SET renewed_at = renewed_at - INTERVAL ? SECOND, expires_at = expires_at - INTERVAL ? SECOND
-                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?""";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (String key : keys) {
-                ps.setInt(1, seconds);
-                ps.setInt(2, seconds);
-                ps.setString(3, scope.tenant());
-                ps.setString(4, scope.consumerGroup());
-                ps.setString(5, scope.topic());
-                ps.setString(6, key);
-                assertEquals(1, ps.executeUpdate(), key);
-            }
-        }
     }
 
     /** Moves the given leases' last renewal {@code seconds} into the past, their expiry left as it is. */

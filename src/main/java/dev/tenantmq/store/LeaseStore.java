@@ -81,10 +81,7 @@ public class LeaseStore {
      * {@link #acquire} to tell which it won: the rows of one statement's worth of partitions, not
      * every lease row of a large topic. Mapped by {@link #LEASE_ROW}.
      */
-    static final String SELECT_LEASES_OF = """
-            SELECT partition_key, leased_by, epoch, expires_at <= UTC_TIMESTAMP(6) AS expired
-            FROM queue_partition_leases
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)""";
+    static final String SELECT_LEASES_OF = SELECT_LEASES + " AND partition_key IN (%s)";
 
     /** Binds of {@link #SELECT_LEASES_OF}, in placeholder order ({@code keys} fill the IN list). */
     record SelectLeasesOf(GroupScope scope, List<String> keys) implements Statement {
