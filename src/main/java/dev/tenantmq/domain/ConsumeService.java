@@ -147,7 +147,7 @@ public class ConsumeService {
         Decoded decoded = decode(scope, ack);
         Instant deadline = clock.instant().plus(f.waitTime());
         interest.touch(scope);
-        long seen = signals.generation(scope.tenant(), scope.topic());
+        long seen = signals.generation(scope.tenant(), scope.topic(), scope.consumerGroup());
         return Uni.createFrom().item(() -> {
                     PendingAck pending = new PendingAck(decoded.targets());
                     List<Delivered> found = fetchOnce(scope, f, pending);
@@ -196,7 +196,7 @@ public class ConsumeService {
         // A waiting long poll is a fetch in progress: it keeps the triple's interest alive even
         // when mq.interest-timeout is shorter than its wait.
         interest.touch(scope);
-        long seen = signals.generation(scope.tenant(), scope.topic());
+        long seen = signals.generation(scope.tenant(), scope.topic(), scope.consumerGroup());
         if (first && !f.waitTime().isZero() && recentlyEmpty(scope, seen)) {
             // Another poll of this group looked a moment ago, found nothing, and nothing was
             // signalled since: wait like it does instead of asking the database again. Without
@@ -240,7 +240,7 @@ public class ConsumeService {
             boolean woken = wake.signalled();
             if (!woken && !claimRecheck(scope, recheck)) {
                 // another waiter looked, or is looking; a signal meanwhile that picked other waiters is theirs
-                return waitThenRetry(scope, f, deadline, signals.generation(scope.tenant(), scope.topic()));
+                return waitThenRetry(scope, f, deadline, signals.generation(scope.tenant(), scope.topic(), scope.consumerGroup()));
             }
             return attempt(scope, f, deadline, false, wake.partitions());
         });

@@ -18,16 +18,21 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Wakes long polls without holding a thread or a database connection while they wait. A
- * waiter reads the generation of its (tenant, topic) before it looks for messages, then waits
- * for a signal; a publish or ack through this process, or new leases, signal. Work from other
- * processes is found by the long poll's periodic re-check instead.
+ * waiter reads the generation of its (tenant, topic, consumer group) before it looks for
+ * messages, then waits for a signal; a publish or ack through this process, or new leases,
+ * signal. Work from other processes is found by the long poll's periodic re-check instead.
  *
  * <p>A signal says how many messages it may have made deliverable, and wakes at most that many
  * waiters of each consumer group, the longest-waiting first: one published message costs each
  * group one look, not one per waiting poll (the thundering herd). A waiter that the signal did
  * not pick stays registered; its later timer re-check is rate-limited per group by
- * {@link ConsumeService}. A waiter whose generation moved between its read and its registration
- * (it was looking while the signal came) counts as woken, so no signal is lost.
+ * {@link ConsumeService}. A group's generation moves only when a signal found fewer waiters of
+ * the group than it had messages for: a signal that a waiting poll took is that poll's to look
+ * after. A waiter whose generation moved between its read and its registration (it was looking
+ * while such a signal came) counts as woken, so no signal is lost; one that only saw signals
+ * other waiters took waits on (docs/architecture.md, "Long polls"). Moving it on every signal
+ * sent each poll that was looking back to look again, at every partition: at 100 messages a
+ * second, 3.5 ready-partition looks per message.
  *
  * <p>A signal may name the partitions the change touched (a publish, an ack). The waiter it wakes
  * gets them ({@link Wake#partitions}), so its look can go straight to those partitions instead
@@ -72,19 +77,29 @@ public class FetchSignals {
         }
     }
 
+    /** The waiting polls of one consumer group, in registration order, and the group's generation. */
+    private static final class Group {
+        final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
+        /** Signals that found fewer waiting polls of this group than messages they may have made deliverable. */
+        final AtomicLong missed = new AtomicLong();
+    }
+
     private static final class Slot {
-        final AtomicLong generation = new AtomicLong();
-        /** Waiters per consumer group, in registration order. */
-        final ConcurrentMap<String, Queue<Waiter>> groups = new ConcurrentHashMap<>();
+        /** Per consumer group. */
+        final ConcurrentMap<String, Group> groups = new ConcurrentHashMap<>();
     }
 
     private final ConcurrentMap<Key, Slot> slots = new ConcurrentHashMap<>();
     /** Registrations currently waiting, over all slots (the {@code mq.fetch.waiting} gauge). */
     private final AtomicInteger waiting = new AtomicInteger();
 
+    @jakarta.inject.Inject
     FetchSignals(QueueMetrics metrics) {
         metrics.fetchWaitingGauge(waiting::get);
     }
+
+    /** Without the gauge: for unit tests of the wake rules. */
+    FetchSignals() {}
 
     /**
      * Long polls of this process that are waiting right now (registered for a signal, not
@@ -98,30 +113,34 @@ public class FetchSignals {
     /** Long polls of this process waiting right now on this (tenant, topic), over all its consumer groups. */
     public int waiting(String tenant, String topic) {
         Slot slot = slots.get(new Key(tenant, topic));
-        return slot == null ? 0 : slot.groups.values().stream().mapToInt(Queue::size).sum();
+        return slot == null ? 0 : slot.groups.values().stream().mapToInt(g -> g.waiters.size()).sum();
     }
 
-    /** The current generation of this (tenant, topic); read it before checking for messages. */
-    public long generation(String tenant, String topic) {
-        return slot(tenant, topic).generation.get();
+    /**
+     * The current generation of this (tenant, topic) for {@code consumerGroup}: it moves when a
+     * signal finds fewer of the group's polls waiting than messages it may have made deliverable.
+     * Read it before checking for messages.
+     */
+    public long generation(String tenant, String topic, String consumerGroup) {
+        return group(tenant, topic, consumerGroup).missed.get();
     }
 
     /**
      * Waits for a signal that picks this waiter, or for {@code max} at the latest. Completes with
      * a signalled {@link Wake} (carrying the signal's partitions, if it named them) when woken by a
-     * signal, or at once, with unknown partitions, when the generation of this (tenant, topic) is
-     * no longer {@code seen} (a signal came while the caller looked); with a wake that is not
+     * signal, or at once, with unknown partitions, when the group's generation is no longer
+     * {@code seen} (a signal came while the caller looked and no waiting poll took it); with a wake that is not
      * signalled after {@code max}. Waiting holds only a registration, removed on completion or
      * cancellation.
      *
      * @param consumerGroup the group the waiter fetches for; signals wake a bounded number per group
-     * @param seen the generation read before the caller's last look
+     * @param seen the group's generation read before the caller's last look
      */
     public Uni<Wake> await(String tenant, String topic, String consumerGroup, long seen, Duration max) {
-        Slot slot = slot(tenant, topic);
+        Group group = group(tenant, topic, consumerGroup);
         Uni<Wake> signalled = Uni.createFrom().emitter(emitter -> {
             Waiter w = new Waiter(emitter);
-            Queue<Waiter> queue = slot.groups.computeIfAbsent(consumerGroup, g -> new ConcurrentLinkedQueue<>());
+            Queue<Waiter> queue = group.waiters;
             queue.add(w);
             waiting.incrementAndGet();
             emitter.onTermination(() -> {
@@ -129,8 +148,8 @@ public class FetchSignals {
                 queue.remove(w);
                 waiting.decrementAndGet();
             });
-            if (slot.generation.get() != seen && w.state.compareAndSet(Waiter.WAITING, Waiter.WOKEN)) {
-                emitter.complete(Wake.UNKNOWN); // signalled between the read and the registration
+            if (group.missed.get() != seen && w.state.compareAndSet(Waiter.WAITING, Waiter.WOKEN)) {
+                emitter.complete(Wake.UNKNOWN); // a signal no waiter took came between the read and the registration
             }
         });
         // Vert.x timers refuse delays under 1 ms; a shorter wait would never complete.
@@ -166,19 +185,35 @@ public class FetchSignals {
             return;
         }
         Slot slot = slot(tenant, topic);
-        slot.generation.incrementAndGet();
-        for (Queue<Waiter> queue : slot.groups.values()) {
-            int woken = 0;
-            for (Waiter w; woken < deliverable && (w = queue.poll()) != null; ) {
-                if (w.state.compareAndSet(Waiter.WAITING, Waiter.WOKEN)) {
-                    w.emitter.complete(wake);
-                    woken++;
-                }
+        for (Group group : slot.groups.values()) {
+            int woken = wakeUpTo(group.waiters, deliverable, wake);
+            if (woken < deliverable) {
+                // Too few waiting: the group's polls that are looking right now must look again.
+                // Moved before the second pass, so a poll that registered after the first one
+                // either is woken by the second or sees the move when it registers.
+                group.missed.incrementAndGet();
+                wakeUpTo(group.waiters, deliverable - woken, wake);
             }
         }
     }
 
+    /** Wakes up to {@code n} waiting polls of the queue, longest-waiting first; returns how many it woke. */
+    private static int wakeUpTo(Queue<Waiter> queue, int n, Wake wake) {
+        int woken = 0;
+        for (Waiter w; woken < n && (w = queue.poll()) != null; ) {
+            if (w.state.compareAndSet(Waiter.WAITING, Waiter.WOKEN)) {
+                w.emitter.complete(wake);
+                woken++;
+            }
+        }
+        return woken;
+    }
+
     private Slot slot(String tenant, String topic) {
         return slots.computeIfAbsent(new Key(tenant, topic), k -> new Slot());
+    }
+
+    private Group group(String tenant, String topic, String consumerGroup) {
+        return slot(tenant, topic).groups.computeIfAbsent(consumerGroup, g -> new Group());
     }
 }
