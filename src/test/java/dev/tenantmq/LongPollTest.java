@@ -309,6 +309,67 @@ class LongPollTest {
     }
 
     /**
+     * An ack wakes a waiting poll only for a partition where the group may have more after the
+     * acked batch (docs/architecture.md, "Long polls"): the ack of the partition's last message
+     * costs no look. The poll is woken afterwards by a publish to another partition, and that is
+     * its only lease transaction.
+     */
+    @Test
+    void an_ack_that_leaves_nothing_after_the_batch_wakes_no_poll() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        leaseBoth(tenant, topic, group);
+        Api.publishOk(tenant, topic, List.of(Api.msg("k0", "last", 1)));
+        List<Delivered> inFlight = Api.fetchOk(tenant, topic, group, Fetch.upTo(10).waitSeconds(5).visibilitySeconds(30));
+        assertEquals(List.of("last"), Delivered.ids(inFlight));
+        CompletableFuture<JsonNode> poll = oneWaitingPoll(tenant, topic, group, 10);
+
+        List<String> statements;
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, Delivered.receipts(inFlight)));
+            Api.publishOk(tenant, topic, List.of(Api.msg("k1", "elsewhere", 2)));
+            assertEquals(List.of("elsewhere"), ids(poll.get(10, java.util.concurrent.TimeUnit.SECONDS)));
+            statements = log.stop(topic);
+        }
+        List<String> leases = leaseTransactions(statements);
+        assertEquals(1, leases.size(), "only the publish's wake looks: " + leases);
+        assertTrue(leases.get(0).contains("'k1'"), "at the published partition: " + leases);
+    }
+
+    /** The other side: an ack of a batch with a message after it wakes a waiting poll, which delivers that message. */
+    @Test
+    void an_ack_of_a_batch_with_a_message_after_it_wakes_a_poll_that_delivers_it() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        leaseBoth(tenant, topic, group);
+        Api.publishOk(tenant, topic, List.of(Api.msg("k0", "first", 1), Api.msg("k0", "second", 2)));
+        List<Delivered> inFlight = Api.fetchOk(tenant, topic, group, Fetch.upTo(1).waitSeconds(5).visibilitySeconds(30));
+        assertEquals(List.of("first"), Delivered.ids(inFlight));
+        CompletableFuture<JsonNode> poll = oneWaitingPoll(tenant, topic, group, 10); // k0 is held by "first"
+
+        assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, Delivered.receipts(inFlight)));
+
+        // Under this class's one-hour re-check, only the ack's signal can bring "second" before the poll's wait ends.
+        assertEquals(List.of("second"), ids(poll.get(20, java.util.concurrent.TimeUnit.SECONDS)));
+    }
+
+    /** Publishes to k0 and k1 and consumes until this process leases both and nothing waits. */
+    private static void leaseBoth(String tenant, String topic, String group) {
+        Api.publishOk(tenant, topic, List.of(Api.msg("k0", "seed-0", 0), Api.msg("k1", "seed-1", 0)));
+        List<String> seen = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(10).waitSeconds(1).visibilitySeconds(30));
+            if (!got.isEmpty()) {
+                assertTrue(Api.ack(tenant, topic, group, Delivered.receipts(got)).stream().allMatch("ACKED"::equals));
+            }
+            seen.addAll(Delivered.ids(got));
+            return seen.containsAll(List.of("seed-0", "seed-1"));
+        });
+    }
+
+    /**
      * A woken poll whose signal named several partitions goes on to the next one when the first
      * it claims gives nothing (its message is in flight: another poll of this process took it
      * between the signal and this claim, or, as here, before the publish). Stopping at the first

@@ -153,7 +153,7 @@ public class ConsumeService {
                     List<Delivered> found = fetchOnce(scope, f, pending);
                     List<ReceiptResult> results = decoded.results(pending.statuses == null ? List.of() : pending.statuses,
                             ReceiptStatus.ACKED);
-                    acked(f.tenant(), f.topic(), results, found);
+                    acked(f.tenant(), f.topic(), results, found, pending.mayHaveMore);
                     return new FetchOutcome(results, found);
                 })
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
@@ -176,6 +176,8 @@ public class ConsumeService {
     private static final class PendingAck {
         final List<AckTarget> targets;
         List<SettleStatus> statuses;
+        /** The acked partitions that may have more to deliver, once settled. */
+        Set<String> mayHaveMore = Set.of();
 
         PendingAck(List<AckTarget> targets) {
             this.targets = targets;
@@ -430,6 +432,7 @@ public class ConsumeService {
                 var both = store.ackAndLease(scope, subscriber, ack.targets, mine, ackClaimed, budget,
                         micros(f.visibility()), deadLetterPolicy(scope));
                 ack.statuses = both.statuses();
+                ack.mayHaveMore = both.mayHaveMore();
                 result = both.lease();
             } else {
                 result = store.lease(scope, subscriber, mine, budget, micros(f.visibility()), deadLetterPolicy(scope));
@@ -591,18 +594,25 @@ public class ConsumeService {
      * @throws InvalidRequestException when the list is empty or longer than the batch limit (400)
      */
     public List<ReceiptResult> ack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts) {
-        List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.ACKED,
-                (scope, targets) -> store.ack(scope, targets));
-        acked(tenant, topic, out, List.of());
+        List<Set<String>> mayHaveMore = new ArrayList<>(1);
+        List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.ACKED, (scope, targets) -> {
+            SettleTransaction.AckResult result = store.ack(scope, targets);
+            mayHaveMore.add(result.mayHaveMore());
+            return result.statuses();
+        });
+        acked(tenant, topic, out, List.of(), mayHaveMore.isEmpty() ? Set.of() : mayHaveMore.get(0));
         return out;
     }
 
     /**
      * Counts the acked receipts and signals their partitions, which an ack can make deliverable
-     * again (the messages after the acked batch); not those a fetch that carried the acks has
+     * again (the messages after the acked batch): only those where the group may have more
+     * ({@code mayHaveMore}, from the ack's own read), so a poll is not woken to look at a
+     * partition with nothing after the batch; and not those a fetch that carried the acks has
      * just delivered from ({@code delivered}): they are held again.
      */
-    private void acked(Tenant tenant, Topic topic, List<ReceiptResult> results, List<Delivered> delivered) {
+    private void acked(Tenant tenant, Topic topic, List<ReceiptResult> results, List<Delivered> delivered,
+                       Set<String> mayHaveMore) {
         Set<String> servedNow = new HashSet<>();
         delivered.forEach(d -> servedNow.add(d.partitionKey()));
         Set<String> partitions = new TreeSet<>();
@@ -612,7 +622,8 @@ public class ConsumeService {
             if (r.status() == ReceiptStatus.ACKED) {
                 acked++;
                 Optional<Receipt> receipt = this.receipts.decode(r.receipt());
-                if (receipt.isPresent() && !servedNow.contains(receipt.get().partitionKey())) {
+                if (receipt.isPresent() && mayHaveMore.contains(receipt.get().partitionKey())
+                        && !servedNow.contains(receipt.get().partitionKey())) {
                     partitions.add(receipt.get().partitionKey());
                     toSignal++;
                 }

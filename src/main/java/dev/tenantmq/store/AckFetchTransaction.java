@@ -26,8 +26,11 @@ import java.util.TreeSet;
  */
 @ApplicationScoped
 public class AckFetchTransaction {
-    /** The ack's statuses, one per target in the given order, and what the fetch leased. */
-    public record Result(List<SettleStatus> statuses, FetchTransaction.LeaseResult lease) {}
+    /**
+     * The ack's statuses, one per target in the given order, the acked partitions where the group
+     * may have more to deliver ({@link SettleTransaction.AckResult}), and what the fetch leased.
+     */
+    public record Result(List<SettleStatus> statuses, Set<String> mayHaveMore, FetchTransaction.LeaseResult lease) {}
 
     private final Db db;
     private final SettleTransaction settle;
@@ -106,7 +109,7 @@ public class AckFetchTransaction {
                 lease = fetch.walk(c, FetchTransaction.Mode.FETCH, s, order, held, cursors, budget, visibilityMicros,
                         policy, ack.unwrittenMoves());
             }
-            return new Result(ack.statuses(), lease);
+            return new Result(ack.statuses(), ack.mayHaveMore(), lease);
         });
     }
 }

@@ -339,8 +339,9 @@ final class ConsumerSql {
     /**
      * The group's position in the given partitions (%s is the IN list), one row each: committed
      * offset, the open batch, whether a requeued message waits at or below the committed offset,
-     * the finished delivery rows above the committed offset, and whether the open batch has
-     * delivery rows. It reads no message row but the probes of {@link #batchHoldsAMessage}: an ack
+     * the finished delivery rows above the committed offset, whether the open batch has
+     * delivery rows, and the partition's head (one primary-key look-up of
+     * {@code queue_partition_heads}). It reads no message row but the probes of {@link #batchHoldsAMessage}: an ack
      * reads the messages it walks with bound offsets ({@link #SELECT_PREFIX_STATES}), because a
      * join here to the open batch's messages is bounded by outer columns, which give no range, and
      * read the partition's whole backlog (docs/architecture.md, "Reads that do not grow with the
@@ -360,7 +361,10 @@ final class ConsumerSql {
                    EXISTS (SELECT 1 FROM queue_delivery_state b
                            WHERE b.tenant = o.tenant AND b.consumer_group = o.consumer_group AND b.topic = o.topic
                              AND b.partition_key = o.partition_key AND b.message_offset > o.committed_offset
-                             AND b.message_offset <= o.delivered_offset) AS rows_in_batch
+                             AND b.message_offset <= o.delivered_offset) AS rows_in_batch,
+                   IFNULL((SELECT h.head_offset FROM queue_partition_heads h
+                           WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key),
+                          0) AS head_offset
             FROM queue_offsets o
             WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%%s) AND o.consumer_group = ?"""
             .formatted(batchHoldsAMessage()));
@@ -395,15 +399,18 @@ final class ConsumerSql {
      * @param requeued whether a requeued message waits at or below {@code committed}
      * @param finishedRows delivery rows above {@code committed} that are finished (acked, dead)
      * @param rowsInBatch whether a message of the open batch has a delivery row (handed out again)
+     * @param head the newest offset given to a message of the partition
+     *     ({@code queue_partition_heads.head_offset}; 0 without a head row): nothing is stored above it
      */
     record Cursor(String key, long committed, long delivered, long batchEpoch, long seq,
                   String batchVisibleAt, boolean batchInvisible, boolean requeued, int finishedRows,
-                  boolean rowsInBatch) {
+                  boolean rowsInBatch, long head) {
         /** Maps a row of {@link #SELECT_CURSORS}. */
         static final Db.RowMapper<Cursor> ROW = rs -> new Cursor(rs.getString("partition_key"),
                 rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getLong("delivery_epoch"),
                 rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
-                rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"));
+                rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"),
+                rs.getLong("head_offset"));
 
         /** The batch's state: open while {@code delivered_offset} is above {@code committed_offset}. */
         BatchState batch() {
@@ -417,12 +424,21 @@ final class ConsumerSql {
         /** After materializing: the batch is closed, and every message it held has a delivery row. */
         Cursor closed() {
             return new Cursor(key, committed, committed, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
-                    finishedRows, false);
+                    finishedRows, false, head);
+        }
+
+        /**
+         * Whether the group may have something more to deliver here: a requeued message, or a
+         * message published above the committed offset (the head is a bound: such a message may
+         * have been deleted since, or not be due yet). False means nothing waits.
+         */
+        boolean mayHaveMore() {
+            return requeued || head > committed;
         }
 
         Cursor committedAt(long offset) {
             return new Cursor(key, offset, delivered, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
-                    finishedRows, rowsInBatch);
+                    finishedRows, rowsInBatch, head);
         }
     }
 

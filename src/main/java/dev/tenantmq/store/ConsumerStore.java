@@ -68,7 +68,7 @@ public class ConsumerStore {
     }
 
     /** See {@link SettleTransaction#ack}. */
-    public List<SettleStatus> ack(GroupScope s, List<AckTarget> targets) {
+    public SettleTransaction.AckResult ack(GroupScope s, List<AckTarget> targets) {
         return settle.ack(s, targets);
     }
 

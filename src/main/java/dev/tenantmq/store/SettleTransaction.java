@@ -42,6 +42,14 @@ import java.util.function.IntToLongFunction;
  */
 @ApplicationScoped
 public class SettleTransaction {
+    /**
+     * Outcome of an ack: one status per target, in the given order, and the acked partitions where
+     * the group may have more to deliver ({@code mayHaveMore}): a message published above the new
+     * committed offset, a requeued one, or a position the ack cannot tell without reading again.
+     * Only those are worth waking a long poll for.
+     */
+    public record AckResult(List<SettleStatus> statuses, Set<String> mayHaveMore) {}
+
     /** Outcome of a nack: one status per receipt, and how many messages went to the dead-letter topic. */
     public record NackResult(List<SettleStatus> statuses, int deadLettered) {}
 
@@ -57,16 +65,17 @@ public class SettleTransaction {
      * batch that the committed offset then covers writes only the {@code queue_offsets} row; an
      * ack out of order materializes the batch and marks the row ACKED.
      *
-     * @return one status per target, in the given order
+     * @return one status per target, in the given order, and the partitions that may have more
      */
-    public List<SettleStatus> ack(GroupScope s, List<AckTarget> targets) {
+    public AckResult ack(GroupScope s, List<AckTarget> targets) {
         if (targets.isEmpty()) {
-            return List.of();
+            return new AckResult(List.of(), Set.of());
         }
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             Set<String> keys = keys(targets);
             Map<String, Long> epochs = ConsumerStatements.lockLeases(c, new LockLeases(s, new ArrayList<>(keys)));
-            return ack(c, s, targets, epochs, DeliveryBatches.cursors(c, s, keys), false).statuses();
+            AckOutcome outcome = ack(c, s, targets, epochs, DeliveryBatches.cursors(c, s, keys), false);
+            return new AckResult(outcome.statuses(), outcome.mayHaveMore());
         });
     }
 
@@ -79,7 +88,21 @@ public class SettleTransaction {
      * write (empty unless it was asked to leave them).
      */
     record AckOutcome(List<SettleStatus> statuses, Map<String, Cursor> cursors, Set<String> reread,
-                      List<Advance> unwrittenMoves) {}
+                      List<Advance> unwrittenMoves) {
+        /**
+         * The named partitions where the group may have more to deliver after the ack: those whose
+         * position it tells ({@link Cursor#mayHaveMore}) and every one it leaves to read again.
+         */
+        Set<String> mayHaveMore() {
+            Set<String> out = new TreeSet<>(reread);
+            cursors.forEach((key, cur) -> {
+                if (cur.mayHaveMore()) {
+                    out.add(key);
+                }
+            });
+            return out;
+        }
+    }
 
     /**
      * The body of {@link #ack(GroupScope, List)} inside the caller's transaction, which holds the
