@@ -200,8 +200,9 @@ public class ConsumeService {
         interest.touch(scope);
         long seen = signals.generation(scope.tenant(), scope.topic(), scope.consumerGroup());
         if (first && !f.waitTime().isZero() && recentlyEmpty(scope, seen)) {
-            // Another poll of this group looked a moment ago, found nothing, and nothing was
-            // signalled since: wait like it does instead of asking the database again. Without
+            // Another poll of this group looked a moment ago, found nothing, and no signal since
+            // went untaken by a waiting poll (FetchSignals: a taken one is the taker's to look
+            // after): wait like it does instead of asking the database again. Without
             // this, long polls that time out together all look at once when they come back.
             return waitThenRetry(scope, f, deadline, seen);
         }
