@@ -150,10 +150,11 @@ public class ConsumeService {
         long seen = signals.generation(scope.tenant(), scope.topic(), scope.consumerGroup());
         return Uni.createFrom().item(() -> {
                     PendingAck pending = new PendingAck(decoded.targets());
+                    long signalsBefore = signals.signalsSent(scope.tenant(), scope.topic());
                     List<Delivered> found = fetchOnce(scope, f, pending);
                     List<ReceiptResult> results = decoded.results(pending.statuses == null ? List.of() : pending.statuses,
                             ReceiptStatus.ACKED);
-                    acked(f.tenant(), f.topic(), results, found, pending.mayHaveMore);
+                    acked(f.tenant(), f.topic(), results, found, pending.mayHaveMore, signalsBefore);
                     return new FetchOutcome(results, found);
                 })
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
@@ -242,8 +243,10 @@ public class ConsumeService {
         return signals.await(scope.tenant(), scope.topic(), scope.consumerGroup(), seen, pause).flatMap(wake -> {
             boolean woken = wake.signalled();
             if (!woken && !claimRecheck(scope, recheck)) {
-                // another waiter looked, or is looking; a signal meanwhile that picked other waiters is theirs
-                return waitThenRetry(scope, f, deadline, signals.generation(scope.tenant(), scope.topic(), scope.consumerGroup()));
+                // Another waiter looked, or is looking; a signal meanwhile that picked other waiters
+                // is theirs. The same generation as before: one that moved since (a signal no
+                // waiter took, after this wait timed out) sends this poll to look at once.
+                return waitThenRetry(scope, f, deadline, seen);
             }
             return attempt(scope, f, deadline, false, wake.partitions());
         });
@@ -596,12 +599,13 @@ public class ConsumeService {
      */
     public List<ReceiptResult> ack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts) {
         List<Set<String>> mayHaveMore = new ArrayList<>(1);
+        long signalsBefore = signals.signalsSent(tenant.value(), topic.value());
         List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.ACKED, (scope, targets) -> {
             SettleTransaction.AckResult result = store.ack(scope, targets);
             mayHaveMore.add(result.mayHaveMore());
             return result.statuses();
         });
-        acked(tenant, topic, out, List.of(), mayHaveMore.isEmpty() ? Set.of() : mayHaveMore.get(0));
+        acked(tenant, topic, out, List.of(), mayHaveMore.isEmpty() ? Set.of() : mayHaveMore.get(0), signalsBefore);
         return out;
     }
 
@@ -611,27 +615,28 @@ public class ConsumeService {
      * ({@code mayHaveMore}, from the ack's own read), so a poll is not woken to look at a
      * partition with nothing after the batch; and not those a fetch that carried the acks has
      * just delivered from ({@code delivered}): they are held again.
+     *
+     * <p>The ack's read of a partition's head does not wait for a publish in flight, which takes
+     * no lease row: a message committed after that read, whose publish signalled before the ack
+     * committed, may have found no waiting poll and a look that still saw the batch open. So when
+     * the topic had any signal since {@code signalsBefore} (read before the ack's transaction),
+     * every acked partition is signalled, as if each may have more.
      */
     private void acked(Tenant tenant, Topic topic, List<ReceiptResult> results, List<Delivered> delivered,
-                       Set<String> mayHaveMore) {
+                       Set<String> mayHaveMore, long signalsBefore) {
+        boolean signalledMeanwhile = signals.signalsSent(tenant.value(), topic.value()) != signalsBefore;
         Set<String> servedNow = new HashSet<>();
         delivered.forEach(d -> servedNow.add(d.partitionKey()));
-        Set<String> partitions = new TreeSet<>();
-        int acked = 0;
-        int toSignal = 0;
+        List<String> ackedPartitions = new ArrayList<>();
         for (ReceiptResult r : results) {
             if (r.status() == ReceiptStatus.ACKED) {
-                acked++;
-                Optional<Receipt> receipt = this.receipts.decode(r.receipt());
-                if (receipt.isPresent() && mayHaveMore.contains(receipt.get().partitionKey())
-                        && !servedNow.contains(receipt.get().partitionKey())) {
-                    partitions.add(receipt.get().partitionKey());
-                    toSignal++;
-                }
+                // An acked receipt decoded before the ack: its partition is known; "" counts it only.
+                ackedPartitions.add(this.receipts.decode(r.receipt()).map(Receipt::partitionKey).orElse(""));
             }
         }
-        metrics.acked(tenant.value(), topic.value(), acked);
-        signals.signal(tenant.value(), topic.value(), partitions, toSignal);
+        metrics.acked(tenant.value(), topic.value(), ackedPartitions.size());
+        AckWake wake = AckWake.of(ackedPartitions, mayHaveMore, servedNow, signalledMeanwhile);
+        signals.signal(tenant.value(), topic.value(), wake.partitions(), wake.deliverable());
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.tenantmq.domain;
 
 import dev.tenantmq.ops.QueueMetrics;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
@@ -13,6 +14,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -31,8 +34,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * after. A waiter whose generation moved between its read and its registration (it was looking
  * while such a signal came) counts as woken, so no signal is lost; one that only saw signals
  * other waiters took waits on (docs/architecture.md, "Long polls"). Moving it on every signal
- * sent each poll that was looking back to look again, at every partition: at 100 messages a
- * second, 3.5 ready-partition looks per message.
+ * sent each poll that was looking back to look again, at every partition: at about 50 messages
+ * a second with four long polls, 3.5 ready-partition looks per message.
+ *
+ * <p>A wait ends exactly once, by a signal or by its time-out, whichever first moves the waiter
+ * out of waiting: a signal never counts a poll as woken that its time-out then ends.
  *
  * <p>A signal may name the partitions the change touched (a publish, an ack). The waiter it wakes
  * gets them ({@link Wake#partitions}), so its look can go straight to those partitions instead
@@ -87,6 +93,8 @@ public class FetchSignals {
     private static final class Slot {
         /** Per consumer group. */
         final ConcurrentMap<String, Group> groups = new ConcurrentHashMap<>();
+        /** Every signal of the (tenant, topic), taken or not. */
+        final AtomicLong signals = new AtomicLong();
     }
 
     private final ConcurrentMap<Key, Slot> slots = new ConcurrentHashMap<>();
@@ -126,6 +134,15 @@ public class FetchSignals {
     }
 
     /**
+     * How many signals this (tenant, topic) has had, over all groups, whether a poll took them or
+     * not: a caller that reads it before a transaction and again after it knows whether a publish,
+     * an ack or anything else signalled meanwhile.
+     */
+    public long signalsSent(String tenant, String topic) {
+        return slot(tenant, topic).signals.get();
+    }
+
+    /**
      * Waits for a signal that picks this waiter, or for {@code max} at the latest. Completes with
      * a signalled {@link Wake} (carrying the signal's partitions, if it named them) when woken by a
      * signal, or at once, with unknown partitions, when the group's generation is no longer
@@ -138,12 +155,23 @@ public class FetchSignals {
      */
     public Uni<Wake> await(String tenant, String topic, String consumerGroup, long seen, Duration max) {
         Group group = group(tenant, topic, consumerGroup);
-        Uni<Wake> signalled = Uni.createFrom().emitter(emitter -> {
+        // Timers under 1 ms are refused by Vert.x; a shorter wait is 1 ms.
+        Duration wait = max.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : max;
+        return Uni.createFrom().emitter(emitter -> {
             Waiter w = new Waiter(emitter);
             Queue<Waiter> queue = group.waiters;
             queue.add(w);
             waiting.incrementAndGet();
+            // The time-out moves the waiter out of waiting like a signal does, so exactly one of
+            // them ends the wait: a signal that counted this poll as woken is never dropped by a
+            // time-out that fires at the same moment.
+            ScheduledFuture<?> timeOut = Infrastructure.getDefaultWorkerPool().schedule(() -> {
+                if (w.state.compareAndSet(Waiter.WAITING, Waiter.GONE)) {
+                    emitter.complete(Wake.TIMED_OUT);
+                }
+            }, wait.toNanos(), TimeUnit.NANOSECONDS);
             emitter.onTermination(() -> {
+                timeOut.cancel(false);
                 w.state.compareAndSet(Waiter.WAITING, Waiter.GONE);
                 queue.remove(w);
                 waiting.decrementAndGet();
@@ -152,9 +180,6 @@ public class FetchSignals {
                 emitter.complete(Wake.UNKNOWN); // a signal no waiter took came between the read and the registration
             }
         });
-        // Vert.x timers refuse delays under 1 ms; a shorter wait would never complete.
-        Duration wait = max.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : max;
-        return signalled.ifNoItem().after(wait).recoverWithItem(Wake.TIMED_OUT);
     }
 
     /**
@@ -185,6 +210,7 @@ public class FetchSignals {
             return;
         }
         Slot slot = slot(tenant, topic);
+        slot.signals.incrementAndGet();
         for (Group group : slot.groups.values()) {
             int woken = wakeUpTo(group.waiters, deliverable, wake);
             if (woken < deliverable) {

@@ -75,4 +75,18 @@ class FetchSignalsTest {
         next.assertNotTerminated(); // each group's poll took the signal: nothing missed
         next.cancel();
     }
+
+    @Test
+    void every_signal_of_the_topic_counts_whether_a_poll_took_it_or_not() {
+        long before = signals.signalsSent(T, TOPIC);
+        UniAssertSubscriber<FetchSignals.Wake> waiting = waitFrom(signals.generation(T, TOPIC, G));
+
+        signals.signal(T, TOPIC, List.of("p"), 1); // taken by the waiting poll
+        signals.signal(T, TOPIC, List.of("q"), 1); // taken by nobody
+        signals.signal(T, TOPIC, List.of("r"), 0); // nothing deliverable: no signal
+
+        assertTrue(waiting.awaitItem().getItem().signalled());
+        assertEquals(before + 2, signals.signalsSent(T, TOPIC));
+        assertEquals(0, signals.signalsSent(T, "other-topic"), "another topic's count is its own");
+    }
 }
