@@ -155,7 +155,7 @@ public class FetchSignals {
      */
     public Uni<Wake> await(String tenant, String topic, String consumerGroup, long seen, Duration max) {
         Group group = group(tenant, topic, consumerGroup);
-        // Timers under 1 ms are refused by Vert.x; a shorter wait is 1 ms.
+        // At least 1 ms, as the waits callers ask for (ConsumeService never waits less).
         Duration wait = max.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : max;
         return Uni.createFrom().emitter(emitter -> {
             Waiter w = new Waiter(emitter);
