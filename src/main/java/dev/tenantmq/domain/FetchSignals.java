@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Queue;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -195,14 +196,21 @@ public class FetchSignals {
     /**
      * Records a change to {@code partitions} of this (tenant, topic) that may have made up to
      * {@code deliverable} messages deliverable, and wakes up to that many waiters of each consumer
-     * group, handing each the partitions: its look may go to them alone.
+     * group, but at most one per partition, handing each the partitions: its look may go to them
+     * alone. A partition gives one batch at a time (the first poll to lease from it holds it until
+     * the ack), so a second poll woken for the same partition could only find it held: a publish
+     * of 100 messages to one partition wakes one poll of each group, not 100.
      *
      * @param partitions the partitions the change touched; when empty, as {@link #signal(String, String, int)}
      * @param deliverable an upper bound of the messages that became deliverable
      */
     public void signal(String tenant, String topic, Collection<String> partitions, int deliverable) {
-        wake(tenant, topic, deliverable, partitions.isEmpty() ? Wake.UNKNOWN
-                : new Wake(true, Collections.unmodifiableSortedSet(new TreeSet<>(partitions))));
+        if (partitions.isEmpty()) {
+            wake(tenant, topic, deliverable, Wake.UNKNOWN);
+            return;
+        }
+        SortedSet<String> keys = Collections.unmodifiableSortedSet(new TreeSet<>(partitions));
+        wake(tenant, topic, Math.min(deliverable, keys.size()), new Wake(true, keys));
     }
 
     private void wake(String tenant, String topic, int deliverable, Wake wake) {

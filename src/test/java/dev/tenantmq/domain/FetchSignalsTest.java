@@ -89,4 +89,20 @@ class FetchSignalsTest {
         assertEquals(before + 2, signals.signalsSent(T, TOPIC));
         assertEquals(0, signals.signalsSent(T, "other-topic"), "another topic's count is its own");
     }
+
+    @Test
+    void a_signal_for_many_messages_of_one_partition_wakes_one_poll_and_misses_nothing() {
+        UniAssertSubscriber<FetchSignals.Wake> first = waitFrom(signals.generation(T, TOPIC, G));
+        UniAssertSubscriber<FetchSignals.Wake> second = waitFrom(signals.generation(T, TOPIC, G));
+        long seenByLooker = signals.generation(T, TOPIC, G);
+
+        signals.signal(T, TOPIC, List.of("p"), 100); // a publish of 100 messages to one partition
+
+        assertEquals(Set.of("p"), first.awaitItem().getItem().partitions(), "the longest-waiting poll takes it");
+        second.assertNotTerminated(); // the partition gives one batch at a time: a second poll would find it held
+        UniAssertSubscriber<FetchSignals.Wake> looker = waitFrom(seenByLooker);
+        looker.assertNotTerminated(); // one poll per partition was all the signal could use: nothing missed
+        second.cancel();
+        looker.cancel();
+    }
 }
