@@ -52,6 +52,38 @@ class BacklogReadRulesTest {
     }
 
     /**
+     * A correlated look at one partition's first or newest message ({@code (SELECT ... FROM
+     * queue_messages x ... ORDER BY ... LIMIT 1)}, its partition given by an outer row) names the
+     * primary key and orders by the whole key prefix in one direction: MySQL 9.7 plans
+     * {@code ORDER BY x.offset LIMIT 1} as a walk of the global {@code idx_offset} or as a read and
+     * sort of the whole partition, and without the hint may take {@code uq_message_id} and sort,
+     * as its statistics decide (docs/architecture.md, "Reads that do not grow with the backlog").
+     */
+    @Test
+    void every_look_at_a_partitions_first_or_newest_message_steps_the_primary_key() {
+        Pattern look = Pattern.compile("\\( ?SELECT (?:(?!SELECT ).)*? FROM queue_messages (\\w+)( FORCE INDEX \\(PRIMARY\\))?"
+                + " WHERE (?:(?!SELECT ).)*? ORDER BY ((?:(?!SELECT ).)*?) LIMIT 1\\)");
+        List<String> wrong = new ArrayList<>();
+        int looks = 0;
+        for (Map.Entry<String, String> e : StoreStatements.all().entrySet()) {
+            String sql = e.getValue().replaceAll("\\s+", " ");
+            Matcher m = look.matcher(sql);
+            while (m.find()) {
+                looks++;
+                String a = m.group(1);
+                String ascending = "%1$s.tenant, %1$s.topic, %1$s.partition_key, %1$s.`offset`".formatted(a);
+                String descending = "%1$s.tenant DESC, %1$s.topic DESC, %1$s.partition_key DESC, %1$s.`offset` DESC".formatted(a);
+                String order = m.group(3).trim();
+                if (m.group(2) == null || !(order.equals(ascending) || order.equals(descending))) {
+                    wrong.add(e.getKey() + ": " + m.group());
+                }
+            }
+        }
+        assertTrue(looks >= 5, "found the heads, the newest-message probes, the delayed gate and the gauge (" + looks + ")");
+        assertEquals(List.of(), wrong);
+    }
+
+    /**
      * The deletion marker check of a scan (DeletionSql.topicNotBeingDeleted) is a scalar subquery
      * on the marker's whole primary key. As a correlated {@code NOT EXISTS}, MariaDB turned it
      * into an IN subquery and materialized it from every head row of every topic, once per scan

@@ -108,9 +108,13 @@ final class ConsumerSql {
      *
      * <p>The look at the first message runs only while the partition head's
      * {@code delayed_until} (migration V6) is in the future: a partition without a delay pending
-     * pays one primary-key look-up of its head row. That look is a forward scan of the primary
-     * key from the committed offset, stopped at the first row above it; it is paid only by
-     * partitions that wait for a delay. MySQL 9.7.4 EXPLAIN ANALYZE of the first form (200 leased
+     * pays one primary-key look-up of its head row. That look steps the primary key from the
+     * partition's oldest stored message to the first row above the committed offset (no database
+     * takes a range from the outer column); it is paid only by partitions that wait for a delay.
+     * The probe of the partition's newest message is one backward step of the primary key. Both
+     * name the index and order by the whole key prefix, which MySQL 9.7 otherwise plans as a read
+     * and sort of the whole partition (docs/architecture.md, "Reads that do not grow with the
+     * backlog"). MySQL 9.7.4 EXPLAIN ANALYZE of the first form (200 leased
      * partitions of 500 messages, 399 committed each, 10 with a delay pending at the next
      * message): the look ran for those 10 only (loops=10, about 0.25 ms each), and they were left
      * out; with no delay pending it was never executed.
@@ -125,19 +129,19 @@ final class ConsumerSql {
                                  WHERE dh.tenant = o.tenant AND dh.topic = o.topic
                                    AND dh.partition_key = o.partition_key
                                    AND dh.delayed_until > UTC_TIMESTAMP(6))
-                     OR (SELECT IFNULL(nm.deliver_at, UTC_TIMESTAMP(6)) FROM queue_messages nm
+                     OR (SELECT IFNULL(nm.deliver_at, UTC_TIMESTAMP(6)) FROM queue_messages nm FORCE INDEX (PRIMARY)
                          WHERE nm.tenant = o.tenant AND nm.topic = o.topic
                            AND nm.partition_key = o.partition_key
                            AND nm.`offset` > o.committed_offset
-                         ORDER BY nm.`offset`
+                         ORDER BY nm.tenant, nm.topic, nm.partition_key, nm.`offset`
                          LIMIT 1) <= UTC_TIMESTAMP(6))""".indent(7)).stripTrailing();
         return DeletionSql.topicNotBeingDeleted("o") + "\nAND" + """
                 ((EXISTS (SELECT 1 FROM queue_partition_heads h
                           WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key
                             AND h.head_offset > o.committed_offset)
-                  AND (SELECT m.`offset` FROM queue_messages m
+                  AND (SELECT m.`offset` FROM queue_messages m FORCE INDEX (PRIMARY)
                        WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
-                       ORDER BY m.`offset` DESC
+                       ORDER BY m.tenant DESC, m.topic DESC, m.partition_key DESC, m.`offset` DESC
                        LIMIT 1) > o.committed_offset%s)
                  OR EXISTS (
                       SELECT 1 FROM queue_delivery_state r

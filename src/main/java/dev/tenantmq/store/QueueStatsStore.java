@@ -82,10 +82,10 @@ public class QueueStatsStore {
                          AND d.partition_key = o.partition_key AND d.state = {DEAD}), 0)) AS dead_letters,
                    TIMESTAMPDIFF(MICROSECOND, NULLIF(MIN(LEAST(
                        COALESCE((
-                           SELECT m.created_at FROM queue_messages m
+                           SELECT m.created_at FROM queue_messages m FORCE INDEX (PRIMARY)
                            WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
                              AND m.`offset` > o.committed_offset
-                           ORDER BY m.`offset` LIMIT 1), %1$s),
+                           ORDER BY m.tenant, m.topic, m.partition_key, m.`offset` LIMIT 1), %1$s),
                        COALESCE((
                            SELECT MIN(m.created_at) FROM queue_delivery_state d
                            JOIN queue_messages m

@@ -125,10 +125,11 @@ public class RetentionStore {
      * {@code head_offset} is the newest offset, not this head), and each scalar subquery is one
      * forward step of the partition's primary key: two index look-ups per partition, whatever the
      * backlog. A partition with no stored message comes back with NULLs, which {@link #heads}
-     * leaves out. The subqueries order by the whole key prefix, not by {@code offset} alone:
-     * MySQL 9.7 reads a correlated {@code ORDER BY offset LIMIT 1} as every row of the partition
-     * and a sort (EXPLAIN ANALYZE: 1,000 rows per look), and the whole prefix as one step of the
-     * index (1 row).
+     * leaves out. The subqueries name the primary key and order by the whole key prefix, not by
+     * {@code offset} alone: MySQL 9.7 plans a correlated {@code ORDER BY offset LIMIT 1} as a read
+     * of every row of the partition and a sort (EXPLAIN ANALYZE: 1,000 rows per look), or may take
+     * {@code uq_message_id}, whose prefix is the same, and sort; the hint and the whole prefix are
+     * one step of the index (1 row).
      *
      * <p>Neither a {@code MIN(offset) ... GROUP BY tenant, topic, partition_key} derived table,
      * which MariaDB 10.11 plans as a read of every stored row of the topic (ANALYZE on the
@@ -140,11 +141,11 @@ public class RetentionStore {
      */
     static final String SELECT_HEADS = """
             SELECT p.partition_key,
-                   (SELECT f.`offset` FROM queue_messages f
+                   (SELECT f.`offset` FROM queue_messages f FORCE INDEX (PRIMARY)
                     WHERE f.tenant = p.tenant AND f.topic = p.topic AND f.partition_key = p.partition_key
                     ORDER BY f.tenant, f.topic, f.partition_key, f.`offset`
                     LIMIT 1) AS head_offset,
-                   (SELECT f.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND FROM queue_messages f
+                   (SELECT f.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND FROM queue_messages f FORCE INDEX (PRIMARY)
                     WHERE f.tenant = p.tenant AND f.topic = p.topic AND f.partition_key = p.partition_key
                     ORDER BY f.tenant, f.topic, f.partition_key, f.`offset`
                     LIMIT 1) AS expired
