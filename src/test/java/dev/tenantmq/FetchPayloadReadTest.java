@@ -73,6 +73,39 @@ class FetchPayloadReadTest {
                 + got.size() + " messages of " + PAYLOAD + " bytes under a budget of " + BUDGET);
     }
 
+    /**
+     * Over deep partitions, only the first partitions of a fetch, those that can fill its budget,
+     * read rows beyond their share of it (model.PartitionWalk#scanLimits): the walk spends the
+     * budget on them, and the later partitions' extra rows would be read and sent for nothing.
+     * Eleven partitions of 60 messages of 4 KiB and a fetch of 100: the scan reads four
+     * partitions to 26 rows and seven to their share of 10, 174 rows, where a slack for every
+     * partition read 286.
+     */
+    @Test
+    void a_fetch_over_deep_partitions_reads_slack_rows_only_from_the_partitions_that_fill_it() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        int small = 4 * KIB;
+        String payload = "x".repeat(small - 2);
+        for (int batch = 0; batch < 6; batch++) {
+            List<Map<String, Object>> messages = new ArrayList<>();
+            for (int i = 0; i < 120; i++) {
+                messages.add(msg("k%02d".formatted(i % 12), "m" + batch + "-" + i, payload));
+            }
+            publishOk(tenant, topic, messages);
+        }
+        // Registers the group and leases the 12 partitions; its batch holds k00 through the count.
+        assertEquals(1, fetchOk(tenant, topic, group, upTo(1)).size());
+        long before = bytesSent();
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(100).waitSeconds(0));
+        long sent = bytesSent() - before;
+
+        assertEquals(100, got.size(), "deep partitions fill the fetch");
+        assertTrue(sent < 200L * small, "the database sent " + sent + " bytes, about " + sent / small
+                + " payloads of " + small + " bytes, for a fetch of 100 over 11 deep partitions");
+    }
+
     private long bytesSent() throws Exception {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SHOW GLOBAL STATUS LIKE 'Bytes_sent'")) {

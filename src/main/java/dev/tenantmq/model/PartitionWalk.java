@@ -251,6 +251,32 @@ public final class PartitionWalk {
         return budget <= 0 ? 0 : (budget + Math.max(partitions, 1) - 1) / Math.max(partitions, 1);
     }
 
+    /**
+     * The LIMIT of each partition's scan in one statement over {@code partitions} partitions, in
+     * walk order: the first ones get their {@link #share} plus {@code slack} rows, as long as the
+     * limits before them add up to less than the budget; the rest get their share alone. The walk
+     * fills the budget from the first partitions (up to their limits), so with deep partitions
+     * the budget is spent before the later ones are walked, and their slack would be rows read,
+     * and payloads sent, for nothing; a shallow partition returns what it has whatever its limit,
+     * and the budget it leaves goes to the others in a next round. With no budget (a sweep, which
+     * delivers nothing and walks every partition) each partition gets {@code slack}.
+     *
+     * @param budget messages the fetch may still hand out
+     * @param slack rows read beyond the share, for rows the walk skips (acknowledged above the
+     *              committed offset, for example)
+     * @return one limit per partition, each at least 1 when {@code slack} is positive
+     */
+    public static int[] scanLimits(int budget, int partitions, int slack) {
+        int[] limits = new int[partitions];
+        int share = share(budget, partitions);
+        long before = 0;
+        for (int i = 0; i < partitions; i++) {
+            limits[i] = budget <= 0 || before < budget ? share + slack : share;
+            before += limits[i];
+        }
+        return limits;
+    }
+
     /** The decisions so far, in offset order. */
     public List<Step> steps() {
         return List.copyOf(steps);

@@ -119,12 +119,24 @@ public class FetchTransaction {
      * Small messages (a 1 KiB payload against the default 8 MiB over 900 rows) all fit: no second
      * read. The sweep, which delivers nothing, reads every payload (it writes dead letters).
      */
-    private static long payloadCap(Mode mode, FetchBudget.Meter meter, int branches, int limit) {
+    private static long payloadCap(Mode mode, FetchBudget.Meter meter, long rows) {
         if (mode == Mode.SWEEP) {
             return Long.MAX_VALUE;
         }
-        long rows = Math.max(1L, (long) branches * limit);
-        return meter.budget().bytesLeft() / rows;
+        return meter.budget().bytesLeft() / Math.max(1L, rows);
+    }
+
+    /**
+     * Gives each lane its scan's LIMIT, in order ({@link PartitionWalk#scanLimits}), and returns
+     * the rows the scan may read in all.
+     */
+    private static long limit(List<Lane> lanes, int[] limits) {
+        long rows = 0;
+        for (int i = 0; i < lanes.size(); i++) {
+            lanes.get(i).limit = limits[i];
+            rows += limits[i];
+        }
+        return rows;
     }
 
     /**
@@ -177,6 +189,8 @@ public class FetchTransaction {
         final Map<Long, Scanned> seen = new HashMap<>();
         final ArrayDeque<Scanned> queued = new ArrayDeque<>();
         PartitionWalk walk;
+        /** The LIMIT of this lane's latest scan. */
+        int limit;
         long lastScanned;
         boolean cut;
         /** Whether the partition can give nothing more in this fetch. */
@@ -222,7 +236,8 @@ public class FetchTransaction {
      * READ COMMITTED, because all writers of those rows take the same locks first.
      *
      * <p>A fetch reads every given partition in one scan statement, each partition up to its
-     * share of the budget ({@link PartitionWalk#share}) plus {@value #SCAN_SLACK} rows; when
+     * share of the budget ({@link PartitionWalk#share}), and the first of them, those that can
+     * fill the budget, {@value #SCAN_SLACK} rows more ({@link PartitionWalk#scanLimits}); when
      * shallow partitions leave budget over, a next round (at most {@value #MAX_MORE_ROUNDS})
      * shares it among the partitions that had more, again in one statement. So a fetch over many
      * partitions takes a constant number of statements, and a deep partition among them reads
@@ -284,16 +299,14 @@ public class FetchTransaction {
             lanes.add(new Lane(DeliveryBatches.materialize(c, s, cur), epochs.get(key)));
         }
         int budget = mode == Mode.SWEEP ? 0 : fetchBudget.messagesLeft();
-        int share = PartitionWalk.share(budget, lanes.size());
         int requeuedLimit = budget + SCAN_SLACK;
         List<Lane> requeuedLanes = lanes.stream().filter(l -> l.cur.requeued()).toList();
-        long requeuedCap = payloadCap(mode, meter, requeuedLanes.size(), requeuedLimit);
+        long requeuedCap = payloadCap(mode, meter, (long) requeuedLanes.size() * requeuedLimit);
         Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, requeuedLanes.stream()
                 .map(l -> new ScanRequeued(requeuedCap, s, l.cur.key(), l.cur.committed(), requeuedLimit)).toList());
-        int limit = share + SCAN_SLACK;
-        long cap = payloadCap(mode, meter, lanes.size(), limit);
+        long cap = payloadCap(mode, meter, limit(lanes, PartitionWalk.scanLimits(budget, lanes.size(), SCAN_SLACK)));
         Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, lanes.stream()
-                .map(l -> new ScanPartition(cap, s, l.cur.key(), l.cur.committed(), limit)).toList());
+                .map(l -> new ScanPartition(cap, s, l.cur.key(), l.cur.committed(), l.limit)).toList());
         int delivered = 0;
         for (Lane lane : lanes) {
             int left = budget - delivered;
@@ -302,11 +315,11 @@ public class FetchTransaction {
             }
             // Up to the rows scanned, not just the share: the first deep partitions fill the fetch,
             // so it holds few partitions and concurrent fetches of the group find the others ready.
-            lane.walk = new PartitionWalk(lane.epoch, Math.min(limit, left), policy.maxDeliveries(), meter);
+            lane.walk = new PartitionWalk(lane.epoch, Math.min(lane.limit, left), policy.maxDeliveries(), meter);
             List<Scanned> first = requeued.getOrDefault(lane.cur.key(), List.of());
             lane.queued.addAll(first);
             if (first.size() < requeuedLimit) {
-                lane.scanned(above.getOrDefault(lane.cur.key(), List.of()), limit);
+                lane.scanned(above.getOrDefault(lane.cur.key(), List.of()), lane.limit);
             } // else more requeued messages may follow: nothing above them goes in this fetch
             lane.offer();
             delivered += lane.walk.delivered();
@@ -317,18 +330,18 @@ public class FetchTransaction {
                 break;
             }
             int moreShare = PartitionWalk.share(budget - delivered, more.size());
-            int moreLimit = moreShare + SCAN_SLACK;
             List<Lane> rescanned = more.stream().filter(l -> l.queued.isEmpty()).toList();
-            long moreCap = payloadCap(mode, meter, rescanned.size(), moreLimit);
+            long moreCap = payloadCap(mode, meter,
+                    limit(rescanned, PartitionWalk.scanLimits(budget - delivered, rescanned.size(), SCAN_SLACK)));
             Map<String, List<Scanned>> next = ConsumerStatements.scanPartitions(c, rescanned.stream()
-                    .map(l -> new ScanPartition(moreCap, s, l.cur.key(), l.lastScanned, moreLimit)).toList());
+                    .map(l -> new ScanPartition(moreCap, s, l.cur.key(), l.lastScanned, l.limit)).toList());
             for (Lane lane : more) {
                 int left = budget - delivered;
                 if (left <= 0 || meter.budget().spent()) {
                     break;
                 }
                 if (lane.queued.isEmpty()) {
-                    lane.scanned(next.getOrDefault(lane.cur.key(), List.of()), moreLimit);
+                    lane.scanned(next.getOrDefault(lane.cur.key(), List.of()), lane.limit);
                 }
                 int before = lane.walk.delivered();
                 lane.walk.addBudget(Math.min(moreShare, left));

@@ -5,6 +5,7 @@ import static dev.tenantmq.model.DeliveryState.DEAD;
 import static dev.tenantmq.model.DeliveryState.INFLIGHT;
 import static dev.tenantmq.model.DeliveryState.PENDING;
 import static dev.tenantmq.model.DeliveryState.RETRY;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,6 +15,7 @@ import dev.tenantmq.model.PartitionWalk.DeadLetter;
 import dev.tenantmq.model.PartitionWalk.Deliver;
 import dev.tenantmq.model.PartitionWalk.Row;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** The delivery rules of one partition (SPEC section 4), without a database. */
@@ -167,6 +169,24 @@ class PartitionWalkTest {
         assertEquals(100, PartitionWalk.share(100, 1));
         assertEquals(1, PartitionWalk.share(3, 50));
         assertEquals(0, PartitionWalk.share(0, 50), "a sweep delivers nothing");
+    }
+
+    @Test
+    void only_the_partitions_that_can_fill_the_budget_read_slack_beyond_their_share() {
+        // 100 over 12 partitions: a share of 9; the first four reach 100 rows, so the budget can
+        // be filled from them, and the other eight read their share alone.
+        assertArrayEquals(new int[] {25, 25, 25, 25, 9, 9, 9, 9, 9, 9, 9, 9},
+                PartitionWalk.scanLimits(100, 12, 16));
+        int[] limits = PartitionWalk.scanLimits(100, 30, 16);
+        assertTrue(IntStream.of(limits).sum() >= 100, "the limits together still hold the budget");
+        assertArrayEquals(new int[] {116}, PartitionWalk.scanLimits(100, 1, 16));
+        assertArrayEquals(new int[] {17, 1, 1, 1, 1}, PartitionWalk.scanLimits(5, 5, 16),
+                "a small budget: slack for the first partition, a row for the rest");
+    }
+
+    @Test
+    void a_sweep_reads_the_slack_of_every_partition() {
+        assertArrayEquals(new int[] {16, 16, 16}, PartitionWalk.scanLimits(0, 3, 16));
     }
 
     @Test
