@@ -61,7 +61,7 @@ class DomainLimitsTest {
     @Test
     void a_nack_out_of_range_is_refused_by_the_domain() {
         assertEquals(List.of(new FieldError("delaySeconds", "must be between 0 and 43200 (got 43201)"),
-                        new FieldError("reason", "must be at most 1024 Unicode code points, well-formed")),
+                        new FieldError("reason", "must be at most 1024 Unicode code points, well-formed (got 1025)")),
                 problems(() -> consume.nack(tenant, topic, group, List.of("r"), Optional.of(Duration.ofSeconds(43_201)),
                         "x".repeat(1025))));
     }

@@ -195,7 +195,7 @@ class FetchCarryingAcksTest {
                 .body("errors[0].message", equalTo("must be at most 8192 characters, as a receipt of a fetch is (got 8193)"));
         Api.fetch(tenant, topic, group, Map.of("waitSeconds", 0, "ack", Collections.nCopies(1001, "x")))
                 .then().statusCode(400).body("errors.field", equalTo(List.of("ack")))
-                .body("errors[0].message", equalTo("must be an array of 0..1000 receipts"));
+                .body("errors[0].message", equalTo("must be an array of 0..1000 receipts (got 1001)"));
         Map<String, Object> explicitNull = new HashMap<>();
         explicitNull.put("ack", null);
         Api.fetch(tenant, topic, group, explicitNull).then().statusCode(400);

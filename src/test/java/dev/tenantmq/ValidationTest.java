@@ -188,20 +188,20 @@ class ValidationTest {
         String rule = "must be an array of 1.." + LIMIT + " receipts";
         given().contentType(ContentType.JSON).body(Map.of("receipts", List.of())).post(ack, tenant, topic, "g")
                 .then().statusCode(400).body("errors.field", equalTo(List.of("receipts")))
-                .body("errors[0].message", equalTo(rule));
+                .body("errors[0].message", equalTo(rule + " (got 0)"));
         given().contentType(ContentType.JSON).body(Map.of()).post(ack, tenant, topic, "g")
                 .then().statusCode(400).body("errors.field", equalTo(List.of("receipts")))
-                .body("errors[0].message", equalTo(rule));
+                .body("errors[0].message", equalTo(rule + " (got 0)"));
         // A null entry is an error of its own, but the size is reported alone: it is checked first.
         List<String> tooMany = new ArrayList<>(Collections.nCopies(LIMIT + 1, "garbage"));
         tooMany.set(0, null);
         given().contentType(ContentType.JSON).body(Map.of("receipts", tooMany)).post(ack, tenant, topic, "g")
                 .then().statusCode(400).body("errors.field", equalTo(List.of("receipts")))
-                .body("errors[0].message", equalTo(rule));
+                .body("errors[0].message", equalTo(rule + " (got " + (LIMIT + 1) + ")"));
         // Before the other fields of the body, too.
         given().contentType(ContentType.JSON).body(Map.of("receipts", List.of(), "visibilitySeconds", 0))
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/extend", tenant, topic, "g")
                 .then().statusCode(400).body("errors.field", equalTo(List.of("receipts")))
-                .body("errors[0].message", equalTo(rule));
+                .body("errors[0].message", equalTo(rule + " (got 0)"));
     }
 }

@@ -209,12 +209,15 @@ public class RequestValidator {
                     throw new DateTimeParseException("not a string", dueAt.toString(), 0);
                 }
                 Instant when = OffsetDateTime.parse(dueAt.asText(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
-                if (when.isBefore(EARLIEST_DUE) || when.isAfter(LATEST_DUE)) {
-                    errors.add(at + "." + DeliveryDelay.AT_FIELD, "must be between " + EARLIEST_DUE + " and "
-                            + LATEST_DUE + " (and at most the retention maximum age ahead)");
+                if (when.isBefore(EARLIEST_DUE)) {
+                    errors.add(at + "." + DeliveryDelay.AT_FIELD, "must be at or after " + EARLIEST_DUE
+                            + ", the earliest time the database stores (got " + abbreviate(dueAt.asText()) + ")");
                     return null;
                 }
-                return DeliveryDelay.at(when);
+                // Any time after LATEST_DUE is further ahead than the longest retention (3650 days)
+                // reaches from now: the domain's rule refuses it naming the topic's bound, which is
+                // the limit a client meets first.
+                return DeliveryDelay.at(when.isAfter(LATEST_DUE) ? LATEST_DUE : when);
             } catch (DateTimeParseException e) {
                 errors.add(at + "." + DeliveryDelay.AT_FIELD, "must be an RFC 3339 date-time with an offset such as"
                         + " 2026-12-02T05:00:00Z, not " + JsonErrorWords.given(dueAt));
@@ -228,7 +231,10 @@ public class RequestValidator {
     private static String abbreviate(String s) {
         return s.length() <= 40 ? s : s.substring(0, 40) + "...";
     }
-    /** DATETIME(6) holds years 1000..9999; a due time outside them cannot be stored. */
+    /**
+     * DATETIME(6) holds years 1000..9999; a due time outside them cannot be stored (nor, far
+     * enough out, counted in microseconds from now).
+     */
     private static final Instant EARLIEST_DUE = Instant.parse("1000-01-01T00:00:00Z");
     private static final Instant LATEST_DUE = Instant.parse("9999-12-31T00:00:00Z");
 

@@ -74,10 +74,12 @@ public final class ConsumeLimits {
     public static List<FieldError> nackProblems(Optional<Duration> delay, String reason) {
         List<FieldError> problems = new ArrayList<>();
         delay.flatMap(d -> seconds("delaySeconds", d, 0, MAX_DELAY_SECONDS)).ifPresent(problems::add);
-        if (reason != null && (!Identifiers.isWellFormed(reason)
-                || reason.codePointCount(0, reason.length()) > MAX_REASON_LENGTH)) {
+        if (reason != null && !Identifiers.isWellFormed(reason)) {
             problems.add(new FieldError("reason", "must be at most " + MAX_REASON_LENGTH
-                    + " Unicode code points, well-formed"));
+                    + " Unicode code points, well-formed (it holds a lone surrogate)"));
+        } else if (reason != null && reason.codePointCount(0, reason.length()) > MAX_REASON_LENGTH) {
+            problems.add(new FieldError("reason", "must be at most " + MAX_REASON_LENGTH
+                    + " Unicode code points, well-formed (got " + reason.codePointCount(0, reason.length()) + ")"));
         }
         return problems;
     }

@@ -52,13 +52,15 @@ class ConsumeLimitsTest {
         assertEquals(List.of(), ConsumeLimits.nackProblems(Optional.of(Duration.ZERO), "x".repeat(1024)));
         assertEquals(List.of(), ConsumeLimits.nackProblems(Optional.of(Duration.ofSeconds(43_200)),
                 "\uD83D\uDE00".repeat(1024)));
-        String tooLong = "must be at most 1024 Unicode code points, well-formed";
+        String tooLong = "must be at most 1024 Unicode code points, well-formed (got 1025)";
         assertEquals(List.of(new FieldError("delaySeconds", "must be between 0 and 43200 (got 43201)"),
                         new FieldError("reason", tooLong)),
                 ConsumeLimits.nackProblems(Optional.of(Duration.ofSeconds(43_201)), "x".repeat(1025)));
         assertEquals(List.of(new FieldError("delaySeconds", "must be between 0 and 43200 (got -1)")),
                 ConsumeLimits.nackProblems(Optional.of(Duration.ofSeconds(-1)), "ok"));
-        assertEquals(List.of(new FieldError("reason", tooLong)), ConsumeLimits.nackProblems(Optional.empty(), "\uD800"));
+        assertEquals(List.of(new FieldError("reason",
+                        "must be at most 1024 Unicode code points, well-formed (it holds a lone surrogate)")),
+                ConsumeLimits.nackProblems(Optional.empty(), "\uD800"));
     }
 
     @Test
