@@ -729,7 +729,8 @@ public class ConsumeService {
     public void requireReceiptCount(String field, int min, int size) {
         int max = config.fetch().maxMessages();
         if (size < min || size > max) {
-            throw InvalidRequestException.of(field, "must be an array of " + min + ".." + max + " receipts (got " + size + ")");
+            throw InvalidRequestException.of(field,
+                    "must be an array of " + min + ".." + max + " receipts (got " + size + ")");
         }
     }
 
