@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -35,19 +36,15 @@ class BacklogReadRulesTest {
     @Test
     void every_read_of_an_open_batchs_messages_is_guarded_by_the_batch_being_open() {
         List<String> unguarded = new ArrayList<>();
-        int ranges = 0;
-        for (Map.Entry<String, String> e : StoreStatements.all().entrySet()) {
-            String sql = e.getValue().replaceAll("\\s+", " ");
-            Matcher m = BATCH_RANGE.matcher(sql);
-            while (m.find()) {
-                ranges++;
-                String before = sql.substring(Math.max(0, m.start() - GUARD_WINDOW), m.start());
-                if (!before.contains(OPEN_BATCH)) {
-                    unguarded.add(e.getKey() + ": ..." + sql.substring(Math.max(0, m.start() - 160), m.end()));
-                }
+        List<Found> ranges = find(BATCH_RANGE);
+        for (Found f : ranges) {
+            String before = f.sql().substring(Math.max(0, f.match().start() - GUARD_WINDOW), f.match().start());
+            if (!before.contains(OPEN_BATCH)) {
+                unguarded.add(f.statement() + ": ..."
+                        + f.sql().substring(Math.max(0, f.match().start() - 160), f.match().end()));
             }
         }
-        assertTrue(ranges >= 3, "found the reads of open batches' messages (" + ranges + ")");
+        assertTrue(ranges.size() >= 3, "found the reads of open batches' messages (" + ranges.size() + ")");
         assertEquals(List.of(), unguarded);
     }
 
@@ -64,22 +61,19 @@ class BacklogReadRulesTest {
         Pattern look = Pattern.compile("\\( ?SELECT (?:(?!SELECT ).)*? FROM queue_messages (\\w+)( FORCE INDEX \\(PRIMARY\\))?"
                 + " WHERE (?:(?!SELECT ).)*? ORDER BY ((?:(?!SELECT ).)*?) LIMIT 1\\)");
         List<String> wrong = new ArrayList<>();
-        int looks = 0;
-        for (Map.Entry<String, String> e : StoreStatements.all().entrySet()) {
-            String sql = e.getValue().replaceAll("\\s+", " ");
-            Matcher m = look.matcher(sql);
-            while (m.find()) {
-                looks++;
-                String a = m.group(1);
-                String ascending = "%1$s.tenant, %1$s.topic, %1$s.partition_key, %1$s.`offset`".formatted(a);
-                String descending = "%1$s.tenant DESC, %1$s.topic DESC, %1$s.partition_key DESC, %1$s.`offset` DESC".formatted(a);
-                String order = m.group(3).trim();
-                if (m.group(2) == null || !(order.equals(ascending) || order.equals(descending))) {
-                    wrong.add(e.getKey() + ": " + m.group());
-                }
+        List<Found> looks = find(look);
+        for (Found f : looks) {
+            MatchResult m = f.match();
+            String a = m.group(1);
+            String ascending = "%1$s.tenant, %1$s.topic, %1$s.partition_key, %1$s.`offset`".formatted(a);
+            String descending = "%1$s.tenant DESC, %1$s.topic DESC, %1$s.partition_key DESC, %1$s.`offset` DESC".formatted(a);
+            String order = m.group(3).trim();
+            if (m.group(2) == null || !(order.equals(ascending) || order.equals(descending))) {
+                wrong.add(f.statement() + ": " + m.group());
             }
         }
-        assertTrue(looks >= 5, "found the heads, the newest-message probes, the delayed gate and the gauge (" + looks + ")");
+        assertTrue(looks.size() >= 5, "found the heads, the newest-message probes, the delayed gate and the gauge ("
+                + looks.size() + ")");
         assertEquals(List.of(), wrong);
     }
 
@@ -94,19 +88,25 @@ class BacklogReadRulesTest {
         Pattern existsOverHeads = Pattern.compile("EXISTS \\(SELECT 1 FROM queue_partition_heads dm\\b");
         Pattern scalarLookUp = Pattern.compile("\\(SELECT COUNT\\(\\*\\) FROM queue_partition_heads dm WHERE dm\\.tenant = \\w+\\.tenant"
                 + " AND dm\\.topic = \\w+\\.topic AND dm\\.partition_key = ''\\) = 0");
-        List<String> wrong = new ArrayList<>();
-        int checks = 0;
-        for (Map.Entry<String, String> e : StoreStatements.all().entrySet()) {
-            String sql = e.getValue().replaceAll("\\s+", " ");
-            if (existsOverHeads.matcher(sql).find()) {
-                wrong.add(e.getKey());
-            }
-            Matcher m = scalarLookUp.matcher(sql);
-            while (m.find()) {
-                checks++;
-            }
-        }
+        List<String> wrong = find(existsOverHeads).stream().map(Found::statement).distinct().toList();
+        int checks = find(scalarLookUp).size();
         assertTrue(checks >= 3, "found the marker checks of the scans and the ready look (" + checks + ")");
         assertEquals(List.of(), wrong);
+    }
+
+    /** A match of a rule's pattern in one store statement, its whitespace folded to single spaces. */
+    private record Found(String statement, String sql, MatchResult match) {}
+
+    /** Every match of {@code pattern} in every store statement ({@link StoreStatements#all}). */
+    private static List<Found> find(Pattern pattern) {
+        List<Found> found = new ArrayList<>();
+        for (Map.Entry<String, String> e : StoreStatements.all().entrySet()) {
+            String sql = e.getValue().replaceAll("\\s+", " ");
+            Matcher m = pattern.matcher(sql);
+            while (m.find()) {
+                found.add(new Found(e.getKey(), sql, m.toMatchResult()));
+            }
+        }
+        return found;
     }
 }
