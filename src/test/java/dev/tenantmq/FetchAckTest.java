@@ -292,4 +292,23 @@ class FetchAckTest {
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, r.subList(1, 2)));
         assertEquals(List.of("ALREADY_ACKED"), ack(tenant, topic, group, r.subList(0, 1)));
     }
+
+    /**
+     * The ack of every receipt of a batch moves the committed offset without reading the batch's
+     * messages (docs/architecture.md, "Delivery batches"), unless one of them was deleted since
+     * the fetch: then the deleted message's receipt is still INVALID, whichever message it was.
+     */
+    @Test
+    void an_ack_of_a_whole_batch_one_of_whose_messages_was_deleted_says_invalid_for_that_one() {
+        publishOk(tenant, topic, List.of(msg("k", "first", 1), msg("k", "middle", 2), msg("k", "last", 3)));
+        List<Delivered> got = fetchUntil(3);
+        io.restassured.RestAssured.given().header("Authorization", "Bearer " + AdminTest.TOKEN)
+                .queryParam("tenant", tenant).queryParam("topic", topic).queryParam("partitionKey", "k")
+                .queryParam("id", "last").delete("/admin/messages").then().statusCode(200);
+
+        assertEquals(List.of("ACKED", "ACKED", "INVALID"), ack(tenant, topic, group, receipts(got)));
+        publishOk(tenant, topic, List.of(msg("k", "after", 4)));
+        assertEquals(List.of("after"), fetchUntil(1).stream().map(Delivered::id).toList(),
+                "the group committed past the batch");
+    }
 }

@@ -2,6 +2,7 @@ package dev.tenantmq.model;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -53,5 +54,34 @@ public final class CommitWalk {
             to = row.offset();
         }
         return new Advance(to, Set.copyOf(covered), prunable);
+    }
+
+    /**
+     * The advance of an ack that names every message of a partition's open delivery batch, known
+     * without reading the messages (docs/architecture.md, "Delivery batches"): the batch holds
+     * the messages in {@code (committed, delivered]} without a delivery row, {@code batchMessages}
+     * of them, and a receipt of the batch names one of them. So {@code batchMessages} distinct
+     * acknowledged offsets in that range are the whole batch, and the committed offset moves to
+     * {@code delivered}.
+     *
+     * <p>The caller has established that no delivery row lies above {@code committed} (none in
+     * the batch, none finished after it): with one, the rows decide ({@link #advance}).
+     *
+     * @param batchMessages the batch's size as its fetch recorded it; 0 when unknown (a message of
+     *     the batch was deleted since, or the batch predates the count)
+     * @param batchAcked the acknowledged offsets of the batch's delivery
+     * @return the advance, or empty when the messages must be read: the size is unknown, or the
+     *     ack names fewer messages than the batch holds (or, a bug, more, or one outside it)
+     */
+    public static Optional<Advance> wholeBatch(long committed, long delivered, int batchMessages, Set<Long> batchAcked) {
+        if (batchMessages <= 0 || delivered <= committed || batchAcked.size() != batchMessages) {
+            return Optional.empty();
+        }
+        for (long offset : batchAcked) {
+            if (offset <= committed || offset > delivered) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(new Advance(delivered, Set.copyOf(batchAcked), false));
     }
 }

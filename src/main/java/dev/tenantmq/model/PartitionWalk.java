@@ -307,4 +307,19 @@ public final class PartitionWalk {
         }
         return last;
     }
+
+    /**
+     * How many messages were handed out for the first time: the size of the delivery batch the
+     * walk opens, up to {@link #lastFirstDelivery}, which an ack compares its receipts with
+     * ({@link CommitWalk#wholeBatch}).
+     */
+    public int firstDeliveries() {
+        int n = 0;
+        for (Step s : steps) {
+            if (s instanceof Deliver d && d.first()) {
+                n++;
+            }
+        }
+        return n;
+    }
 }

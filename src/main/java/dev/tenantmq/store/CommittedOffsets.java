@@ -67,7 +67,8 @@ final class CommittedOffsets {
      * unacknowledged message no longer holds back the messages acknowledged after it, as a
      * nack's or an expiry's dead letter does not. Without it nothing would walk the partition
      * until a later ack, and its lag and oldest unacknowledged age would count messages already
-     * acknowledged (docs/operations.md, "Retention"). The caller's transaction holds the lease
+     * acknowledged (docs/operations.md, "Retention"). It also forgets the size of their open
+     * batches, one of whose messages may be gone ({@link ConsumerSql#FORGET_BATCH_SIZES}). The caller's transaction holds the lease
      * rows of these groups and partitions, locked before the delete, as every walk does.
      *
      * @param groups the consumer groups of the topic (any order)
@@ -79,6 +80,11 @@ final class CommittedOffsets {
             return;
         }
         List<String> inOrder = keys.stream().sorted().toList();
+        if (!groups.isEmpty()) {
+            // An open batch may have lost a message: its ack must read what remains (CommitWalk#wholeBatch).
+            ConsumerStatements.forgetBatchSizes(c, new ConsumerSql.ForgetBatchSizes(tenant, topic, inOrder,
+                    groups.stream().sorted().toList()));
+        }
         for (String group : groups) {
             GroupScope scope = new GroupScope(tenant, group, topic);
             Map<String, Cursor> cursors = ConsumerStatements.cursors(c, new ConsumerSql.SelectCursors(scope, inOrder));
@@ -96,10 +102,20 @@ final class CommittedOffsets {
                                                            Map<String, Cursor> cursors,
                                                            Map<String, Set<Long>> batchAcks, Set<String> rowAcked,
                                                            List<Advance> leftMoves) throws SQLException {
-        List<Cursor> walked = keys.stream().map(cursors::get).filter(Objects::nonNull).toList();
-        if (walked.isEmpty()) {
+        List<Cursor> all = keys.stream().map(cursors::get).filter(Objects::nonNull).toList();
+        if (all.isEmpty()) {
             return new HashMap<>();
         }
+        // An ack of every message of a batch, in a partition with no delivery row above its
+        // committed offset, moves it to the batch's end without a read (CommitWalk#wholeBatch).
+        Map<String, CommitWalk.Advance> whole = new HashMap<>();
+        for (Cursor cur : all) {
+            if (cur.batchOpen() && !cur.rowsInBatch() && cur.finishedRows() == 0 && !rowAcked.contains(cur.key())) {
+                CommitWalk.wholeBatch(cur.committed(), cur.delivered(), cur.batchMessages(),
+                        batchAcks.getOrDefault(cur.key(), Set.of())).ifPresent(a -> whole.put(cur.key(), a));
+            }
+        }
+        List<Cursor> walked = all.stream().filter(cur -> !whole.containsKey(cur.key())).toList();
         // Rows finished in this transaction (acked rows, dead letters) are not in the cursors'
         // counts: count again where any may be. A partition walked only for the batch acks of
         // this ack, with no finished row when its cursor was read, needs no count.
@@ -112,7 +128,7 @@ final class CommittedOffsets {
         Map<String, List<CommitWalk.Row>> rows = ConsumerStatements.prefixStates(c, walked.stream()
                 .map(cur -> new SelectPrefixStates(s, cur.key(), cur.committed(), finishedRows.getOrDefault(cur.key(), 0)
                         + batchAcks.getOrDefault(cur.key(), Set.of()).size() + 1)).toList());
-        Plan plan = plan(s, walked, rows, finishedRows, batchAcks, rowAcked);
+        Plan plan = plan(s, all, whole, rows, finishedRows, batchAcks, rowAcked);
         if (leftMoves == null) {
             ConsumerStatements.advanceCommitted(c, s, plan.moves());
         } else {
@@ -122,15 +138,20 @@ final class CommittedOffsets {
         return plan.advances();
     }
 
-    /** Decides, from the rows read, where each walked partition's committed offset moves and what is pruned. */
-    static Plan plan(GroupScope s, List<Cursor> walked, Map<String, List<CommitWalk.Row>> rows,
-                     Map<String, Integer> finishedRows, Map<String, Set<Long>> batchAcks, Set<String> rowAcked) {
+    /**
+     * Decides, from the rows read, where each walked partition's committed offset moves and what
+     * is pruned; {@code whole} are the partitions decided without rows (whole batches acked).
+     */
+    static Plan plan(GroupScope s, List<Cursor> walked, Map<String, CommitWalk.Advance> whole,
+                     Map<String, List<CommitWalk.Row>> rows, Map<String, Integer> finishedRows,
+                     Map<String, Set<Long>> batchAcks, Set<String> rowAcked) {
         Map<String, CommitWalk.Advance> advances = new HashMap<>();
         List<Advance> moves = new ArrayList<>();
         List<PruneDeliveries> prunes = new ArrayList<>();
         for (Cursor cur : walked) {
-            CommitWalk.Advance a = CommitWalk.advance(cur.committed(), rows.getOrDefault(cur.key(), List.of()),
-                    batchAcks.getOrDefault(cur.key(), Set.of()));
+            CommitWalk.Advance a = whole.containsKey(cur.key()) ? whole.get(cur.key())
+                    : CommitWalk.advance(cur.committed(), rows.getOrDefault(cur.key(), List.of()),
+                            batchAcks.getOrDefault(cur.key(), Set.of()));
             advances.put(cur.key(), a);
             if (a.committed() > cur.committed()) {
                 BatchState.Change.commit(cur.batch()).require(cur.batch(), cur.committedAt(a.committed()).batch());

@@ -352,8 +352,8 @@ final class ConsumerSql {
      * backlog"). Read after the lease row locks, which every writer of these rows takes first.
      */
     static final String SELECT_CURSORS = StateSql.render("""
-            SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.delivery_epoch, o.delivery_seq,
-                   o.visible_at, o.visible_at > UTC_TIMESTAMP(6) AND %s AS batch_invisible,
+            SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.batch_messages, o.delivery_epoch,
+                   o.delivery_seq, o.visible_at, o.visible_at > UTC_TIMESTAMP(6) AND %s AS batch_invisible,
                    EXISTS (SELECT 1 FROM queue_delivery_state r
                            WHERE r.tenant = o.tenant AND r.consumer_group = o.consumer_group AND r.topic = o.topic
                              AND r.partition_key = o.partition_key AND r.message_offset <= o.committed_offset
@@ -392,6 +392,8 @@ final class ConsumerSql {
      *
      * @param committed every message at or below it is finished
      * @param delivered end of the open batch; the batch is open when above {@code committed}
+     * @param batchMessages how many messages the open batch handed out for the first time, or 0
+     *     when unknown (migration V9): only then must an ack of the whole batch read its messages
      * @param batchEpoch lease epoch of the batch
      * @param seq delivery number of the partition's last hand-out
      * @param batchVisibleAt the batch's visibility deadline (database clock) as the database prints
@@ -406,12 +408,13 @@ final class ConsumerSql {
      * @param head the newest offset given to a message of the partition
      *     ({@code queue_partition_heads.head_offset}; 0 without a head row): nothing is stored above it
      */
-    record Cursor(String key, long committed, long delivered, long batchEpoch, long seq,
+    record Cursor(String key, long committed, long delivered, int batchMessages, long batchEpoch, long seq,
                   String batchVisibleAt, boolean batchInvisible, boolean requeued, int finishedRows,
                   boolean rowsInBatch, long head) {
         /** Maps a row of {@link #SELECT_CURSORS}. */
         static final Db.RowMapper<Cursor> ROW = rs -> new Cursor(rs.getString("partition_key"),
-                rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getLong("delivery_epoch"),
+                rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getInt("batch_messages"),
+                rs.getLong("delivery_epoch"),
                 rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
                 rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"),
                 rs.getLong("head_offset"));
@@ -427,7 +430,7 @@ final class ConsumerSql {
 
         /** After materializing: the batch is closed, and every message it held has a delivery row. */
         Cursor closed() {
-            return new Cursor(key, committed, committed, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
+            return new Cursor(key, committed, committed, 0, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
                     finishedRows, false, head);
         }
 
@@ -441,7 +444,7 @@ final class ConsumerSql {
         }
 
         Cursor committedAt(long offset) {
-            return new Cursor(key, offset, delivered, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
+            return new Cursor(key, offset, delivered, batchMessages, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
                     finishedRows, rowsInBatch, head);
         }
     }
@@ -594,26 +597,29 @@ final class ConsumerSql {
     /**
      * Records a fetch's hand-outs, one row per partition it handed messages out of, in one
      * statement: each partition's new batch (the messages up to {@code delivered_offset} handed
-     * out for the first time), its lease epoch, its delivery number, and the fetch's visibility
+     * out for the first time, {@code batch_messages} of them), its lease epoch, its delivery number, and the fetch's visibility
      * deadline. Compare-and-set on each partition's delivery number read under the lease row lock,
      * so fewer rows than partitions is a bug. The {@code %s} are filled by {@link OpenBatches}.
      */
     static final String OPEN_BATCHES = ("""
             UPDATE queue_offsets
-            SET delivered_offset = %1$s, delivery_epoch = %1$s, delivery_seq = %1$s,
+            SET delivered_offset = %1$s, batch_messages = %1$s, delivery_epoch = %1$s, delivery_seq = %1$s,
                 visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
             WHERE tenant = ? AND topic = ? AND consumer_group = ? AND partition_key IN (%%s)
               AND delivery_seq = %1$s""").formatted(PER_PARTITION);
 
-    /** One partition's new batch, for {@link OpenBatches}. */
-    record OpenBatch(String partitionKey, long deliveredOffset, long epoch, long seq, long seqAsRead) {}
+    /**
+     * One partition's new batch, for {@link OpenBatches}: {@code messages} handed out for the first
+     * time, up to {@code deliveredOffset}.
+     */
+    record OpenBatch(String partitionKey, long deliveredOffset, int messages, long epoch, long seq, long seqAsRead) {}
 
     /** Binds of {@link #OPEN_BATCHES}, in placeholder order: the batches of one fetch, at least one. */
     record OpenBatches(GroupScope scope, long visibilityMicros, List<OpenBatch> batches) implements Statement {
         @Override
         public String sql() {
             String p = Db.placeholders(batches.size());
-            return OPEN_BATCHES.formatted(p, p, p, p, p, p, p, p, p);
+            return OPEN_BATCHES.formatted(p, p, p, p, p, p, p, p, p, p, p);
         }
 
         @Override
@@ -621,6 +627,7 @@ final class ConsumerSql {
             List<String> keys = batches.stream().map(OpenBatch::partitionKey).toList();
             return Bind.list(Bind.each("partition_key", keys),
                     Bind.each("delivered_offset", batches.stream().map(OpenBatch::deliveredOffset).toList()),
+                    Bind.each("partition_key", keys), Bind.each("batch_messages", batches.stream().map(OpenBatch::messages).toList()),
                     Bind.each("partition_key", keys), Bind.each("delivery_epoch", batches.stream().map(OpenBatch::epoch).toList()),
                     Bind.each("partition_key", keys), Bind.each("delivery_seq", batches.stream().map(OpenBatch::seq).toList()),
                     Bind.of("micros", visibilityMicros), // SET
@@ -708,9 +715,35 @@ final class ConsumerSql {
         }
     }
 
+    /**
+     * Forgets the size of the delivery batches of the given groups in the given partitions (the
+     * {@code %s} are the partition and the group IN lists): a message above a committed offset
+     * was deleted there, perhaps one of an open batch, so an ack of that batch must read which of
+     * its messages remain ({@code CommitWalk#wholeBatch}; the receipt of a deleted one is
+     * INVALID). At most one row per (partition, group).
+     */
+    static final String FORGET_BATCH_SIZES = """
+            UPDATE queue_offsets SET batch_messages = 0
+            WHERE tenant = ? AND topic = ? AND partition_key IN (%s) AND consumer_group IN (%s)
+              AND batch_messages <> 0""";
+
+    /** Binds of {@link #FORGET_BATCH_SIZES}, in placeholder order; {@code keys} and {@code groups} fill the IN lists. */
+    record ForgetBatchSizes(String tenant, String topic, List<String> keys, List<String> groups) implements Statement {
+        @Override
+        public String sql() {
+            return FORGET_BATCH_SIZES.formatted(Db.placeholders(keys.size()), Db.placeholders(groups.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", keys),
+                    Bind.each("consumer_group", groups));
+        }
+    }
+
     /** Closes a materialized batch: its messages have rows now. Compare-and-set like {@link #OPEN_BATCH}. */
     static final String CLOSE_BATCH = """
-            UPDATE queue_offsets SET delivered_offset = committed_offset
+            UPDATE queue_offsets SET delivered_offset = committed_offset, batch_messages = 0
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ? AND delivery_seq = ?""";
 
     /** Binds of {@link #CLOSE_BATCH}, in placeholder order. */
@@ -1038,6 +1071,7 @@ final class ConsumerSql {
             SET committed_offset = IFNULL(%1$s, committed_offset),
                 updated_at = IF(FIELD(partition_key, %%s) > 0, UTC_TIMESTAMP(6), updated_at),
                 delivered_offset = IFNULL(%1$s, delivered_offset),
+                batch_messages = IFNULL(%1$s, batch_messages),
                 delivery_epoch = IFNULL(%1$s, delivery_epoch),
                 delivery_seq = IFNULL(%1$s, delivery_seq),
                 visible_at = IF(FIELD(partition_key, %%s) > 0, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, visible_at)
@@ -1055,7 +1089,7 @@ final class ConsumerSql {
         public String sql() {
             String m = Db.placeholders(moves.size());
             String b = Db.placeholders(batches.size());
-            return ADVANCE_AND_OPEN.formatted(m, m, m, b, b, b, b, b, b, b, m, b, m, m, b, b);
+            return ADVANCE_AND_OPEN.formatted(m, m, m, b, b, b, b, b, b, b, b, b, m, b, m, m, b, b);
         }
 
         @Override
@@ -1067,6 +1101,8 @@ final class ConsumerSql {
                     Bind.each("partition_key", moved), // updated_at
                     Bind.each("partition_key", opened),
                     Bind.each("delivered_offset", batches.stream().map(OpenBatch::deliveredOffset).toList()),
+                    Bind.each("partition_key", opened),
+                    Bind.each("batch_messages", batches.stream().map(OpenBatch::messages).toList()),
                     Bind.each("partition_key", opened), Bind.each("delivery_epoch", batches.stream().map(OpenBatch::epoch).toList()),
                     Bind.each("partition_key", opened), Bind.each("delivery_seq", batches.stream().map(OpenBatch::seq).toList()),
                     Bind.each("partition_key", opened), Bind.of("micros", visibilityMicros), // SET

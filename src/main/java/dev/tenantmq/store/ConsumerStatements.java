@@ -217,6 +217,12 @@ final class ConsumerStatements {
         UpdateCount.EXACTLY_ONE.checkEach(Db.updateEach(c, q.sql(), List.of(q)), "close delivery batch");
     }
 
+    /** {@link ConsumerSql#FORGET_BATCH_SIZES}: at most one row per (partition, group). */
+    static void forgetBatchSizes(Connection c, ConsumerSql.ForgetBatchSizes q) throws SQLException {
+        UpdateCount.AT_MOST_ONE.checkRows(Db.update(c, q.sql(), q), q.keys().size() * q.groups().size(),
+                "forget batch sizes");
+    }
+
     /** {@link ConsumerSql#UPDATE_REDELIVERY}, one JDBC batch: exactly one delivery row each (fenced as read). */
     static void redeliver(Connection c, List<UpdateRedelivery> rows) throws SQLException {
         UpdateCount.EXACTLY_ONE.checkEach(Db.updateEach(c, ConsumerSql.UPDATE_REDELIVERY, rows), "redeliver");

@@ -378,7 +378,7 @@ public class FetchTransaction {
             if (lane.walk.delivered() > 0) {
                 long deliveredOffset = lane.walk.lastFirstDelivery(cur.committed());
                 BatchState.Change.OPEN_BATCH.require(cur.batch(), BatchState.of(cur.committed(), deliveredOffset));
-                batches.add(new OpenBatch(cur.key(), deliveredOffset, epoch, seq, cur.seq()));
+                batches.add(new OpenBatch(cur.key(), deliveredOffset, lane.walk.firstDeliveries(), epoch, seq, cur.seq()));
             }
         }
         ConsumerStatements.redeliver(c, redeliveries);

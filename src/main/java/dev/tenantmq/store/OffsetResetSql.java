@@ -103,7 +103,7 @@ final class OffsetResetSql {
      */
     static final String MOVE_OFFSET = """
             UPDATE queue_offsets
-            SET committed_offset = ?, delivered_offset = ?, updated_at = UTC_TIMESTAMP(6)
+            SET committed_offset = ?, delivered_offset = ?, batch_messages = 0, updated_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND consumer_group = ?""";
 
     /** Binds of {@link #MOVE_OFFSET}. */

@@ -70,4 +70,24 @@ class CommitWalkTest {
         assertEquals(Set.of(6L, 12L), a.batchAcks(), "the deleted message's ack is covered by no stored row");
         assertFalse(a.prunable());
     }
+
+    @Test
+    void an_ack_of_every_message_of_a_batch_of_known_size_moves_to_its_end_without_rows() {
+        // Offsets 6, 9, 12 handed out in one batch of 3; messages of other partitions in between.
+        CommitWalk.Advance a = CommitWalk.wholeBatch(5, 12, 3, Set.of(6L, 9L, 12L)).orElseThrow();
+        assertEquals(12, a.committed());
+        assertEquals(Set.of(6L, 9L, 12L), a.batchAcks());
+        assertFalse(a.prunable());
+    }
+
+    @Test
+    void an_ack_of_part_of_a_batch_or_of_a_batch_of_unknown_size_needs_the_rows() {
+        assertTrue(CommitWalk.wholeBatch(5, 12, 3, Set.of(6L, 12L)).isEmpty(), "one message unacknowledged");
+        assertTrue(CommitWalk.wholeBatch(5, 12, 0, Set.of(6L, 9L, 12L)).isEmpty(),
+                "size unknown: a message of the batch was deleted since, or the batch predates the count");
+        assertTrue(CommitWalk.wholeBatch(9, 12, 3, Set.of(12L)).isEmpty(),
+                "after an ack of a prefix the batch holds fewer messages than its fetch handed out");
+        assertTrue(CommitWalk.wholeBatch(5, 12, 2, Set.of(6L, 13L)).isEmpty(), "an offset outside the batch");
+        assertTrue(CommitWalk.wholeBatch(12, 12, 1, Set.of(12L)).isEmpty(), "no open batch");
+    }
 }
