@@ -51,13 +51,14 @@ class StatementBudgetTest {
     private static final int ACK_BUDGET = 5;
     /**
      * A fetch of 100 over 50 partitions that carries the ack of the previous 100 (docs/api.md,
-     * "Fetch and ack in one call"): the ready partitions, then one transaction: start it, lock
-     * the leases of both, read the cursors, scan, move every committed offset and open every batch
-     * in one statement, commit: the statements of a fetch alone. Before the fetch carried acks the
-     * same work was a fetch and an ack: 12; before the moves rode with the batches, 9 (7 while the
-     * cursor read joined the batch's messages); before the ack of whole batches read no message, 8.
+     * "Fetch and ack in one call"), soon after a look: it skips the ready partitions, and runs one
+     * transaction: start it, lock the leases of the acked partitions, read the cursors, scan, move
+     * every committed offset and open every batch in one statement, commit. Before the fetch
+     * carried acks the same work was a fetch and an ack: 12; before the moves rode with the
+     * batches, 9 (7 while the cursor read joined the batch's messages); before the ack of whole
+     * batches read no message, 8; before such a fetch skipped the look, 7.
      */
-    private static final int FETCH_ACKING_BUDGET = 7;
+    private static final int FETCH_ACKING_BUDGET = 6;
     /**
      * Statements of work of a publish request, however many partitions it touches: lock the heads
      * (with the id look-up), insert the messages, move the heads. Main before this budget: 4 (lock,
@@ -78,7 +79,9 @@ class StatementBudgetTest {
     public static class NoTicks implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("mq.tick-interval", "30m", "mq.heartbeat-timeout", "1h", "mq.lease-duration", "1h");
+            return Map.of("mq.tick-interval", "30m", "mq.heartbeat-timeout", "1h", "mq.lease-duration", "1h",
+                    // A fetch acking a full batch skips the ready look whatever the machine's speed.
+                    "mq.fetch.ready-look-interval", "1h");
         }
     }
 

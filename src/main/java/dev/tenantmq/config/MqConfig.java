@@ -285,6 +285,17 @@ public interface MqConfig {
          */
         @WithDefault("500ms")
         Duration recheckInterval();
+
+        /**
+         * Longest time the fetches of a consumer group in this process may go without asking the
+         * database which of its leased partitions are ready, while each carries the acks of a
+         * full batch and the acked partitions fill it (docs/api.md, "Fetch and ack in one
+         * call"): how long a partition that became ready meanwhile may wait behind them. 0 asks
+         * every time. Default 100 ms.
+         */
+        @WithDefault("100ms")
+        @DurationMin(message = NOT_NEGATIVE)
+        Duration readyLookInterval();
     }
 
     /**

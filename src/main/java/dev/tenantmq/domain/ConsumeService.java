@@ -14,6 +14,7 @@ import dev.tenantmq.model.NackBackoff;
 import dev.tenantmq.model.FetchBudget;
 import dev.tenantmq.model.Identifiers;
 import dev.tenantmq.model.InvalidRequestException;
+import dev.tenantmq.model.ReadyLooks;
 import dev.tenantmq.model.SettleStatus;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
@@ -58,6 +59,8 @@ public class ConsumeService {
     private final SettingsCache settings;
     /** Where the last fetch of each triple stopped, so the next one starts after it (fairness). */
     private final Map<GroupScope, String> cursors = new ConcurrentHashMap<>();
+    /** The ready-partition queries of each triple's fetches here: when a fetch carrying acks may skip one. */
+    private final Map<GroupScope, ReadyLooks.Looks> looks = new ConcurrentHashMap<>();
 
     ConsumeService(ConsumerStore store, ProcessIdentity identity, InterestRegistry interest, FetchSignals signals,
                    QueueMetrics metrics, MqConfig config, Clock clock, ReceiptSigning receipts, SettingsCache settings) {
@@ -306,7 +309,9 @@ public class ConsumeService {
      * looks once. A look asks for as many partitions as the fetch has room for messages (each
      * ready partition has at least one), and the lease transaction shares the room among them
      * ({@code FetchTransaction#lease}), so a fetch over many shallow partitions takes one look and
-     * one transaction, not one per few partitions.
+     * one transaction, not one per few partitions. A fetch that carries the acks of a full batch
+     * may first lease from the acked partitions alone, without a look ({@link ReadyLooks}); when
+     * they fill it, that is all it does.
      */
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f, PendingAck ack) {
         String subscriber = identity.subscriberName().value();
@@ -314,6 +319,16 @@ public class ConsumeService {
         Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
         List<Delivery> leased = new ArrayList<>();
         FetchBudget budget = FetchBudget.of(f.maxMessages(), f.maxBytes());
+        if (ack != null && ack.due() && ReadyLooks.maySkip(looks.get(scope), clock.instant(),
+                config.fetch().readyLookInterval(), ack.targets.size(), f.maxMessages())) {
+            // The acked partitions first, without asking which are ready; the fairness cursor stays.
+            budget = leaseUnclaimed(scope, f, subscriber, busy, List.of(), budget, leased, ack);
+            boolean filled = budget.spent();
+            looks.computeIfPresent(scope, (k, l) -> ReadyLooks.skipped(l, filled));
+            if (filled) {
+                return handOut(scope, leased);
+            }
+        }
         String after = cursor;
         String upTo = null; // no upper bound until the look wraps around to the start
         boolean leftOut = false; // whether a look stopped at its LIMIT: ready partitions may be unseen
@@ -321,6 +336,7 @@ public class ConsumeService {
             int ask = budget.messagesLeft();
             // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
             int asked = ask + busy.size();
+            looks.put(scope, ReadyLooks.looked(clock.instant()));
             List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
             budget = leaseUnclaimed(scope, f, subscriber, busy, ready, budget, leased, ack);
             leftOut |= ready.size() >= asked;
@@ -474,6 +490,11 @@ public class ConsumeService {
             // one look, instead of after a cursor and then wrapping around in a second.
             cursors.remove(scope);
         }
+        return handOut(scope, leased);
+    }
+
+    /** The deliveries as the client gets them, with their receipts; counted in the metrics. */
+    private List<Delivered> handOut(GroupScope scope, List<Delivery> leased) {
         List<Delivered> out = new ArrayList<>(leased.size());
         int redelivered = 0;
         for (Delivery d : leased) {
@@ -490,12 +511,13 @@ public class ConsumeService {
     /**
      * Forgets what this process keeps in memory about a consumer group it no longer serves (the
      * scheduler dropped it after {@code mq.interest-timeout} without a fetch): its fairness cursor,
-     * its last empty look and timer re-check, and its map of claimed partitions when no fetch is
+     * its ready-partition looks, its last empty look and timer re-check, and its map of claimed partitions when no fetch is
      * using it. A fetch of the group later starts afresh, as a first fetch does; without this, a
      * long-running process would keep an entry for every group that ever fetched here.
      */
     public void forget(GroupScope scope) {
         cursors.remove(scope);
+        looks.remove(scope);
         emptyLooks.remove(scope);
         lastRecheck.remove(scope);
         // A fetch running now holds the map; it stays until that fetch's claims are gone.
@@ -503,11 +525,12 @@ public class ConsumeService {
     }
 
     /**
-     * How many consumer groups this process keeps fetch state for (cursors, empty looks,
+     * How many consumer groups this process keeps fetch state for (cursors, looks, empty looks,
      * re-checks, claims; a group counted once). For tests and diagnostics.
      */
     public int groupsWithFetchState() {
         java.util.Set<GroupScope> groups = new java.util.HashSet<>(cursors.keySet());
+        groups.addAll(looks.keySet());
         groups.addAll(emptyLooks.keySet());
         groups.addAll(lastRecheck.keySet());
         groups.addAll(claimed.keySet());
@@ -516,7 +539,8 @@ public class ConsumeService {
 
     /** Whether this process keeps fetch state for the group (see {@link #groupsWithFetchState}). */
     public boolean hasFetchState(GroupScope scope) {
-        return cursors.containsKey(scope) || emptyLooks.containsKey(scope) || lastRecheck.containsKey(scope)
+        return cursors.containsKey(scope) || looks.containsKey(scope) || emptyLooks.containsKey(scope)
+                || lastRecheck.containsKey(scope)
                 || claimed.containsKey(scope);
     }
 
