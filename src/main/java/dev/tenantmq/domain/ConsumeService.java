@@ -319,12 +319,14 @@ public class ConsumeService {
         Map<String, Boolean> busy = claimed.computeIfAbsent(scope, k -> new ConcurrentHashMap<>());
         List<Delivery> leased = new ArrayList<>();
         FetchBudget budget = FetchBudget.of(f.maxMessages(), f.maxBytes());
-        if (ack != null && ack.due() && ReadyLooks.maySkip(looks.get(scope), clock.instant(),
-                config.fetch().readyLookInterval(), ack.targets.size(), f.maxMessages())) {
+        Duration lookInterval = config.fetch().readyLookInterval();
+        if (ack != null && ack.due() && ReadyLooks.maySkip(looks.get(scope), clock.instant(), lookInterval,
+                ack.targets.size(), f.maxMessages())) {
             // The acked partitions first, without asking which are ready; the fairness cursor stays.
             budget = leaseUnclaimed(scope, f, subscriber, busy, List.of(), budget, leased, ack);
             boolean filled = budget.spent();
-            looks.computeIfPresent(scope, (k, l) -> ReadyLooks.skipped(l, filled));
+            Instant now = clock.instant();
+            looks.computeIfPresent(scope, (k, l) -> ReadyLooks.skipped(l, now, lookInterval, filled));
             if (filled) {
                 return handOut(scope, leased);
             }
@@ -336,7 +338,8 @@ public class ConsumeService {
             int ask = budget.messagesLeft();
             // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
             int asked = ask + busy.size();
-            looks.put(scope, ReadyLooks.looked(clock.instant()));
+            Instant lookedAt = clock.instant();
+            looks.compute(scope, (k, l) -> ReadyLooks.looked(l, lookedAt));
             List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
             budget = leaseUnclaimed(scope, f, subscriber, busy, ready, budget, leased, ack);
             leftOut |= ready.size() >= asked;
