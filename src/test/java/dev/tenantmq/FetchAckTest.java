@@ -296,7 +296,9 @@ class FetchAckTest {
     /**
      * The ack of every receipt of a batch moves the committed offset without reading the batch's
      * messages (docs/architecture.md, "Delivery batches"), unless one of them was deleted since
-     * the fetch: then the deleted message's receipt is still INVALID, whichever message it was.
+     * the fetch: then the ack reads the messages, and the deleted message's receipt answers as
+     * before: INVALID while it lies above the committed offset (here the batch's last message; a
+     * deleted message before others of the batch is passed by the offset: ALREADY_ACKED).
      */
     @Test
     void an_ack_of_a_whole_batch_one_of_whose_messages_was_deleted_says_invalid_for_that_one() {

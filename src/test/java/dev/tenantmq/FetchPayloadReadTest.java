@@ -107,6 +107,39 @@ class FetchPayloadReadTest {
                 + " payloads of " + small + " bytes, for a fetch of 100 over 11 deep partitions");
     }
 
+    /**
+     * Partitions that read no slack still hand out the fetch's whole budget when a deep one has
+     * enough: a partition whose scan ended at its newest message is not scanned again, and the
+     * rounds that share the budget shallow partitions leave read the slack. Six partitions of 25,
+     * 23, 200, 1, 7 and 17 messages, a fetch of 100: f holds exactly its share of 17.
+     */
+    @Test
+    void a_fetch_over_shallow_partitions_and_a_deep_one_hands_out_its_whole_budget() {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        List<String> keys = List.of("a", "b", "c", "d", "e", "f");
+        List<Map<String, Object>> warm = new ArrayList<>();
+        keys.forEach(k -> warm.add(msg(k, "warm-" + k, 0)));
+        publishOk(tenant, topic, warm);
+        List<Delivered> warmed = new ArrayList<>();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> {
+            warmed.addAll(fetchOk(tenant, topic, group, upTo(100).waitSeconds(1)));
+            return warmed.size() >= keys.size();
+        });
+        assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, Delivered.receipts(warmed)).stream().distinct().toList());
+        int[] depth = {25, 23, 200, 1, 7, 17};
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            for (int j = 0; j < depth[i]; j++) {
+                batch.add(msg(keys.get(i), keys.get(i) + "-" + j, j));
+            }
+        }
+        publishOk(tenant, topic, batch);
+
+        assertEquals(100, fetchOk(tenant, topic, group, upTo(100).waitSeconds(0)).size());
+    }
+
     private long bytesSent() throws Exception {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SHOW GLOBAL STATUS LIKE 'Bytes_sent'")) {

@@ -51,6 +51,9 @@ class LeaseFencingTest {
     private final String group = TestIds.group();
 
     @Inject
+    dev.tenantmq.domain.ReceiptSigning signing;
+
+    @Inject
     AgroalDataSource dataSource;
 
     @ParameterizedTest
@@ -66,7 +69,7 @@ class LeaseFencingTest {
         assertEquals(new Lease("other-subscriber", epoch + 1, true), lease());
 
         DeliveryRow before = deliveryRow(offset);
-        assertEquals(new DeliveryRow("INFLIGHT", 1, 1, epoch, before.visibleAt(), true), before,
+        assertEquals(new DeliveryRow("INFLIGHT", 1, deliveryNumber(delivered), epoch, before.visibleAt(), true), before,
                 "the delivery is in flight, first attempt, visibility still running: only the lease moved");
         assertEquals(List.of("STALE"), settle(call, delivered.receipt()));
         assertEquals(before.withVisibilityRunning(), deliveryRow(offset).withVisibilityRunning(),
@@ -88,7 +91,7 @@ class LeaseFencingTest {
                 .pollInterval(Duration.ofMillis(100)).until(() -> new Lease(ME, epoch + 1, true).equals(lease()));
 
         DeliveryRow before = deliveryRow(offset);
-        assertEquals(new DeliveryRow("INFLIGHT", 1, 1, epoch, before.visibleAt(), true), before,
+        assertEquals(new DeliveryRow("INFLIGHT", 1, deliveryNumber(delivered), epoch, before.visibleAt(), true), before,
                 "the delivery is in flight, first attempt, visibility still running: only the lease epoch changed");
         assertEquals(List.of("STALE"), settle(call, delivered.receipt()));
         assertEquals(before.withVisibilityRunning(), deliveryRow(offset).withVisibilityRunning(),
@@ -128,7 +131,7 @@ class LeaseFencingTest {
      * A delivery state row; {@code visibilityRunning} is {@code visible_at > UTC_TIMESTAMP(6)}
      * at the time of reading.
      */
-    private record DeliveryRow(String state, int attempt, int deliveryCount, long leaseEpoch, String visibleAt,
+    private record DeliveryRow(String state, int attempt, long deliveryCount, long leaseEpoch, String visibleAt,
                                boolean visibilityRunning) {
         DeliveryRow withVisibilityRunning() {
             assertTrue(visibilityRunning, "the visibility timeout of " + this + " is still running");
@@ -148,11 +151,16 @@ class LeaseFencingTest {
         }
     }
 
+    /** The delivery number a receipt carries: the partition's hand-out that delivered it. */
+    private long deliveryNumber(Delivered delivered) {
+        return signing.decode(delivered.receipt()).orElseThrow().delivery();
+    }
+
     private DeliveryRow deliveryRow(long offset) throws SQLException {
         DeliveryStates.State st = DeliveryStates.of(dataSource, tenant, group, topic, "p", offset)
                 .orElseThrow(() -> new AssertionError("message " + offset + " has a delivery state"));
         assertNotNull(st.visibleAt());
-        return new DeliveryRow(st.state(), st.attempt(), (int) st.delivery(), st.leaseEpoch(), st.visibleAt(),
+        return new DeliveryRow(st.state(), st.attempt(), st.delivery(), st.leaseEpoch(), st.visibleAt(),
                 st.visibilityRunning());
     }
 

@@ -635,6 +635,24 @@ public class AdminStore {
         Db.list(c, lock.sql(), lock, rs -> rs.getString("consumer_group"));
     }
 
+    /**
+     * Deletes one message whose row the caller's transaction holds locked, as an admin delete
+     * does: under the lease rows of the partition's consumer groups, with every group's delivery
+     * state of it, and then walks their committed offsets over what follows it, forgetting the size
+     * of their open batches ({@link CommittedOffsets#walkAfterDelete}). For a dead letter that
+     * replaces a row of the dead-letter topic ({@link MessageStore#appendDeadLetter}). The lease
+     * rows are locked after the message row here, the other way round from an admin delete of the
+     * same row: the two can deadlock, and the database's deadlock retry ({@code Db}) runs the loser
+     * again.
+     */
+    static void deleteLockedMessage(Connection c, String tenant, String topic, String partitionKey, long offset)
+            throws SQLException {
+        List<String> groups = partitionGroups(c, tenant, topic, partitionKey);
+        lockLeases(c, tenant, topic, partitionKey, groups);
+        deleteMessage(c, tenant, topic, partitionKey, offset, groups);
+        CommittedOffsets.walkAfterDelete(c, tenant, topic, groups, Set.of(partitionKey));
+    }
+
     private static void deleteMessage(Connection c, String tenant, String topic, String partitionKey, long offset,
                                       List<String> groups) throws SQLException {
         if (!groups.isEmpty()) {

@@ -352,7 +352,8 @@ final class ConsumerSql {
      * backlog"). Read after the lease row locks, which every writer of these rows takes first.
      */
     static final String SELECT_CURSORS = StateSql.render("""
-            SELECT o.partition_key, o.committed_offset, o.delivered_offset, o.batch_messages, o.delivery_epoch,
+            SELECT o.partition_key, o.committed_offset, o.delivered_offset,
+                   IF(o.batch_seq = o.delivery_seq, o.batch_messages, 0) AS batch_messages, o.delivery_epoch,
                    o.delivery_seq, o.visible_at, o.visible_at > UTC_TIMESTAMP(6) AND %s AS batch_invisible,
                    EXISTS (SELECT 1 FROM queue_delivery_state r
                            WHERE r.tenant = o.tenant AND r.consumer_group = o.consumer_group AND r.topic = o.topic
@@ -396,7 +397,8 @@ final class ConsumerSql {
      * @param committed every message at or below it is finished
      * @param delivered end of the open batch; the batch is open when above {@code committed}
      * @param batchMessages how many messages the open batch handed out for the first time, or 0
-     *     when unknown (migration V9): only then must an ack of the whole batch read its messages
+     *     when unknown (migration V9: counted for another batch, or a message of it deleted since):
+     *     only then must an ack of the whole batch read its messages
      * @param batchEpoch lease epoch of the batch
      * @param seq delivery number of the partition's last hand-out
      * @param batchVisibleAt the batch's visibility deadline (database clock) as the database prints
@@ -608,8 +610,8 @@ final class ConsumerSql {
      */
     static final String OPEN_BATCHES = ("""
             UPDATE queue_offsets
-            SET delivered_offset = %1$s, batch_messages = %1$s, delivery_epoch = %1$s, delivery_seq = %1$s,
-                visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+            SET delivered_offset = %1$s, batch_messages = %1$s, batch_seq = %1$s, delivery_epoch = %1$s,
+                delivery_seq = %1$s, visible_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
             WHERE tenant = ? AND topic = ? AND consumer_group = ? AND partition_key IN (%%s)
               AND delivery_seq = %1$s""").formatted(PER_PARTITION);
 
@@ -624,7 +626,7 @@ final class ConsumerSql {
         @Override
         public String sql() {
             String p = Db.placeholders(batches.size());
-            return OPEN_BATCHES.formatted(p, p, p, p, p, p, p, p, p, p, p);
+            return OPEN_BATCHES.formatted(p, p, p, p, p, p, p, p, p, p, p, p, p);
         }
 
         @Override
@@ -633,6 +635,7 @@ final class ConsumerSql {
             return Bind.list(Bind.each("partition_key", keys),
                     Bind.each("delivered_offset", batches.stream().map(OpenBatch::deliveredOffset).toList()),
                     Bind.each("partition_key", keys), Bind.each("batch_messages", batches.stream().map(OpenBatch::messages).toList()),
+                    Bind.each("partition_key", keys), Bind.each("batch_seq", batches.stream().map(OpenBatch::seq).toList()),
                     Bind.each("partition_key", keys), Bind.each("delivery_epoch", batches.stream().map(OpenBatch::epoch).toList()),
                     Bind.each("partition_key", keys), Bind.each("delivery_seq", batches.stream().map(OpenBatch::seq).toList()),
                     Bind.of("micros", visibilityMicros), // SET
@@ -1077,6 +1080,7 @@ final class ConsumerSql {
                 updated_at = IF(FIELD(partition_key, %%s) > 0, UTC_TIMESTAMP(6), updated_at),
                 delivered_offset = IFNULL(%1$s, delivered_offset),
                 batch_messages = IFNULL(%1$s, batch_messages),
+                batch_seq = IFNULL(%1$s, batch_seq),
                 delivery_epoch = IFNULL(%1$s, delivery_epoch),
                 delivery_seq = IFNULL(%1$s, delivery_seq),
                 visible_at = IF(FIELD(partition_key, %%s) > 0, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, visible_at)
@@ -1094,7 +1098,7 @@ final class ConsumerSql {
         public String sql() {
             String m = Db.placeholders(moves.size());
             String b = Db.placeholders(batches.size());
-            return ADVANCE_AND_OPEN.formatted(m, m, m, b, b, b, b, b, b, b, b, b, m, b, m, m, b, b);
+            return ADVANCE_AND_OPEN.formatted(m, m, m, b, b, b, b, b, b, b, b, b, b, b, m, b, m, m, b, b);
         }
 
         @Override
@@ -1108,6 +1112,7 @@ final class ConsumerSql {
                     Bind.each("delivered_offset", batches.stream().map(OpenBatch::deliveredOffset).toList()),
                     Bind.each("partition_key", opened),
                     Bind.each("batch_messages", batches.stream().map(OpenBatch::messages).toList()),
+                    Bind.each("partition_key", opened), Bind.each("batch_seq", batches.stream().map(OpenBatch::seq).toList()),
                     Bind.each("partition_key", opened), Bind.each("delivery_epoch", batches.stream().map(OpenBatch::epoch).toList()),
                     Bind.each("partition_key", opened), Bind.each("delivery_seq", batches.stream().map(OpenBatch::seq).toList()),
                     Bind.each("partition_key", opened), Bind.of("micros", visibilityMicros), // SET

@@ -144,15 +144,18 @@ public class FetchTransaction {
     }
 
     /**
-     * Each lane's slack, in order: {@value #SCAN_SLACK} rows for a partition with a delivery row
-     * above its committed offset (the cursor tells), which the walk may pass without handing it
-     * out; none for the others, whose every row either goes out or stops the walk. The sweep,
-     * which walks for its dead letters only, reads the slack everywhere.
+     * Each lane's slack, in order. In a fetch's first scan: {@value #SCAN_SLACK} rows for a
+     * partition with a delivery row above its committed offset (the cursor tells), which the walk
+     * may pass without handing it out; none for the others, whose every row either goes out or
+     * stops the walk, so that deep partitions read their share and no more. In a next round, which
+     * runs only when shallow partitions left budget over, every lane gets the slack, so that the
+     * budget left is taken in few rounds. The sweep, which walks for its dead letters only, reads
+     * the slack everywhere.
      */
-    private static int[] slacks(Mode mode, List<Lane> lanes) {
+    private static int[] slacks(Mode mode, List<Lane> lanes, boolean firstScan) {
         int[] out = new int[lanes.size()];
         for (int i = 0; i < out.length; i++) {
-            out[i] = mode == Mode.SWEEP || lanes.get(i).cur.rowsAbove() ? SCAN_SLACK : 0;
+            out[i] = mode == Mode.SWEEP || !firstScan || lanes.get(i).cur.rowsAbove() ? SCAN_SLACK : 0;
         }
         return out;
     }
@@ -220,13 +223,17 @@ public class FetchTransaction {
             this.lastScanned = cur.committed();
         }
 
-        /** Queues scanned rows above the committed offset; {@code limit} is the scan's LIMIT. */
+        /**
+         * Queues scanned rows above the committed offset; {@code limit} is the scan's LIMIT. A scan
+         * that reached its LIMIT may have more after it, unless its last row is the partition's
+         * newest ({@link Cursor#head}): then a next round would scan it for nothing.
+         */
         void scanned(List<Scanned> rows, int limit) {
             queued.addAll(rows);
             if (!rows.isEmpty()) {
                 lastScanned = rows.get(rows.size() - 1).offset();
             }
-            cut = rows.size() >= limit;
+            cut = rows.size() >= limit && (cur.head() <= 0 || lastScanned < cur.head());
         }
 
         /** Offers the queued rows until the walk stops; then decides whether the lane is done. */
@@ -323,7 +330,7 @@ public class FetchTransaction {
         long requeuedCap = payloadCap(mode, meter, (long) requeuedLanes.size() * requeuedLimit);
         Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, requeuedLanes.stream()
                 .map(l -> new ScanRequeued(requeuedCap, s, l.cur.key(), l.cur.committed(), requeuedLimit)).toList());
-        long cap = payloadCap(mode, meter, limit(lanes, PartitionWalk.scanLimits(budget, slacks(mode, lanes))));
+        long cap = payloadCap(mode, meter, limit(lanes, PartitionWalk.scanLimits(budget, slacks(mode, lanes, true))));
         Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, lanes.stream()
                 .map(l -> new ScanPartition(cap, s, l.cur.key(), l.cur.committed(), l.limit)).toList());
         int delivered = 0;
@@ -351,7 +358,7 @@ public class FetchTransaction {
             int moreShare = PartitionWalk.share(budget - delivered, more.size());
             List<Lane> rescanned = more.stream().filter(l -> l.queued.isEmpty()).toList();
             long moreCap = payloadCap(mode, meter,
-                    limit(rescanned, PartitionWalk.scanLimits(budget - delivered, slacks(mode, rescanned))));
+                    limit(rescanned, PartitionWalk.scanLimits(budget - delivered, slacks(mode, rescanned, false))));
             Map<String, List<Scanned>> next = ConsumerStatements.scanPartitions(c, rescanned.stream()
                     .map(l -> new ScanPartition(moreCap, s, l.cur.key(), l.lastScanned, l.limit)).toList());
             for (Lane lane : more) {

@@ -427,14 +427,20 @@ public class LeaseStore {
     }
 
     /** One VALUES row of {@link #ENSURE_OFFSET_ROW}; binds: {@link EnsureOffsetRow}. */
-    private static final String OFFSET_VALUES = "(?, ?, ?, ?, 0, UTC_TIMESTAMP(6))";
+    private static final String OFFSET_VALUES =
+            "(?, ?, ?, ?, 0, TIMESTAMPDIFF(MICROSECOND, '1970-01-01', UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6))";
 
     /**
-     * Starting point of a new partition for the group: nothing committed. {@link #ensureOffsetRows}
-     * repeats the VALUES row, one per partition.
+     * Starting point of a new partition for the group: nothing committed, and hand-outs numbered
+     * from the database clock in microseconds ({@code delivery_seq}, which receipts carry), not
+     * from 0: a group or topic deleted and created again must not hand out the delivery numbers
+     * of its earlier self, whose receipts would otherwise settle the new deliveries (an earlier
+     * self made fewer hand-outs than microseconds passed before this row was created). The
+     * {@link #ensureOffsetRows} repeats the VALUES row, one per partition.
      */
     static final String ENSURE_OFFSET_ROW = """
-            INSERT INTO queue_offsets (tenant, topic, partition_key, consumer_group, committed_offset, updated_at)
+            INSERT INTO queue_offsets
+              (tenant, topic, partition_key, consumer_group, committed_offset, delivery_seq, updated_at)
             VALUES """ + OFFSET_VALUES + """
 
             ON DUPLICATE KEY UPDATE committed_offset = committed_offset""";

@@ -208,11 +208,9 @@ public class MessageStore {
             // The id is taken by a row that is not a dead letter of this message: published there
             // directly, or the dead letter of an earlier message with this id that was deleted. The
             // new dead letter supersedes it, at a new offset so that consumers of the dead-letter
-            // topic see it; the old row goes, as an admin delete would remove it.
-            DeleteMessageAt delete = new DeleteMessageAt(d.tenant(), d.dlqTopic(), d.partitionKey(), existing);
-            if (Db.update(c, delete.sql(), delete) != 1) {
-                throw new SQLException("delete of a locked dead-letter row changed no row");
-            }
+            // topic see it; the old row goes as an admin delete removes it, with its delivery state,
+            // and the dead-letter topic's groups walk past it (a receipt of it is then INVALID).
+            AdminStore.deleteLockedMessage(c, d.tenant(), d.dlqTopic(), d.partitionKey(), existing);
         }
         PublishTransaction.lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())));
         String metadata = DeadLetterMetadata.of(d.metadataJson(), d.originalTopic(), d.originalOffset(), d.consumerGroup(),
