@@ -320,8 +320,10 @@ public class ConsumeService {
         List<Delivery> leased = new ArrayList<>();
         FetchBudget budget = FetchBudget.of(f.maxMessages(), f.maxBytes());
         Duration lookInterval = config.fetch().readyLookInterval();
-        if (ack != null && ack.due() && ReadyLooks.maySkip(looks.get(scope), clock.instant(), lookInterval,
-                ack.targets.size(), f.maxMessages())) {
+        // Only while the group's ready partitions fit in a fetch (no fairness cursor kept): when a
+        // look leaves some out, each fetch's look moves the cursor on to them, and a skip would not.
+        if (ack != null && ack.due() && cursor.isEmpty() && ReadyLooks.maySkip(looks.get(scope), clock.instant(),
+                lookInterval, ack.targets.size(), f.maxMessages())) {
             // The acked partitions first, without asking which are ready; the fairness cursor stays.
             budget = leaseUnclaimed(scope, f, subscriber, busy, List.of(), budget, leased, ack);
             boolean filled = budget.spent();

@@ -252,28 +252,29 @@ public final class PartitionWalk {
     }
 
     /**
-     * The LIMIT of each partition's scan in one statement, in walk order: the first ones get their
-     * {@link #share} plus their slack, as long as the limits before them add up to less than the
-     * budget; the rest get their share alone. The walk fills the budget from the first partitions
-     * (up to their limits), so with deep partitions the budget is spent before the later ones are
-     * walked, and their slack would be rows read, and payloads sent, for nothing; a shallow
-     * partition returns what it has whatever its limit, and the budget it leaves goes to the
-     * others in a next round. With no budget (a sweep, which delivers nothing and walks every
-     * partition) each partition gets its slack.
+     * The LIMIT of each partition's scan in one statement over {@code partitions} partitions, in
+     * walk order: the first ones get their {@link #share} plus {@code slack} rows, as long as the
+     * limits before them add up to less than the budget; the rest get their share alone. The walk
+     * fills the budget from the first partitions (up to their limits), so with deep partitions
+     * the budget is spent before the later ones are walked, and their slack would be rows read,
+     * and payloads sent, for nothing; a shallow partition returns what it has whatever its limit,
+     * and the budget it leaves goes to the others in a next round. The slack of the first
+     * partitions matters even where no row is to be passed: over deep partitions, the first ones
+     * take the whole budget, so a fetch holds few partitions (its batches, its ack's lease locks
+     * and offsets rows) and the group's concurrent fetches find the others ready. With no budget (a sweep, which
+     * delivers nothing and walks every partition) each partition gets {@code slack}.
      *
      * @param budget messages the fetch may still hand out
-     * @param slacks per partition, in walk order, the rows to read beyond the share for rows the
-     *     walk passes without handing them out (acknowledged above the committed offset, dead
-     *     letters): 0 for a partition with no delivery row above its committed offset, whose
-     *     every row is one to hand out (or one that stops the walk)
-     * @return one limit per partition; at least 1 each when the budget or the slack is positive
+     * @param slack rows read beyond the share, for rows the walk skips (acknowledged above the
+     *              committed offset, for example)
+     * @return one limit per partition, each at least 1 when {@code slack} is positive
      */
-    public static int[] scanLimits(int budget, int[] slacks) {
-        int[] limits = new int[slacks.length];
-        int share = share(budget, slacks.length);
+    public static int[] scanLimits(int budget, int partitions, int slack) {
+        int[] limits = new int[partitions];
+        int share = share(budget, partitions);
         long before = 0;
-        for (int i = 0; i < slacks.length; i++) {
-            limits[i] = budget <= 0 || before < budget ? share + slacks[i] : share;
+        for (int i = 0; i < partitions; i++) {
+            limits[i] = budget <= 0 || before < budget ? share + slack : share;
             before += limits[i];
         }
         return limits;

@@ -367,9 +367,6 @@ final class ConsumerSql {
                            WHERE b.tenant = o.tenant AND b.consumer_group = o.consumer_group AND b.topic = o.topic
                              AND b.partition_key = o.partition_key AND b.message_offset > o.committed_offset
                              AND b.message_offset <= o.delivered_offset) AS rows_in_batch,
-                   EXISTS (SELECT 1 FROM queue_delivery_state a
-                           WHERE a.tenant = o.tenant AND a.consumer_group = o.consumer_group AND a.topic = o.topic
-                             AND a.partition_key = o.partition_key AND a.message_offset > o.committed_offset) AS rows_above,
                    IFNULL((SELECT h.head_offset FROM queue_partition_heads h
                            WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key),
                           0) AS head_offset
@@ -410,20 +407,18 @@ final class ConsumerSql {
      * @param requeued whether a requeued message waits at or below {@code committed}
      * @param finishedRows delivery rows above {@code committed} that are finished (acked, dead)
      * @param rowsInBatch whether a message of the open batch has a delivery row (handed out again)
-     * @param rowsAbove whether any message above {@code committed} has a delivery row: only then
-     *     can a fetch's walk pass a row without handing it out (a scan's slack, {@code FetchTransaction})
      * @param head the newest offset given to a message of the partition
      *     ({@code queue_partition_heads.head_offset}; 0 without a head row): nothing is stored above it
      */
     record Cursor(String key, long committed, long delivered, int batchMessages, long batchEpoch, long seq,
                   String batchVisibleAt, boolean batchInvisible, boolean requeued, int finishedRows,
-                  boolean rowsInBatch, boolean rowsAbove, long head) {
+                  boolean rowsInBatch, long head) {
         /** Maps a row of {@link #SELECT_CURSORS}. */
         static final Db.RowMapper<Cursor> ROW = rs -> new Cursor(rs.getString("partition_key"),
                 rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getInt("batch_messages"),
                 rs.getLong("delivery_epoch"),
                 rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
-                rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"), rs.getBoolean("rows_above"),
+                rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"),
                 rs.getLong("head_offset"));
 
         /** The batch's state: open while {@code delivered_offset} is above {@code committed_offset}. */
@@ -438,7 +433,7 @@ final class ConsumerSql {
         /** After materializing: the batch is closed, and every message it held has a delivery row. */
         Cursor closed() {
             return new Cursor(key, committed, committed, 0, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
-                    finishedRows, false, rowsAbove || batchOpen(), head);
+                    finishedRows, false, head);
         }
 
         /**
@@ -452,7 +447,7 @@ final class ConsumerSql {
 
         Cursor committedAt(long offset) {
             return new Cursor(key, offset, delivered, batchMessages, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
-                    finishedRows, rowsInBatch, rowsAbove, head);
+                    finishedRows, rowsInBatch, head);
         }
     }
 

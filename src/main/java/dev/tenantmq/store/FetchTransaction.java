@@ -36,9 +36,10 @@ import java.util.TreeSet;
 @ApplicationScoped
 public class FetchTransaction {
     /**
-     * Extra rows a scan of a partition with delivery rows above its committed offset reads beyond
-     * its share: the walk passes acknowledged-but-uncommitted rows and dead letters without
-     * handing them out ({@link #slacks}).
+     * Extra rows the first partitions of a scan read beyond their share
+     * ({@link PartitionWalk#scanLimits}): a deep first partition takes what its shallow followers
+     * leave, so that a fetch holds few partitions, and the walk passes acknowledged-but-uncommitted
+     * rows and dead letters without handing them out.
      */
     private static final int SCAN_SLACK = 16;
     /** Most partitions one sweep takes; the next tick takes the rest. */
@@ -144,23 +145,6 @@ public class FetchTransaction {
     }
 
     /**
-     * Each lane's slack, in order. In a fetch's first scan: {@value #SCAN_SLACK} rows for a
-     * partition with a delivery row above its committed offset (the cursor tells), which the walk
-     * may pass without handing it out; none for the others, whose every row either goes out or
-     * stops the walk, so that deep partitions read their share and no more. In a next round, which
-     * runs only when shallow partitions left budget over, every lane gets the slack, so that the
-     * budget left is taken in few rounds. The sweep, which walks for its dead letters only, reads
-     * the slack everywhere.
-     */
-    private static int[] slacks(Mode mode, List<Lane> lanes, boolean firstScan) {
-        int[] out = new int[lanes.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = mode == Mode.SWEEP || !firstScan || lanes.get(i).cur.rowsAbove() ? SCAN_SLACK : 0;
-        }
-        return out;
-    }
-
-    /**
      * Reads, in one statement, the payloads the scans left out (above their cap) of the messages
      * the walks hand out or dead-letter; nothing when there is none.
      */
@@ -262,8 +246,7 @@ public class FetchTransaction {
      *
      * <p>A fetch reads every given partition in one scan statement, each partition up to its
      * share of the budget ({@link PartitionWalk#share}), and the first of them, those that can
-     * fill the budget, {@value #SCAN_SLACK} rows more where delivery rows may be passed
-     * ({@link PartitionWalk#scanLimits}, {@link #slacks}); when
+     * fill the budget, {@value #SCAN_SLACK} rows more ({@link PartitionWalk#scanLimits}); when
      * shallow partitions leave budget over, a next round (at most {@value #MAX_MORE_ROUNDS})
      * shares it among the partitions that had more, again in one statement. So a fetch over many
      * partitions takes a constant number of statements, and a deep partition among them reads
@@ -330,7 +313,7 @@ public class FetchTransaction {
         long requeuedCap = payloadCap(mode, meter, (long) requeuedLanes.size() * requeuedLimit);
         Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, requeuedLanes.stream()
                 .map(l -> new ScanRequeued(requeuedCap, s, l.cur.key(), l.cur.committed(), requeuedLimit)).toList());
-        long cap = payloadCap(mode, meter, limit(lanes, PartitionWalk.scanLimits(budget, slacks(mode, lanes, true))));
+        long cap = payloadCap(mode, meter, limit(lanes, PartitionWalk.scanLimits(budget, lanes.size(), SCAN_SLACK)));
         Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, lanes.stream()
                 .map(l -> new ScanPartition(cap, s, l.cur.key(), l.cur.committed(), l.limit)).toList());
         int delivered = 0;
@@ -358,7 +341,7 @@ public class FetchTransaction {
             int moreShare = PartitionWalk.share(budget - delivered, more.size());
             List<Lane> rescanned = more.stream().filter(l -> l.queued.isEmpty()).toList();
             long moreCap = payloadCap(mode, meter,
-                    limit(rescanned, PartitionWalk.scanLimits(budget - delivered, slacks(mode, rescanned, false))));
+                    limit(rescanned, PartitionWalk.scanLimits(budget - delivered, rescanned.size(), SCAN_SLACK)));
             Map<String, List<Scanned>> next = ConsumerStatements.scanPartitions(c, rescanned.stream()
                     .map(l -> new ScanPartition(moreCap, s, l.cur.key(), l.lastScanned, l.limit)).toList());
             for (Lane lane : more) {

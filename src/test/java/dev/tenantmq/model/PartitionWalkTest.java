@@ -176,32 +176,17 @@ class PartitionWalkTest {
         // 100 over 12 partitions: a share of 9; the first four reach 100 rows, so the budget can
         // be filled from them, and the other eight read their share alone.
         assertArrayEquals(new int[] {25, 25, 25, 25, 9, 9, 9, 9, 9, 9, 9, 9},
-                PartitionWalk.scanLimits(100, slack(12, 16)));
-        int[] limits = PartitionWalk.scanLimits(100, slack(30, 16));
+                PartitionWalk.scanLimits(100, 12, 16));
+        int[] limits = PartitionWalk.scanLimits(100, 30, 16);
         assertTrue(IntStream.of(limits).sum() >= 100, "the limits together still hold the budget");
-        assertArrayEquals(new int[] {116}, PartitionWalk.scanLimits(100, slack(1, 16)));
-        assertArrayEquals(new int[] {17, 1, 1, 1, 1}, PartitionWalk.scanLimits(5, slack(5, 16)),
+        assertArrayEquals(new int[] {116}, PartitionWalk.scanLimits(100, 1, 16));
+        assertArrayEquals(new int[] {17, 1, 1, 1, 1}, PartitionWalk.scanLimits(5, 5, 16),
                 "a small budget: slack for the first partition, a row for the rest");
     }
 
     @Test
     void a_sweep_reads_the_slack_of_every_partition() {
-        assertArrayEquals(new int[] {16, 16, 16}, PartitionWalk.scanLimits(0, slack(3, 16)));
-    }
-
-    @Test
-    void a_partition_with_no_delivery_row_above_its_committed_offset_reads_its_share_alone() {
-        // Every row it reads is one to hand out: slack would be rows read, and payloads sent, for nothing.
-        assertArrayEquals(new int[] {25, 25, 25, 25}, PartitionWalk.scanLimits(100, slack(4, 0)));
-        assertArrayEquals(new int[] {25, 41, 25, 25}, PartitionWalk.scanLimits(100, new int[] {0, 16, 0, 0}),
-                "only the partition with rows to pass reads beyond its share");
-    }
-
-    /** The same slack for each of {@code partitions} partitions. */
-    private static int[] slack(int partitions, int rows) {
-        int[] out = new int[partitions];
-        java.util.Arrays.fill(out, rows);
-        return out;
+        assertArrayEquals(new int[] {16, 16, 16}, PartitionWalk.scanLimits(0, 3, 16));
     }
 
     @Test
