@@ -261,8 +261,9 @@ public final class PartitionWalk {
      * and the budget it leaves goes to the others in a next round. The slack of the first
      * partitions matters even where no row is to be passed: over deep partitions, the first ones
      * take the whole budget, so a fetch holds few partitions (its batches, its ack's lease locks
-     * and offsets rows) and the group's concurrent fetches find the others ready. With no budget (a sweep, which
-     * delivers nothing and walks every partition) each partition gets {@code slack}.
+     * and offsets rows) and the group's concurrent fetches find the others ready. With no budget
+     * (a sweep, which delivers nothing and walks every partition) each partition gets
+     * {@code slack}.
      *
      * @param budget messages the fetch may still hand out
      * @param slack rows read beyond the share, for rows the walk skips (acknowledged above the

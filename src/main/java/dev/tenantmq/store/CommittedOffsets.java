@@ -68,8 +68,9 @@ final class CommittedOffsets {
      * nack's or an expiry's dead letter does not. Without it nothing would walk the partition
      * until a later ack, and its lag and oldest unacknowledged age would count messages already
      * acknowledged (docs/operations.md, "Retention"). It also forgets the size of their open
-     * batches, one of whose messages may be gone ({@link ConsumerSql#FORGET_BATCH_SIZES}). The caller's transaction holds the lease
-     * rows of these groups and partitions, locked before the delete, as every walk does.
+     * batches, one of whose messages may be gone ({@link ConsumerSql#FORGET_BATCH_SIZES}). The
+     * caller's transaction holds the lease rows of these groups and partitions, locked before the
+     * delete, as every walk does.
      *
      * @param groups the consumer groups of the topic (any order)
      * @param keys the partitions a message was deleted from
