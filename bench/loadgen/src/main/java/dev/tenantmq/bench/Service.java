@@ -11,7 +11,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** The packaged service (target/quarkus-app/quarkus-run.jar), started and stopped by the benchmark. */
 final class Service implements AutoCloseable {
@@ -77,16 +80,37 @@ final class Service implements AutoCloseable {
         throw new IllegalStateException("service not ready within " + timeout);
     }
 
-    /** The Prometheus text of /q/metrics (management port). */
+    /**
+     * One client for every metrics read, on HTTP/1.1 as {@link Mq}'s: a new default client per
+     * read (HTTP/2, so each request offered the h2c upgrade) once hung a full run for 15 minutes
+     * in {@code HttpClient.send} on an open, silent connection, its 30 s request time-out never
+     * firing (JDK 25.0.3, the 100,000-partition tick of the scale row, 2026-12-04).
+     */
+    private final HttpClient metricsHttp = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+
+    /**
+     * The Prometheus text of /q/metrics (management port). Each attempt is bounded by the
+     * caller's own wait, not only by the client's request time-out, and a stuck attempt is
+     * cancelled and tried again, up to three times.
+     */
     String metrics() throws IOException, InterruptedException {
-        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(management + "/q/metrics"))
-                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
-                throw new IOException("GET /q/metrics -> " + r.statusCode());
+        HttpRequest req = HttpRequest.newBuilder(URI.create(management + "/q/metrics")).timeout(Duration.ofSeconds(30)).build();
+        IOException last = null;
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            CompletableFuture<HttpResponse<String>> f = metricsHttp.sendAsync(req, HttpResponse.BodyHandlers.ofString());
+            try {
+                HttpResponse<String> r = f.get(35, TimeUnit.SECONDS);
+                if (r.statusCode() != 200) {
+                    throw new IOException("GET /q/metrics -> " + r.statusCode());
+                }
+                return r.body();
+            } catch (TimeoutException | ExecutionException e) {
+                f.cancel(true);
+                last = new IOException("GET /q/metrics, attempt " + attempt + ": " + e, e);
             }
-            return r.body();
         }
+        throw last;
     }
 
     long rssKb() {
@@ -103,6 +127,7 @@ final class Service implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        metricsHttp.shutdownNow();
         if (process.isAlive()) {
             process.destroy(); // SIGTERM: Quarkus shuts down gracefully
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
