@@ -757,6 +757,13 @@ public final class Bench {
         List<Map<String, Object>> runs = new ArrayList<>();
         boolean ok = true;
         Cpu cpu = new Cpu();
+        Path replayJfr = cfg.work.resolve("replay.jfr");
+        if (cfg.profile) {
+            Profiler.jcmd(cfg.jcmd, service.pid, "JFR.start", "name=replay", "settings=profile", "filename=" + replayJfr);
+            if (db.performanceSchema()) {
+                db.resetDigests();
+            }
+        }
         Map<String, Long> before = db.status();
         for (int i = 0; i < sizes.runs(); i++) {
             Map<String, Object> r = Replay.run(mq, events, runTag + i, 2, 500, 500);
@@ -767,6 +774,14 @@ public final class Bench {
             r.put("publish_msgs_per_s", Stats.round((double) r.get("publish_msgs_per_s")));
             ok &= (boolean) r.get("ok");
             runs.add(r);
+        }
+        Map<String, Object> replayProfile = null;
+        if (cfg.profile) {
+            Profiler.jcmd(cfg.jcmd, service.pid, "JFR.stop", "name=replay");
+            replayProfile = Profiler.summarize(replayJfr, 25);
+            if (db.performanceSchema()) {
+                replayProfile.put("db_top_statements", db.topDigests(cfg.dbName, 15));
+            }
         }
         Map<String, Object> mineR = Stats.figure(e2e);
         Map<String, Object> replayCpu = cpu.since();
@@ -782,6 +797,9 @@ public final class Bench {
         replay.put("duplicates", runs.stream().mapToLong(r -> (long) r.get("duplicates")).sum());
         replay.put("out_of_order", runs.stream().mapToLong(r -> (long) r.get("out_of_order")).sum());
         replay.put("runs", runs);
+        if (replayProfile != null) {
+            replay.put("profile", replayProfile);
+        }
         replay.put("params", params("file", cfg.replayFile.getFileName().toString(),
                 "events", events.size(), "limit", sizes.replayLimit() == 0 ? "whole file" : sizes.replayLimit(),
                 "publishers", 2, "publish_batch", 500, "consumers", "one per (tenant, topic)", "fetch_max", 500,
