@@ -656,26 +656,13 @@ public final class Bench {
         Map<String, Object> fillInfo = fillCpu.since();
         Stats.Latencies fetchLat = new Stats.Latencies(), ackLat = new Stats.Latencies();
         AtomicLong redelivered = new AtomicLong();
-        Path jfr = cfg.work.resolve("consume_ack.jfr");
-        if (cfg.profile) {
-            Profiler.jcmd(cfg.jcmd, service.pid, "JFR.start", "name=bench", "settings=profile", "filename=" + jfr);
-            if (db.performanceSchema()) {
-                db.resetDigests();
-            }
-        }
+        startProfile("consume_ack");
         Map<String, Object> mine = repeat("tenant-mq", i -> {
             Consumed c = consumeMq(TENANT, topics.get(i), "g", n, 4, 100, fetchLat, ackLat, true);
             redelivered.addAndGet(c.redelivered());
             return c.msgsPerSec();
         }, n, true);
-        Map<String, Object> profile = null;
-        if (cfg.profile) {
-            Profiler.jcmd(cfg.jcmd, service.pid, "JFR.stop", "name=bench");
-            profile = Profiler.summarize(jfr, 25);
-            if (db.performanceSchema()) {
-                profile.put("db_top_statements", db.topDigests(cfg.dbName, 15));
-            }
-        }
+        Map<String, Object> profile = stopProfile("consume_ack");
         mine.put("fetch_p99_ms", Stats.round(fetchLat.percentileMs(99)));
         mine.put("ack_p99_ms", "in fetch_p99_ms: each fetch carries the ack of the previous batch");
         mine.put("redelivered", redelivered.get());
@@ -757,13 +744,7 @@ public final class Bench {
         List<Map<String, Object>> runs = new ArrayList<>();
         boolean ok = true;
         Cpu cpu = new Cpu();
-        Path replayJfr = cfg.work.resolve("replay.jfr");
-        if (cfg.profile) {
-            Profiler.jcmd(cfg.jcmd, service.pid, "JFR.start", "name=replay", "settings=profile", "filename=" + replayJfr);
-            if (db.performanceSchema()) {
-                db.resetDigests();
-            }
-        }
+        startProfile("replay");
         Map<String, Long> before = db.status();
         for (int i = 0; i < sizes.runs(); i++) {
             Map<String, Object> r = Replay.run(mq, events, runTag + i, 2, 500, 500);
@@ -775,14 +756,7 @@ public final class Bench {
             ok &= (boolean) r.get("ok");
             runs.add(r);
         }
-        Map<String, Object> replayProfile = null;
-        if (cfg.profile) {
-            Profiler.jcmd(cfg.jcmd, service.pid, "JFR.stop", "name=replay");
-            replayProfile = Profiler.summarize(replayJfr, 25);
-            if (db.performanceSchema()) {
-                replayProfile.put("db_top_statements", db.topDigests(cfg.dbName, 15));
-            }
-        }
+        Map<String, Object> replayProfile = stopProfile("replay");
         Map<String, Object> mineR = Stats.figure(e2e);
         Map<String, Object> replayCpu = cpu.since();
         Map<String, Long> replayAfter = db.status();
@@ -810,6 +784,37 @@ public final class Bench {
         }
         e.put("replay", replay);
         return e;
+    }
+
+    /**
+     * With {@code --profile}: starts a JFR recording of the service named {@code name} (into
+     * {@code <work>/<name>.jfr}) and resets the database's statement digests. Otherwise nothing.
+     */
+    private void startProfile(String name) throws Exception {
+        if (!cfg.profile) {
+            return;
+        }
+        Profiler.jcmd(cfg.jcmd, service.pid, "JFR.start", "name=" + name, "settings=profile",
+                "filename=" + cfg.work.resolve(name + ".jfr"));
+        if (db.performanceSchema()) {
+            db.resetDigests();
+        }
+    }
+
+    /**
+     * With {@code --profile}: stops the recording {@link #startProfile} started and summarizes it,
+     * with the 15 costliest statement digests since; otherwise null.
+     */
+    private Map<String, Object> stopProfile(String name) throws Exception {
+        if (!cfg.profile) {
+            return null;
+        }
+        Profiler.jcmd(cfg.jcmd, service.pid, "JFR.stop", "name=" + name);
+        Map<String, Object> profile = Profiler.summarize(cfg.work.resolve(name + ".jfr"), 25);
+        if (db.performanceSchema()) {
+            profile.put("db_top_statements", db.topDigests(cfg.dbName, 15));
+        }
+        return profile;
     }
 
     /** Row 5: publish-to-delivery latency for waiting long polls at 100 msg/s. */
