@@ -217,54 +217,84 @@ public class LeaseStore {
               AND leased_by = ? AND epoch = ? AND expires_at > UTC_TIMESTAMP(6)""";
 
     /**
-     * Locks one lease row if this subscriber still holds it under the given epoch, before the
-     * idle release judges the partition again ({@link #SELECT_HAS_WORK}): fetch locks the same
-     * row before it delivers, so no delivery can start between that judgement and the release.
-     * Binds: {@link LockOwnLease}.
+     * Locks the lease rows of the given partitions (%s: their keys) that this subscriber still
+     * holds, with their epochs, before the idle release judges the partitions again
+     * ({@link #SELECT_HAS_WORK}): fetch locks the same rows before it delivers, so no delivery can
+     * start between that judgement and the release. One range of the primary key, locked in its
+     * order, the order in which fetch and ack lock several lease rows, so they cannot deadlock.
+     * A row whose epoch is not the one judged idle is left alone by the caller (a new lease).
+     * Binds: {@link LockOwnLeases}.
      */
-    static final String LOCK_OWN_LEASE = """
-            SELECT epoch FROM queue_partition_leases
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
-              AND leased_by = ? AND epoch = ? AND expires_at > UTC_TIMESTAMP(6)
+    static final String LOCK_OWN_LEASES = """
+            SELECT partition_key, epoch FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
+              AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)
+            ORDER BY partition_key
             FOR UPDATE""";
 
     /**
-     * The partition when the group still has something to deliver there, which is also where
-     * anything in flight lies ({@link ConsumerSql#partitionHasWork}: a message above the committed
-     * offset, where every batch and in-flight row is, or an unfinished (requeued) delivery at or
-     * below it). No row: nothing to deliver and nothing in flight (a partition without an offsets
-     * row was never delivered). Read after {@link #LOCK_OWN_LEASE}, in the same transaction.
-     * Binds: {@link SelectHasWork} (queue_offsets key order).
+     * Those of the given partitions (%s: their keys) where the group still has something to
+     * deliver, which is also where anything in flight lies ({@link ConsumerSql#partitionHasWork}:
+     * a message above the committed offset, where every batch and in-flight row is, or an
+     * unfinished (requeued) delivery at or below it). A partition not returned has nothing to
+     * deliver and nothing in flight (one without an offsets row was never delivered). Read after
+     * {@link #LOCK_OWN_LEASES}, in the same transaction. Binds: {@link SelectHasWork}
+     * (queue_offsets key order).
      */
     static final String SELECT_HAS_WORK = StateSql.render("""
             SELECT o.partition_key FROM queue_offsets o
-            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key = ? AND o.consumer_group = ?
+            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%%s) AND o.consumer_group = ?
               AND %s""".formatted(ConsumerSql.partitionHasWork()));
 
-    /** Binds of {@link #LOCK_OWN_LEASE}, in placeholder order. */
-    record LockOwnLease(GroupScope scope, String partitionKey, String subscriber, long epoch) implements Statement {
+    /**
+     * Gives up the given leases (%s: their keys) of this subscriber: they expire now. Run by the
+     * idle release on rows {@link #LOCK_OWN_LEASES} locked in the same transaction and found under
+     * the judged epoch, so it changes exactly one row per key. Binds: {@link ReleaseLeases}.
+     */
+    static final String RELEASE_LEASES = """
+            UPDATE queue_partition_leases
+            SET expires_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
+              AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)""";
+
+    /** Binds of {@link #LOCK_OWN_LEASES}, in placeholder order ({@code keys} fill the IN list). */
+    record LockOwnLeases(GroupScope scope, List<String> keys, String subscriber) implements Statement {
         @Override
         public String sql() {
-            return LOCK_OWN_LEASE;
+            return LOCK_OWN_LEASES.formatted(Db.placeholders(keys.size()));
         }
 
         @Override
         public List<Bind> binds() {
-            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), // row
-                    Bind.of("leased_by", subscriber), Bind.of("epoch", epoch)); // still ours, same lease
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.each("partition_key", keys), // rows
+                    Bind.of("leased_by", subscriber)); // still ours
         }
     }
 
     /** Binds of {@link #SELECT_HAS_WORK}, in placeholder order (queue_offsets key order). */
-    record SelectHasWork(GroupScope scope, String partitionKey) implements Statement {
+    record SelectHasWork(GroupScope scope, List<String> keys) implements Statement {
         @Override
         public String sql() {
-            return SELECT_HAS_WORK;
+            return SELECT_HAS_WORK.formatted(Db.placeholders(keys.size()));
         }
 
         @Override
         public List<Bind> binds() {
-            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), Bind.group(scope));
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.each("partition_key", keys), Bind.group(scope));
+        }
+    }
+
+    /** Binds of {@link #RELEASE_LEASES}, in placeholder order ({@code keys} fill the IN list). */
+    record ReleaseLeases(GroupScope scope, List<String> keys, String subscriber) implements Statement {
+        @Override
+        public String sql() {
+            return RELEASE_LEASES.formatted(Db.placeholders(keys.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.each("partition_key", keys), // rows
+                    Bind.of("leased_by", subscriber)); // ours, locked above
         }
     }
 
@@ -666,24 +696,37 @@ public class LeaseStore {
         if (leases.isEmpty()) {
             return 0;
         }
+        // Three statements per chunk of rows, not three per lease, however many partitions a
+        // drained topic leaves idle (docs/architecture.md, "The scheduler's tick").
+        java.util.Map<String, Long> judged = new java.util.HashMap<>();
+        leases.forEach(l -> judged.put(l.partitionKey(), l.epoch()));
+        List<String> keys = inLockOrder(leases).stream().map(Lease::partitionKey).distinct().toList();
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
-            for (Lease l : inLockOrder(leases)) { // as in release: the index order of the lease rows
-                LockOwnLease lock = new LockOwnLease(t, l.partitionKey(), subscriber, l.epoch());
-                if (Db.list(c, lock.sql(), lock, rs -> rs.getLong("epoch")).isEmpty()) {
-                    continue; // not ours any more
+            for (List<String> chunk : chunks(keys)) { // in lock order, chunk after chunk
+                LockOwnLeases lock = new LockOwnLeases(t, chunk, subscriber);
+                java.util.Set<String> ours = new java.util.HashSet<>();
+                for (Lease l : Db.list(c, lock.sql(), lock, rs -> new Lease(rs.getString("partition_key"), subscriber,
+                        rs.getLong("epoch"), false))) {
+                    if (judged.get(l.partitionKey()) == l.epoch()) {
+                        ours.add(l.partitionKey()); // a different epoch is a lease taken again since the judgement
+                    }
                 }
-                // Something to deliver now, so possibly in flight: not idle any more.
-                SelectHasWork work = new SelectHasWork(t, l.partitionKey());
-                if (!Db.list(c, work.sql(), work, rs -> rs.getString("partition_key")).isEmpty()) {
+                if (ours.isEmpty()) {
                     continue;
                 }
-                ReleaseLease release = new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch());
-                int n = Db.update(c, release.sql(), release);
-                if (n != 1) {
-                    throw new SQLException("release of a locked lease changed " + n + " rows, expected 1");
+                // Something to deliver now, so possibly in flight: not idle any more.
+                SelectHasWork work = new SelectHasWork(t, List.copyOf(ours));
+                Db.list(c, work.sql(), work, rs -> rs.getString("partition_key")).forEach(ours::remove);
+                if (ours.isEmpty()) {
+                    continue;
                 }
-                released++;
+                ReleaseLeases release = new ReleaseLeases(t, chunk.stream().filter(ours::contains).toList(), subscriber);
+                int n = Db.update(c, release.sql(), release);
+                if (n != ours.size()) { // each row is locked and was read as ours
+                    throw new SQLException("release of " + ours.size() + " locked leases changed " + n + " rows");
+                }
+                released += n;
             }
             return released;
         });

@@ -13,15 +13,15 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The scheduler acquires many leases with a bounded number of multi-row statements, not one
- * statement per partition (docs/architecture.md, "The scheduler's tick"): the first tick over a large topic
- * inserts its leases and offsets rows, and a takeover after a holder's death updates the
- * expired leases, {@value #BATCH} rows per statement at most, and reads back by key which it
- * won. Counted as the database received
- * them ({@link GeneralLog}), by the test's own topic; the epoch rules hold as before.
+ * The scheduler acquires and releases many leases with a bounded number of multi-row
+ * statements, not one or three per partition (docs/architecture.md, "The scheduler's tick"): the
+ * first tick over a large topic inserts its leases and offsets rows, a takeover after a holder's
+ * death updates the expired leases, and an idle release locks, judges and releases its leases,
+ * {@value #BATCH} rows per statement at most. Counted as the database received them
+ * ({@link GeneralLog}), by the test's own topic; the epoch rules hold as before.
  */
 @QuarkusTest
-class LeaseAcquireStatementsTest {
+class LeaseTickStatementsTest {
     /** LeaseStore's rows per statement (its ACQUIRE_ROWS_PER_STATEMENT). */
     private static final int BATCH = 500;
     /** More than two statements' worth, so a third, partial statement is needed. */
@@ -66,6 +66,31 @@ class LeaseAcquireStatementsTest {
         leases.leave(scope, "second");
         assertEquals(0, leases.acquire(scope, "third", List.of(), expired, LEASE_MICROS), "a takeover by stale epochs wins nothing");
         assertTrue(leases.leases(scope).stream().noneMatch(l -> l.leasedBy().equals("third")));
+    }
+
+    @Test
+    void idle_leases_are_released_in_three_statements_per_batch_of_rows_and_only_where_still_idle() throws Exception {
+        GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        List<String> keys = IntStream.range(0, PARTITIONS).mapToObj(i -> "p-" + i).toList();
+        Api.publishOk(scope.tenant(), scope.topic(), List.of(Api.msg("p-7", "m-1", 1))); // p-7 has work
+        assertEquals(PARTITIONS, leases.acquire(scope, "first", keys, List.of(), LEASE_MICROS));
+        // p-9 was judged idle under an epoch it no longer has: taken again since, so not idle.
+        List<LeaseStore.Lease> judged = leases.leases(scope).stream()
+                .map(l -> l.partitionKey().equals("p-9") ? new LeaseStore.Lease("p-9", "first", l.epoch() + 1, false) : l)
+                .toList();
+
+        int[] released = new int[1];
+        List<String> sent = writesWhile(scope.topic(), () -> released[0] = leases.releaseIdle(scope, "first", judged));
+
+        assertEquals(PARTITIONS - 2, released[0], "every lease but the one with work and the one re-leased");
+        List<String> live = leases.leases(scope).stream().filter(l -> !l.expired()).map(LeaseStore.Lease::partitionKey)
+                .sorted().toList();
+        assertEquals(List.of("p-7", "p-9"), live, "only the leases that were not idle are still held");
+        int statements = (PARTITIONS + BATCH - 1) / BATCH;
+        List<String> locks = sent.stream().filter(sql -> sql.strip().startsWith("SELECT") && sql.contains("FOR UPDATE")).toList();
+        assertEquals(statements, locks.size(), "lease locks: " + brief(sent));
+        assertEquals(statements, count(sent, "SELECT o.partition_key FROM queue_offsets"), "work looks: " + brief(sent));
+        assertEquals(statements, count(sent, "UPDATE queue_partition_leases"), "releases: " + brief(sent));
     }
 
     /** The statements of {@code topic} the database received while {@code action} ran. */
