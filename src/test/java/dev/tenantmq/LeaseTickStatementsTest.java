@@ -93,6 +93,29 @@ class LeaseTickStatementsTest {
         assertEquals(statements, count(sent, "UPDATE queue_partition_leases"), "releases: " + brief(sent));
     }
 
+    @Test
+    void a_surplus_release_of_many_leases_runs_four_statements_per_batch_of_rows_and_spares_a_lease_taken_again()
+            throws Exception {
+        GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        List<String> keys = IntStream.range(0, PARTITIONS).mapToObj(i -> "p-" + i).toList();
+        assertEquals(PARTITIONS, leases.acquire(scope, "first", keys, List.of(), LEASE_MICROS));
+        // p-9 is asked for under an epoch it no longer has: a lease taken again since, not this one.
+        List<LeaseStore.Lease> surplus = leases.leases(scope).stream()
+                .map(l -> l.partitionKey().equals("p-9") ? new LeaseStore.Lease("p-9", "first", l.epoch() + 1, false) : l)
+                .toList();
+
+        int[] released = new int[1];
+        List<String> sent = writesWhile(scope.topic(), () -> released[0] = leases.release(scope, "first", surplus));
+
+        assertEquals(PARTITIONS - 1, released[0]);
+        assertEquals(List.of("p-9"), leases.leases(scope).stream().filter(l -> !l.expired())
+                .map(LeaseStore.Lease::partitionKey).toList(), "only the lease asked for under another epoch is held");
+        int statements = (PARTITIONS + BATCH - 1) / BATCH;
+        // Per batch: lock the leases, release them, read their cursors, hand their deliveries back.
+        assertEquals(4 * statements, sent.size(), "statements: " + brief(sent));
+        assertEquals(statements, count(sent, "UPDATE queue_delivery_state"), "hand-backs: " + brief(sent));
+    }
+
     /** The statements of {@code topic} the database received while {@code action} ran. */
     private List<String> writesWhile(String topic, Runnable action) throws Exception {
         try (GeneralLog log = GeneralLog.start(dataSource)) {

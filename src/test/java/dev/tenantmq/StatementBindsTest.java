@@ -266,6 +266,8 @@ class StatementBindsTest {
             return true;
         } else if (type == List.class || type == Collection.class) {
             return List.of("a", "b"); // as StoreStatements.expandTemplate fills IN lists
+        } else if (type == java.util.Map.class) {
+            return new java.util.LinkedHashMap<>(java.util.Map.of("a", 1L, "b", 2L)); // keys of an IN list, as above
         } else if (type == Optional.class) {
             return Optional.of("s");
         } else if (type == DeliveryState.class) {

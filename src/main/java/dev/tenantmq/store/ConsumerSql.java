@@ -12,6 +12,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -915,6 +916,39 @@ final class ConsumerSql {
             return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
                     Bind.of("partition_key", partitionKey), Bind.of("message_offset", afterOffset),
                     Bind.of("lease_epoch", epoch));
+        }
+    }
+
+    /**
+     * {@link #HAND_BACK_LATER} for every in-flight message of several leases at once (a graceful
+     * release of many leases): the %s of the IN list are their partition keys, which bound the
+     * rows read to those partitions, and each row must also carry its partition's lease epoch
+     * (the pairs of the second %s). Binds: {@link HandBackLeases}.
+     */
+    static final String HAND_BACK_LEASES = StateSql.render("""
+            UPDATE queue_delivery_state
+            SET state = {PENDING}, visible_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
+              AND (partition_key, lease_epoch) IN (%s)
+              AND state = {INFLIGHT} AND visible_at > UTC_TIMESTAMP(6)""");
+
+    /** Binds of {@link #HAND_BACK_LEASES}: each lease's partition key, then each (key, epoch) pair. */
+    record HandBackLeases(GroupScope scope, Map<String, Long> epochs) implements Statement {
+        @Override
+        public String sql() {
+            return HAND_BACK_LEASES.formatted(Db.placeholders(epochs.size()),
+                    String.join(", ", java.util.Collections.nCopies(epochs.size(), "(?, ?)")));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            List<Bind> pairs = new ArrayList<>(2 * epochs.size());
+            epochs.forEach((key, epoch) -> {
+                pairs.add(Bind.of("partition_key", key));
+                pairs.add(Bind.of("lease_epoch", epoch));
+            });
+            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
+                    Bind.each("partition_key", List.copyOf(epochs.keySet())), pairs); // the rows, then their fencing
         }
     }
 

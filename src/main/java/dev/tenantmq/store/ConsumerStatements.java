@@ -253,6 +253,11 @@ final class ConsumerStatements {
         return UpdateCount.ANY.check(Db.update(c, q.sql(), q), "hand back");
     }
 
+    /** {@link ConsumerSql#HAND_BACK_LEASES}: any number of in-flight rows; how many went back. */
+    static int handBackLeases(Connection c, ConsumerSql.HandBackLeases q) throws SQLException {
+        return UpdateCount.ANY.check(Db.update(c, q.sql(), q), "hand back of leases");
+    }
+
     /**
      * {@link ConsumerSql#ADVANCE_COMMITTED}, one statement for every partition whose committed
      * offset moves: exactly one offsets row each (compare-and-set). None: no statement.

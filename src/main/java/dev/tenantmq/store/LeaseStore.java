@@ -3,11 +3,11 @@ package dev.tenantmq.store;
 import dev.tenantmq.model.GroupScope;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * SQL of the scheduler: {@code queue_subscriber_heartbeats} and {@code queue_partition_leases}
@@ -209,17 +209,10 @@ public class LeaseStore {
         }
     }
 
-    /** Gives a lease up: it expires now, so any subscriber may take it over at once. */
-    static final String RELEASE_LEASE = """
-            UPDATE queue_partition_leases
-            SET expires_at = UTC_TIMESTAMP(6)
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
-              AND leased_by = ? AND epoch = ? AND expires_at > UTC_TIMESTAMP(6)""";
-
     /**
      * Locks the lease rows of the given partitions (%s: their keys) that this subscriber still
      * holds, with their epochs, before the idle release judges the partitions again
-     * ({@link #SELECT_HAS_WORK}): fetch locks the same rows before it delivers, so no delivery can
+     * ({@link #SELECT_HAS_WORK}) or a release hands their deliveries back: fetch locks the same rows before it delivers, so no delivery can
      * start between that judgement and the release. One range of the primary key, locked in its
      * order, the order in which fetch and ack lock several lease rows, so they cannot deadlock.
      * A row whose epoch is not the one judged idle is left alone by the caller (a new lease).
@@ -247,9 +240,10 @@ public class LeaseStore {
               AND %s""".formatted(ConsumerSql.partitionHasWork()));
 
     /**
-     * Gives up the given leases (%s: their keys) of this subscriber: they expire now. Run by the
-     * idle release on rows {@link #LOCK_OWN_LEASES} locked in the same transaction and found under
-     * the judged epoch, so it changes exactly one row per key. Binds: {@link ReleaseLeases}.
+     * Gives up the given leases (%s: their keys) of this subscriber: they expire now, so any
+     * subscriber may take them over at once, with a new epoch. Run on rows {@link #LOCK_OWN_LEASES}
+     * locked in the same transaction and found under the expected epoch, so it changes exactly
+     * one row per key. Binds: {@link ReleaseLeases}.
      */
     static final String RELEASE_LEASES = """
             UPDATE queue_partition_leases
@@ -295,20 +289,6 @@ public class LeaseStore {
         public List<Bind> binds() {
             return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.each("partition_key", keys), // rows
                     Bind.of("leased_by", subscriber)); // ours, locked above
-        }
-    }
-
-    /** Binds of {@link #RELEASE_LEASE}, in placeholder order. */
-    record ReleaseLease(GroupScope scope, String partitionKey, String subscriber, long epoch) implements Statement {
-        @Override
-        public String sql() {
-            return RELEASE_LEASE;
-        }
-
-        @Override
-        public List<Bind> binds() {
-            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), // row
-                    Bind.of("leased_by", subscriber), Bind.of("epoch", epoch)); // fencing: still ours, same lease
         }
     }
 
@@ -664,20 +644,16 @@ public class LeaseStore {
         if (leases.isEmpty()) {
             return 0;
         }
-        // The lease row is updated (so locked) before its delivery state, the order fetch and
-        // ack lock them in; and the lease rows in partition-key order, the index order in which
-        // fetch and ack lock several at once, so that two such transactions cannot deadlock.
+        // The lease rows are locked before their delivery state, the order fetch and ack lock
+        // them in, and in partition-key order, the index order in which fetch and ack lock several
+        // at once, so that two such transactions cannot deadlock.
+        Map<String, Long> expected = epochs(leases);
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
-            try (PreparedStatement ps = c.prepareStatement(RELEASE_LEASE)) {
-                for (Lease l : inLockOrder(leases)) {
-                    new ReleaseLease(t, l.partitionKey(), subscriber, l.epoch()).bindTo(ps);
-                    int n = UpdateCount.AT_MOST_ONE.check(ps.executeUpdate(), "lease release");
-                    if (n == 1) {
-                        DeliveryBatches.handBackLease(c, t, l.partitionKey(), l.epoch());
-                    }
-                    released += n;
-                }
+            for (List<String> chunk : chunks(inLockOrder(expected.keySet()))) {
+                Map<String, Long> ours = lockOwn(c, t, subscriber, chunk, expected);
+                released += releaseLocked(c, t, subscriber, List.copyOf(ours.keySet()));
+                DeliveryBatches.handBackLeases(c, t, ours);
             }
             return released;
         });
@@ -698,38 +674,63 @@ public class LeaseStore {
         }
         // Three statements per chunk of rows, not three per lease, however many partitions a
         // drained topic leaves idle (docs/architecture.md, "The scheduler's tick").
-        java.util.Map<String, Long> judged = new java.util.HashMap<>();
-        leases.forEach(l -> judged.put(l.partitionKey(), l.epoch()));
-        List<String> keys = inLockOrder(leases).stream().map(Lease::partitionKey).distinct().toList();
+        Map<String, Long> judged = epochs(leases);
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
             int released = 0;
-            for (List<String> chunk : chunks(keys)) { // in lock order, chunk after chunk
-                LockOwnLeases lock = new LockOwnLeases(t, chunk, subscriber);
-                java.util.Set<String> ours = new java.util.HashSet<>();
-                for (Lease l : Db.list(c, lock.sql(), lock, rs -> new Lease(rs.getString("partition_key"), subscriber,
-                        rs.getLong("epoch"), false))) {
-                    if (judged.get(l.partitionKey()) == l.epoch()) {
-                        ours.add(l.partitionKey()); // a different epoch is a lease taken again since the judgement
-                    }
-                }
+            for (List<String> chunk : chunks(inLockOrder(judged.keySet()))) {
+                Map<String, Long> ours = lockOwn(c, t, subscriber, chunk, judged);
                 if (ours.isEmpty()) {
                     continue;
                 }
                 // Something to deliver now, so possibly in flight: not idle any more.
-                SelectHasWork work = new SelectHasWork(t, List.copyOf(ours));
+                SelectHasWork work = new SelectHasWork(t, List.copyOf(ours.keySet()));
                 Db.list(c, work.sql(), work, rs -> rs.getString("partition_key")).forEach(ours::remove);
-                if (ours.isEmpty()) {
-                    continue;
-                }
-                ReleaseLeases release = new ReleaseLeases(t, chunk.stream().filter(ours::contains).toList(), subscriber);
-                int n = Db.update(c, release.sql(), release);
-                if (n != ours.size()) { // each row is locked and was read as ours
-                    throw new SQLException("release of " + ours.size() + " locked leases changed " + n + " rows");
-                }
-                released += n;
+                released += releaseLocked(c, t, subscriber, List.copyOf(ours.keySet()));
             }
             return released;
         });
+    }
+
+    /** Each lease's epoch by partition key. */
+    private static Map<String, Long> epochs(Collection<Lease> leases) {
+        Map<String, Long> out = new java.util.HashMap<>();
+        leases.forEach(l -> out.put(l.partitionKey(), l.epoch()));
+        return out;
+    }
+
+    /**
+     * Locks the lease rows of {@code keys} ({@link #LOCK_OWN_LEASES}) and returns those this
+     * subscriber holds under the {@code expected} epoch, in lock order; a row under another epoch
+     * is a lease taken again since it was read, and is not returned.
+     */
+    private static Map<String, Long> lockOwn(Connection c, GroupScope t, String subscriber, List<String> keys,
+                                             Map<String, Long> expected) throws SQLException {
+        LockOwnLeases lock = new LockOwnLeases(t, keys, subscriber);
+        Map<String, Long> locked = new java.util.HashMap<>();
+        for (Lease l : Db.list(c, lock.sql(), lock, rs -> new Lease(rs.getString("partition_key"), subscriber,
+                rs.getLong("epoch"), false))) {
+            locked.put(l.partitionKey(), l.epoch());
+        }
+        Map<String, Long> ours = new java.util.LinkedHashMap<>();
+        for (String key : keys) {
+            if (locked.containsKey(key) && locked.get(key).equals(expected.get(key))) {
+                ours.put(key, locked.get(key));
+            }
+        }
+        return ours;
+    }
+
+    /** Releases the leases of {@code keys}, locked by {@link #lockOwn}: exactly one row each. */
+    private static int releaseLocked(Connection c, GroupScope t, String subscriber, List<String> keys) throws SQLException {
+        if (keys.isEmpty()) {
+            return 0;
+        }
+        ReleaseLeases release = new ReleaseLeases(t, keys, subscriber);
+        int n = Db.update(c, release.sql(), release);
+        if (n != keys.size()) { // each row is locked and was read as ours
+            throw new SQLException("release of " + keys.size() + " locked leases changed " + n + " rows");
+        }
+        return n;
     }
 
     /**
@@ -740,6 +741,11 @@ public class LeaseStore {
      */
     static List<Lease> inLockOrder(Collection<Lease> leases) {
         return leases.stream().sorted(java.util.Comparator.comparing(Lease::partitionKey, LeaseStore::byBytes)).toList();
+    }
+
+    /** Partition keys in the order of {@link #inLockOrder(Collection)}. */
+    private static List<String> inLockOrder(java.util.Set<String> keys) {
+        return keys.stream().sorted(LeaseStore::byBytes).toList();
     }
 
     private static int byBytes(String a, String b) {
