@@ -37,6 +37,7 @@ class LeaseTickStatementsTest {
     @Test
     void fresh_leases_and_takeovers_are_written_in_at_most_one_statement_per_batch_of_rows() throws Exception {
         GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        written.add(scope);
         List<String> keys = IntStream.range(0, PARTITIONS).mapToObj(i -> "p-" + i).toList();
         int statements = (PARTITIONS + BATCH - 1) / BATCH;
 
@@ -71,6 +72,7 @@ class LeaseTickStatementsTest {
     @Test
     void idle_leases_are_released_in_three_statements_per_batch_of_rows_and_only_where_still_idle() throws Exception {
         GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        written.add(scope);
         List<String> keys = IntStream.range(0, PARTITIONS).mapToObj(i -> "p-" + i).toList();
         Api.publishOk(scope.tenant(), scope.topic(), List.of(Api.msg("p-7", "m-1", 1))); // p-7 has work
         assertEquals(PARTITIONS, leases.acquire(scope, "first", keys, List.of(), LEASE_MICROS));
@@ -97,6 +99,7 @@ class LeaseTickStatementsTest {
     void a_surplus_release_of_many_leases_runs_four_statements_per_batch_of_rows_and_spares_a_lease_taken_again()
             throws Exception {
         GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        written.add(scope);
         List<String> keys = IntStream.range(0, PARTITIONS).mapToObj(i -> "p-" + i).toList();
         assertEquals(PARTITIONS, leases.acquire(scope, "first", keys, List.of(), LEASE_MICROS));
         // p-9 is asked for under an epoch it no longer has: a lease taken again since, not this one.
@@ -114,6 +117,30 @@ class LeaseTickStatementsTest {
         // Per batch: lock the leases, release them, read their cursors, hand their deliveries back.
         assertEquals(4 * statements, sent.size(), "statements: " + brief(sent));
         assertEquals(statements, count(sent, "UPDATE queue_delivery_state"), "hand-backs: " + brief(sent));
+    }
+
+    /** The scopes this test wrote lease and offsets rows for, removed after it. */
+    private final List<GroupScope> written = new java.util.ArrayList<>();
+
+    /**
+     * Removes the test's 1,201 lease and offsets rows: they would fill the first page of the
+     * admin listings of a tenant other tests share (they are ordered by group and topic).
+     */
+    @org.junit.jupiter.api.AfterEach
+    void removeRows() throws Exception {
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            for (GroupScope s : written) {
+                for (String table : List.of("queue_partition_leases", "queue_offsets")) {
+                    try (java.sql.PreparedStatement ps = c.prepareStatement("DELETE FROM " + table
+                            + " WHERE tenant = ? AND topic = ? AND consumer_group = ?")) {
+                        ps.setString(1, s.tenant());
+                        ps.setString(2, s.topic());
+                        ps.setString(3, s.consumerGroup());
+                        ps.executeUpdate();
+                    }
+                }
+            }
+        }
     }
 
     /** The statements of {@code topic} the database received while {@code action} ran. */

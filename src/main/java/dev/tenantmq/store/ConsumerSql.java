@@ -27,13 +27,14 @@ final class ConsumerSql {
 
     /**
      * A branch of a UNION ALL statement: {@link #sql()} is the branch, run once per partition in
-     * one statement by {@link #union}.
+     * one statement by {@link #union}. The branches of one statement may differ in form, not in
+     * their columns.
      */
     interface Branch extends Statement {}
 
-    /** The UNION ALL of {@code branches} (one copy of their SQL each), binding them one after the other. */
+    /** The UNION ALL of {@code branches} (each with its own SQL), binding them one after the other. */
     static Statement union(List<? extends Branch> branches) {
-        String sql = Db.unionAll(branches.get(0).sql(), branches.size());
+        String sql = Db.unionAll(branches.stream().map(Branch::sql).toList());
         List<Bind> binds = new ArrayList<>();
         branches.forEach(b -> binds.addAll(b.binds()));
         return Statement.of(sql, binds);
@@ -345,7 +346,7 @@ final class ConsumerSql {
      * The group's position in the given partitions (%s is the IN list), one row each: committed
      * offset, the open batch, whether a requeued message waits at or below the committed offset,
      * the finished delivery rows above the committed offset, whether the open batch has
-     * delivery rows, and the partition's head (one primary-key look-up of
+     * delivery rows, whether any delivery row lies above the committed offset, and the partition's head (one primary-key look-up of
      * {@code queue_partition_heads}). It reads no message row but the probes of {@link #batchHoldsAMessage}: an ack
      * reads the messages it walks with bound offsets ({@link #SELECT_PREFIX_STATES}), because a
      * join here to the open batch's messages is bounded by outer columns, which give no range, and
@@ -368,6 +369,10 @@ final class ConsumerSql {
                            WHERE b.tenant = o.tenant AND b.consumer_group = o.consumer_group AND b.topic = o.topic
                              AND b.partition_key = o.partition_key AND b.message_offset > o.committed_offset
                              AND b.message_offset <= o.delivered_offset) AS rows_in_batch,
+                   EXISTS (SELECT 1 FROM queue_delivery_state a
+                           WHERE a.tenant = o.tenant AND a.consumer_group = o.consumer_group AND a.topic = o.topic
+                             AND a.partition_key = o.partition_key AND a.message_offset > o.committed_offset)
+                     AS rows_above,
                    IFNULL((SELECT h.head_offset FROM queue_partition_heads h
                            WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key),
                           0) AS head_offset
@@ -408,19 +413,22 @@ final class ConsumerSql {
      * @param requeued whether a requeued message waits at or below {@code committed}
      * @param finishedRows delivery rows above {@code committed} that are finished (acked, dead)
      * @param rowsInBatch whether a message of the open batch has a delivery row (handed out again)
+     * @param rowsAbove whether any message above {@code committed} has a delivery row (a
+     *     materialized batch, a hand-back, an ack out of order): without one, the fetch's scan joins
+     *     no delivery row ({@link #SCAN_UNDELIVERED})
      * @param head the newest offset given to a message of the partition
      *     ({@code queue_partition_heads.head_offset}; 0 without a head row): nothing is stored above it
      */
     record Cursor(String key, long committed, long delivered, int batchMessages, long batchEpoch, long seq,
                   String batchVisibleAt, boolean batchInvisible, boolean requeued, int finishedRows,
-                  boolean rowsInBatch, long head) {
+                  boolean rowsInBatch, boolean rowsAbove, long head) {
         /** Maps a row of {@link #SELECT_CURSORS}. */
         static final Db.RowMapper<Cursor> ROW = rs -> new Cursor(rs.getString("partition_key"),
                 rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getInt("batch_messages"),
                 rs.getLong("delivery_epoch"),
                 rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
                 rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"),
-                rs.getLong("head_offset"));
+                rs.getBoolean("rows_above"), rs.getLong("head_offset"));
 
         /** The batch's state: open while {@code delivered_offset} is above {@code committed_offset}. */
         BatchState batch() {
@@ -434,7 +442,7 @@ final class ConsumerSql {
         /** After materializing: the batch is closed, and every message it held has a delivery row. */
         Cursor closed() {
             return new Cursor(key, committed, committed, 0, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
-                    finishedRows, false, head);
+                    finishedRows, false, true, head);
         }
 
         /**
@@ -448,7 +456,7 @@ final class ConsumerSql {
 
         Cursor committedAt(long offset) {
             return new Cursor(key, offset, delivered, batchMessages, batchEpoch, seq, batchVisibleAt, batchInvisible, requeued,
-                    finishedRows, rowsInBatch, head);
+                    finishedRows, rowsInBatch, rowsAbove, head); // a row above the old offset may be above the new
         }
     }
 
@@ -464,13 +472,21 @@ final class ConsumerSql {
     private static final String SCAN_COLUMNS = """
             m.partition_key, m.`offset`, m.id, IF(LENGTH(m.payload) <= ?, m.payload, NULL) AS payload,
             LENGTH(m.payload) AS payload_bytes, m.metadata, m.traceparent, m.tracestate, m.created_at,
-            d.state, d.delivery_attempt, d.delivery_count, d.lease_epoch, d.visible_at > UTC_TIMESTAMP(6) AS invisible,
-            m.deliver_at > UTC_TIMESTAMP(6) AS not_due""";
+            m.deliver_at > UTC_TIMESTAMP(6) AS not_due,
+            %s""";
+
+    /** The columns of the group's delivery row of each message scanned, joined as {@code d}. */
+    private static final String DELIVERY_COLUMNS =
+            "d.state, d.delivery_attempt, d.delivery_count, d.lease_epoch, d.visible_at > UTC_TIMESTAMP(6) AS invisible";
+
+    /** {@link #DELIVERY_COLUMNS} of a scan that joins no delivery row: every message read is undelivered. */
+    private static final String NO_DELIVERY_COLUMNS =
+            "NULL AS state, NULL AS delivery_attempt, NULL AS delivery_count, NULL AS lease_epoch, NULL AS invisible";
 
     /**
      * The next messages of one partition above its committed offset, in offset order, with this
-     * group's delivery row of each. One branch of a UNION ALL over the partitions of a fetch.
-     * Nothing while the topic is being deleted ({@link DeletionSql#topicNotBeingDeleted}).
+     * group's delivery row of each. One branch of a UNION ALL over the partitions of a fetch,
+     * which ends with {@link #SCAN_DELETION_MARKER}.
      */
     static final String SCAN_PARTITION = """
             SELECT %s
@@ -479,9 +495,72 @@ final class ConsumerSql {
               ON d.tenant = m.tenant AND d.consumer_group = ? AND d.topic = m.topic
              AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
             WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
-              AND %s
             ORDER BY m.`offset`
-            LIMIT ?""".formatted(SCAN_COLUMNS, DeletionSql.topicNotBeingDeleted("m"));
+            LIMIT ?""".formatted(SCAN_COLUMNS.formatted(DELIVERY_COLUMNS));
+
+    /**
+     * {@link #SCAN_PARTITION} of a partition with no delivery row above its committed offset
+     * ({@link Cursor#rowsAbove}, read under the same lease lock that every writer of delivery rows
+     * takes): every message above it is undelivered, so the join is left out. A branch without it
+     * costs the database about half as much (docs/architecture.md, "The fetch's scan").
+     */
+    static final String SCAN_UNDELIVERED = """
+            SELECT %s
+            FROM queue_messages m
+            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ? AND m.`offset` > ?
+            ORDER BY m.`offset`
+            LIMIT ?""".formatted(SCAN_COLUMNS.formatted(NO_DELIVERY_COLUMNS));
+
+    /**
+     * The last branch of every fetch scan: the topic's deletion marker, a row only while the topic
+     * is being deleted. A scan that returns it hands out nothing. Under READ COMMITTED one
+     * statement reads one snapshot, so a scan that does not see the marker sees none of the
+     * deletion's deletes either (they follow the marker's commit): a fetch hands out a topic whole,
+     * or nothing of it. One primary-key look-up per statement, where each branch looked it up
+     * ({@link DeletionSql#topicNotBeingDeleted}). The columns are the scan's, all but the key empty.
+     */
+    static final String SCAN_DELETION_MARKER = """
+            SELECT dm.partition_key, 0, '', NULL, 0, '', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+            FROM queue_partition_heads dm
+            WHERE dm.tenant = ? AND dm.topic = ? AND dm.partition_key = ?""";
+
+    /** Binds of {@link #SCAN_DELETION_MARKER}, in placeholder order. */
+    record ScanDeletionMarker(GroupScope scope) implements Branch {
+        @Override
+        public String sql() {
+            return SCAN_DELETION_MARKER;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", DeletionSql.MARKER_KEY));
+        }
+    }
+
+    /**
+     * The scan branch of one partition above {@code from}: {@link ScanPartition}, or
+     * {@link ScanUndelivered} where {@code cur} shows no delivery row above its committed offset.
+     */
+    static Branch scanAbove(long payloadCap, GroupScope scope, Cursor cur, long from, int limit) {
+        return cur.rowsAbove() ? new ScanPartition(payloadCap, scope, cur.key(), from, limit)
+                : new ScanUndelivered(payloadCap, scope, cur.key(), from, limit);
+    }
+
+    /** Binds of one {@link #SCAN_UNDELIVERED} branch, in placeholder order; {@code payloadCap} as in {@link ScanPartition}. */
+    record ScanUndelivered(long payloadCap, GroupScope scope, String partitionKey, long committed, int limit)
+            implements Branch {
+        @Override
+        public String sql() {
+            return SCAN_UNDELIVERED;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("payload cap bytes", payloadCap),
+                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", committed), Bind.of("limit", limit));
+        }
+    }
 
     /**
      * Binds of one {@link #SCAN_PARTITION} branch, in placeholder order; {@code payloadCap} is the
@@ -506,7 +585,7 @@ final class ConsumerSql {
     /**
      * Requeued messages of one partition at or below its committed offset (admin requeue hands a
      * dead letter back there), in offset order; they go out before anything above it. One branch
-     * of a UNION ALL.
+     * of a UNION ALL, which ends with {@link #SCAN_DELETION_MARKER}.
      */
     static final String SCAN_REQUEUED = StateSql.render("""
             SELECT %s
@@ -516,9 +595,8 @@ final class ConsumerSql {
              AND m.`offset` = d.message_offset
             WHERE d.tenant = ? AND d.consumer_group = ? AND d.topic = ? AND d.partition_key = ?
               AND d.message_offset <= ? AND d.state IN ({UNFINISHED})
-              AND %s
             ORDER BY d.message_offset
-            LIMIT ?""".formatted(SCAN_COLUMNS, DeletionSql.topicNotBeingDeleted("m")));
+            LIMIT ?""".formatted(SCAN_COLUMNS.formatted(DELIVERY_COLUMNS)));
 
     /** Binds of one {@link #SCAN_REQUEUED} branch, in placeholder order; {@code payloadCap} as in {@link ScanPartition}. */
     record ScanRequeued(long payloadCap, GroupScope scope, String partitionKey, long committed, int limit)

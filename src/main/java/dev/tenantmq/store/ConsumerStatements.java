@@ -26,7 +26,6 @@ import dev.tenantmq.store.ConsumerSql.NackDelivery;
 import dev.tenantmq.store.ConsumerSql.OpenBatch;
 import dev.tenantmq.store.ConsumerSql.OpenBatches;
 import dev.tenantmq.store.ConsumerSql.PruneDeliveries;
-import dev.tenantmq.store.ConsumerSql.ScanPartition;
 import dev.tenantmq.store.ConsumerSql.ScanRequeued;
 import dev.tenantmq.store.ConsumerSql.Scanned;
 import dev.tenantmq.store.ConsumerSql.SelectBatchMessages;
@@ -111,24 +110,37 @@ final class ConsumerStatements {
         return cursors;
     }
 
-    /** {@link ConsumerSql#SCAN_PARTITION}, one UNION ALL branch per partition: rows by partition, in offset order. */
-    static Map<String, List<Scanned>> scanPartitions(Connection c, List<ScanPartition> branches) throws SQLException {
-        return scan(c, branches);
+    /**
+     * {@link ConsumerSql#SCAN_PARTITION} or {@link ConsumerSql#SCAN_UNDELIVERED}, one UNION ALL
+     * branch per partition: rows by partition, in offset order; none while the topic is being
+     * deleted.
+     */
+    static Map<String, List<Scanned>> scanPartitions(Connection c, GroupScope s, List<? extends ConsumerSql.Branch> branches)
+            throws SQLException {
+        return scan(c, s, branches);
     }
 
-    /** {@link ConsumerSql#SCAN_REQUEUED}, one UNION ALL branch per partition: rows by partition, in offset order. */
-    static Map<String, List<Scanned>> scanRequeued(Connection c, List<ScanRequeued> branches) throws SQLException {
-        return scan(c, branches);
+    /** {@link ConsumerSql#SCAN_REQUEUED}, one UNION ALL branch per partition: as {@link #scanPartitions}. */
+    static Map<String, List<Scanned>> scanRequeued(Connection c, GroupScope s, List<ScanRequeued> branches) throws SQLException {
+        return scan(c, s, branches);
     }
 
-    private static Map<String, List<Scanned>> scan(Connection c, List<? extends ConsumerSql.Branch> branches)
+    private static Map<String, List<Scanned>> scan(Connection c, GroupScope s, List<? extends ConsumerSql.Branch> branches)
             throws SQLException {
         Map<String, List<Scanned>> rows = new HashMap<>();
         if (branches.isEmpty()) {
             return rows;
         }
-        Statement union = ConsumerSql.union(branches);
-        for (Scanned m : Db.list(c, union.sql(), union, Scanned.ROW)) {
+        List<ConsumerSql.Branch> all = new ArrayList<>(branches);
+        all.add(new ConsumerSql.ScanDeletionMarker(s)); // in the same statement, so the same snapshot
+        Statement union = ConsumerSql.union(all);
+        // The marker's row maps to null: its key, empty, is no partition's (docs/api.md, "Identifiers").
+        List<Scanned> read = Db.list(c, union.sql(), union,
+                rs -> DeletionSql.MARKER_KEY.equals(rs.getString("partition_key")) ? null : Scanned.ROW.map(rs));
+        if (read.contains(null)) {
+            return rows; // the topic is being deleted: nothing of it goes out
+        }
+        for (Scanned m : read) {
             rows.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m);
         }
         rows.values().forEach(list -> list.sort(Comparator.comparingLong(Scanned::offset)));

@@ -244,12 +244,17 @@ public class Db {
      * that per-partition statements run in one round trip. Each copy has its own binds.
      */
     public static String unionAll(String branch, int n) {
-        if (n == 1) {
-            return branch;
+        return unionAll(java.util.Collections.nCopies(n, branch));
+    }
+
+    /** {@code branches}, each parenthesized, joined by UNION ALL (one branch: as is). */
+    public static String unionAll(List<String> branches) {
+        if (branches.size() == 1) {
+            return branches.get(0);
         }
         StringBuilder sql = new StringBuilder();
-        for (int i = 0; i < n; i++) {
-            sql.append(i == 0 ? "(" : "\nUNION ALL\n(").append(branch).append(')');
+        for (int i = 0; i < branches.size(); i++) {
+            sql.append(i == 0 ? "(" : "\nUNION ALL\n(").append(branches.get(i)).append(')');
         }
         return sql.toString();
     }

@@ -9,7 +9,6 @@ import dev.tenantmq.model.PartitionWalk;
 import dev.tenantmq.store.ConsumerSql.Cursor;
 import dev.tenantmq.store.ConsumerSql.LockHeldLeases;
 import dev.tenantmq.store.ConsumerSql.OpenBatch;
-import dev.tenantmq.store.ConsumerSql.ScanPartition;
 import dev.tenantmq.store.ConsumerSql.ScanRequeued;
 import dev.tenantmq.store.ConsumerSql.Scanned;
 import dev.tenantmq.store.ConsumerSql.SelectExpiredLastAttempts;
@@ -311,11 +310,11 @@ public class FetchTransaction {
         int requeuedLimit = budget + SCAN_SLACK;
         List<Lane> requeuedLanes = lanes.stream().filter(l -> l.cur.requeued()).toList();
         long requeuedCap = payloadCap(mode, meter, (long) requeuedLanes.size() * requeuedLimit);
-        Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, requeuedLanes.stream()
+        Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, s, requeuedLanes.stream()
                 .map(l -> new ScanRequeued(requeuedCap, s, l.cur.key(), l.cur.committed(), requeuedLimit)).toList());
         long cap = payloadCap(mode, meter, limit(lanes, PartitionWalk.scanLimits(budget, lanes.size(), SCAN_SLACK)));
-        Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, lanes.stream()
-                .map(l -> new ScanPartition(cap, s, l.cur.key(), l.cur.committed(), l.limit)).toList());
+        Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, s, lanes.stream()
+                .map(l -> ConsumerSql.scanAbove(cap, s, l.cur, l.cur.committed(), l.limit)).toList());
         int delivered = 0;
         for (Lane lane : lanes) {
             int left = budget - delivered;
@@ -342,8 +341,8 @@ public class FetchTransaction {
             List<Lane> rescanned = more.stream().filter(l -> l.queued.isEmpty()).toList();
             long moreCap = payloadCap(mode, meter,
                     limit(rescanned, PartitionWalk.scanLimits(budget - delivered, rescanned.size(), SCAN_SLACK)));
-            Map<String, List<Scanned>> next = ConsumerStatements.scanPartitions(c, rescanned.stream()
-                    .map(l -> new ScanPartition(moreCap, s, l.cur.key(), l.lastScanned, l.limit)).toList());
+            Map<String, List<Scanned>> next = ConsumerStatements.scanPartitions(c, s, rescanned.stream()
+                    .map(l -> ConsumerSql.scanAbove(moreCap, s, l.cur, l.lastScanned, l.limit)).toList());
             for (Lane lane : more) {
                 int left = budget - delivered;
                 if (left <= 0 || meter.budget().spent()) {

@@ -20,7 +20,7 @@ class CommittedOffsetsPlanTest {
     private static final GroupScope S = new GroupScope("tenant-a", "group-a", "topic-a");
 
     private static Cursor at(String key, long committed) {
-        return new Cursor(key, committed, committed, 0, 1, 1, "2026-01-01 00:00:00.000000", false, false, 0, false, committed);
+        return new Cursor(key, committed, committed, 0, 1, 1, "2026-01-01 00:00:00.000000", false, false, 0, false, false, committed);
     }
 
     @Test

@@ -1,0 +1,135 @@
+package dev.tenantmq;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fetch's scan statement (docs/architecture.md, "The fetch's scan"): a partition without
+ * delivery rows above its committed offset is read without a join to them, the topic's deletion
+ * marker is looked up once per statement rather than once per partition, and a scan that finds the
+ * marker hands out nothing, even on the path that skips the ready-partition query. No periodic
+ * tick and no ready look within the hour ({@link StatementBudgetTest.NoTicks}), so which path a
+ * fetch takes does not depend on the machine's speed.
+ */
+@QuarkusTest
+@TestProfile(StatementBudgetTest.NoTicks.class)
+class FetchScanTest {
+    private static final int PARTITIONS = 20;
+    private static final Pattern DELIVERY_JOIN = Pattern.compile("JOIN queue_delivery_state");
+    private static final Pattern MARKER_LOOK = Pattern.compile("FROM queue_partition_heads");
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+    private final String group = TestIds.group();
+
+    @Test
+    void undelivered_partitions_are_scanned_without_a_join_and_the_deletion_marker_is_looked_up_once() throws Exception {
+        List<Delivered> first = leaseEveryPartition();
+        Api.ack(tenant, topic, group, Delivered.receipts(first));
+        Api.publishOk(tenant, topic, oneEach("second"));
+        // One partition with a delivery row above its committed offset: its message was nacked.
+        Api.publishOk(tenant, topic, List.of(Api.msg("k0", "nacked", 0)));
+        List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(100).waitSeconds(0));
+        Delivered k0 = got.stream().filter(d -> d.partitionKey().equals("k0")).findFirst().orElseThrow();
+        Api.nack(tenant, topic, group, List.of(k0.receipt()), 0, null);
+        Api.ack(tenant, topic, group, Delivered.receipts(got.stream().filter(d -> d != k0).toList()));
+        Api.publishOk(tenant, topic, oneEach("third"));
+
+        List<Delivered> third = new ArrayList<>();
+        List<String> sent;
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            third.addAll(Api.fetchOk(tenant, topic, group, Fetch.upTo(100).waitSeconds(0)));
+            sent = log.stopUnitsOf(topic);
+        }
+
+        assertEquals(PARTITIONS + 2, third.size(), "k0's nacked and unacked messages, and one third message each");
+        Delivered again = third.stream().filter(d -> d.id().equals("second-0")).findFirst().orElseThrow();
+        assertEquals(2, again.deliveryAttempt(), "the joined delivery row still counts k0's attempts");
+        List<String> scans = sent.stream().filter(sql -> sql.contains("AS not_due"))
+                .toList();
+        assertEquals(1, scans.size(), "one scan statement: " + sent);
+        assertEquals(1, count(DELIVERY_JOIN, scans.get(0)), "only k0's branch joins delivery rows");
+        assertEquals(1, count(MARKER_LOOK, scans.get(0)), "one look at the deletion marker");
+    }
+
+    @Test
+    void a_scan_that_finds_the_deletion_marker_hands_out_nothing_even_when_the_ready_look_is_skipped() throws Exception {
+        List<Delivered> first = leaseEveryPartition();
+        Api.publishOk(tenant, topic, oneEach("next"));
+        mark(true);
+
+        // Acking a full batch within the look interval skips the ready look: the scan alone decides.
+        Map<String, Object> body = new java.util.HashMap<>(Fetch.upTo(PARTITIONS).waitSeconds(0).body());
+        body.put("ack", Delivered.receipts(first));
+        List<Object> delivered = Api.fetch(tenant, topic, group, body).then().statusCode(200).extract().jsonPath()
+                .getList("messages");
+        assertEquals(List.of(), delivered, "nothing of a topic being deleted goes out");
+
+        mark(false);
+        assertEquals(PARTITIONS, Api.fetchOk(tenant, topic, group, Fetch.upTo(100).waitSeconds(0)).size(),
+                "without the marker the same fetch hands the messages out");
+    }
+
+    /** One message per partition, ids {@code prefix-i}. */
+    private static List<Map<String, Object>> oneEach(String prefix) {
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int i = 0; i < PARTITIONS; i++) {
+            batch.add(Api.msg("k" + i, prefix + "-" + i, i));
+        }
+        return batch;
+    }
+
+    /** Publishes one message per partition and fetches until all are delivered: every partition is leased here. */
+    private List<Delivered> leaseEveryPartition() {
+        Api.publishOk(tenant, topic, oneEach("first"));
+        List<Delivered> got = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            List<Delivered> some = Api.fetchOk(tenant, topic, group, Fetch.upTo(100).waitSeconds(1));
+            got.addAll(some);
+            seen.addAll(Delivered.ids(some));
+            return seen.size() == PARTITIONS;
+        });
+        return got;
+    }
+
+    /** Writes or removes the topic's deletion marker (its head row with the empty key), as a deletion's first step does. */
+    private void mark(boolean on) throws Exception {
+        String sql = on ? "INSERT INTO queue_partition_heads (tenant, topic, partition_key, head_offset) VALUES (?, ?, '', 0)"
+                : "DELETE FROM queue_partition_heads WHERE tenant = ? AND topic = ? AND partition_key = ''";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, tenant);
+            ps.setString(2, topic);
+            assertEquals(1, ps.executeUpdate());
+        }
+    }
+
+    private static int count(Pattern p, String sql) {
+        Matcher m = p.matcher(sql);
+        int n = 0;
+        while (m.find()) {
+            n++;
+        }
+        return n;
+    }
+}
