@@ -184,15 +184,25 @@ class IdleLeaseReleaseTest {
         publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("p", "2", 2), msg("q", "3", 3), msg("q", "4", 4)));
         List<Delivered> first = fetchOk(tenant, topic, group, upTo(10));
         assertEquals(4, first.size());
+        GroupScope scope = new GroupScope(tenant, group, topic);
+        // q's lease alone first: the scheduler leases q again under the next epoch, and its
+        // messages go out again, so p's and q's batches are in flight under different epochs.
+        List<LeaseStore.Lease> qLease = leaseStore.leases(scope).stream().filter(l -> l.partitionKey().equals("q")).toList();
+        assertEquals(1, leaseStore.release(scope, qLease.get(0).leasedBy(), qLease));
+        List<Delivered> qAgain = new java.util.ArrayList<>();
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            qAgain.addAll(fetchOk(tenant, topic, group, upTo(10).waitSeconds(1)));
+            return qAgain.size() >= 2;
+        });
+        assertEquals(List.of("3", "4"), ids(qAgain));
         // q's batch is materialized (its messages have rows), p's is still open: both ways back.
-        Delivered q3 = first.stream().filter(d -> d.id().equals("3")).findFirst().orElseThrow();
         assertEquals(List.of("EXTENDED"), given().contentType(io.restassured.http.ContentType.JSON)
-                .body(Map.of("receipts", List.of(q3.receipt()), "visibilitySeconds", 60))
+                .body(Map.of("receipts", List.of(qAgain.get(0).receipt()), "visibilitySeconds", 60))
                 .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/extend", tenant, topic, group)
                 .then().statusCode(200).extract().jsonPath().getList("results.status"));
-        GroupScope scope = new GroupScope(tenant, group, topic);
         List<LeaseStore.Lease> mine = leaseStore.leases(scope);
         assertEquals(2, mine.size());
+        assertEquals(2, mine.stream().map(LeaseStore.Lease::epoch).distinct().count(), "p and q under different epochs");
         // What the scheduler does with surplus partitions when another instance joins: one call.
         assertEquals(2, leaseStore.release(scope, mine.get(0).leasedBy(), mine));
 
@@ -203,8 +213,9 @@ class IdleLeaseReleaseTest {
         });
         assertEquals(List.of("1", "2"), ids(again.stream().filter(d -> d.partitionKey().equals("p")).toList()));
         assertEquals(List.of("3", "4"), ids(again.stream().filter(d -> d.partitionKey().equals("q")).toList()));
-        assertEquals(List.of(1, 1, 1, 1), attempts(again));
+        assertEquals(List.of(1, 1, 1, 1), attempts(again), "each lease's deliveries went back under its own epoch");
         assertEquals(List.of("STALE", "STALE", "STALE", "STALE"), ack(tenant, topic, group, receipts(first)));
+        assertEquals(List.of("STALE", "STALE"), ack(tenant, topic, group, receipts(qAgain)));
         assertEquals(List.of("ACKED", "ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(again)));
     }
 

@@ -345,9 +345,10 @@ final class ConsumerSql {
     /**
      * The group's position in the given partitions (%s is the IN list), one row each: committed
      * offset, the open batch, whether a requeued message waits at or below the committed offset,
-     * the finished delivery rows above the committed offset, whether the open batch has
-     * delivery rows, whether any delivery row lies above the committed offset, and the partition's head (one primary-key look-up of
-     * {@code queue_partition_heads}). It reads no message row but the probes of {@link #batchHoldsAMessage}: an ack
+     * the finished delivery rows above the committed offset, whether the open batch has delivery
+     * rows, whether any delivery row lies above the committed offset, and the partition's head
+     * (one primary-key look-up of {@code queue_partition_heads}). It reads no message row but the
+     * probes of {@link #batchHoldsAMessage}: an ack
      * reads the messages it walks with bound offsets ({@link #SELECT_PREFIX_STATES}), because a
      * join here to the open batch's messages is bounded by outer columns, which give no range, and
      * read the partition's whole backlog (docs/architecture.md, "Reads that do not grow with the
@@ -546,7 +547,10 @@ final class ConsumerSql {
                 : new ScanUndelivered(payloadCap, scope, cur.key(), from, limit);
     }
 
-    /** Binds of one {@link #SCAN_UNDELIVERED} branch, in placeholder order; {@code payloadCap} as in {@link ScanPartition}. */
+    /**
+     * Binds of one {@link #SCAN_UNDELIVERED} branch, in placeholder order; the cap as in
+     * {@link ScanPartition}.
+     */
     record ScanUndelivered(long payloadCap, GroupScope scope, String partitionKey, long committed, int limit)
             implements Branch {
         @Override

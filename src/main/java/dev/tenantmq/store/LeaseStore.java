@@ -210,28 +210,12 @@ public class LeaseStore {
     }
 
     /**
-     * Locks the lease rows of the given partitions (%s: their keys) that this subscriber still
-     * holds, with their epochs, before the idle release judges the partitions again
-     * ({@link #SELECT_HAS_WORK}) or a release hands their deliveries back: fetch locks the same rows before it delivers, so no delivery can
-     * start between that judgement and the release. One range of the primary key, locked in its
-     * order, the order in which fetch and ack lock several lease rows, so they cannot deadlock.
-     * A row whose epoch is not the one judged idle is left alone by the caller (a new lease).
-     * Binds: {@link LockOwnLeases}.
-     */
-    static final String LOCK_OWN_LEASES = """
-            SELECT partition_key, epoch FROM queue_partition_leases
-            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
-              AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)
-            ORDER BY partition_key
-            FOR UPDATE""";
-
-    /**
      * Those of the given partitions (%s: their keys) where the group still has something to
      * deliver, which is also where anything in flight lies ({@link ConsumerSql#partitionHasWork}:
      * a message above the committed offset, where every batch and in-flight row is, or an
      * unfinished (requeued) delivery at or below it). A partition not returned has nothing to
      * deliver and nothing in flight (one without an offsets row was never delivered). Read after
-     * {@link #LOCK_OWN_LEASES}, in the same transaction. Binds: {@link SelectHasWork}
+     * {@link ConsumerSql#LOCK_HELD_LEASES}, in the same transaction. Binds: {@link SelectHasWork}
      * (queue_offsets key order).
      */
     static final String SELECT_HAS_WORK = StateSql.render("""
@@ -241,29 +225,17 @@ public class LeaseStore {
 
     /**
      * Gives up the given leases (%s: their keys) of this subscriber: they expire now, so any
-     * subscriber may take them over at once, with a new epoch. Run on rows {@link #LOCK_OWN_LEASES}
-     * locked in the same transaction and found under the expected epoch, so it changes exactly
-     * one row per key. Binds: {@link ReleaseLeases}.
+     * subscriber may take them over at once, with a new epoch. Run on rows that
+     * {@link ConsumerSql#LOCK_HELD_LEASES} locked in the same transaction and found under the
+     * expected epoch, so it changes exactly one row per key: no expiry test here, since a lease
+     * that reaches its expiry after the lock is still this subscriber's to give up.
+     * Binds: {@link ReleaseLeases}.
      */
     static final String RELEASE_LEASES = """
             UPDATE queue_partition_leases
             SET expires_at = UTC_TIMESTAMP(6)
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key IN (%s)
-              AND leased_by = ? AND expires_at > UTC_TIMESTAMP(6)""";
-
-    /** Binds of {@link #LOCK_OWN_LEASES}, in placeholder order ({@code keys} fill the IN list). */
-    record LockOwnLeases(GroupScope scope, List<String> keys, String subscriber) implements Statement {
-        @Override
-        public String sql() {
-            return LOCK_OWN_LEASES.formatted(Db.placeholders(keys.size()));
-        }
-
-        @Override
-        public List<Bind> binds() {
-            return Bind.list(Bind.tenant(scope), Bind.group(scope), Bind.topic(scope), Bind.each("partition_key", keys), // rows
-                    Bind.of("leased_by", subscriber)); // still ours
-        }
-    }
+              AND leased_by = ?""";
 
     /** Binds of {@link #SELECT_HAS_WORK}, in placeholder order (queue_offsets key order). */
     record SelectHasWork(GroupScope scope, List<String> keys) implements Statement {
@@ -699,18 +671,15 @@ public class LeaseStore {
     }
 
     /**
-     * Locks the lease rows of {@code keys} ({@link #LOCK_OWN_LEASES}) and returns those this
-     * subscriber holds under the {@code expected} epoch, in lock order; a row under another epoch
-     * is a lease taken again since it was read, and is not returned.
+     * Locks the lease rows of {@code keys} that this subscriber holds
+     * ({@link ConsumerSql#LOCK_HELD_LEASES}, as fetch locks them: point look-ups of the primary
+     * key in key order, so that neither can deadlock with the other) and returns those held under
+     * the {@code expected} epoch, in lock order. A row under another epoch is a lease taken again
+     * since it was read: not returned, and left as it is.
      */
     private static Map<String, Long> lockOwn(Connection c, GroupScope t, String subscriber, List<String> keys,
                                              Map<String, Long> expected) throws SQLException {
-        LockOwnLeases lock = new LockOwnLeases(t, keys, subscriber);
-        Map<String, Long> locked = new java.util.HashMap<>();
-        for (Lease l : Db.list(c, lock.sql(), lock, rs -> new Lease(rs.getString("partition_key"), subscriber,
-                rs.getLong("epoch"), false))) {
-            locked.put(l.partitionKey(), l.epoch());
-        }
+        Map<String, Long> locked = ConsumerStatements.lockHeldLeases(c, new ConsumerSql.LockHeldLeases(t, keys, subscriber));
         Map<String, Long> ours = new java.util.LinkedHashMap<>();
         for (String key : keys) {
             if (locked.containsKey(key) && locked.get(key).equals(expected.get(key))) {
