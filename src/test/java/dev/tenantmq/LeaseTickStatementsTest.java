@@ -72,14 +72,9 @@ class LeaseTickStatementsTest {
     @Test
     void idle_leases_are_released_in_three_statements_per_batch_of_rows_and_only_where_still_idle() throws Exception {
         GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
-        written.add(scope);
-        List<String> keys = IntStream.range(0, PARTITIONS).mapToObj(i -> "p-" + i).toList();
         Api.publishOk(scope.tenant(), scope.topic(), List.of(Api.msg("p-7", "m-1", 1))); // p-7 has work
-        assertEquals(PARTITIONS, leases.acquire(scope, "first", keys, List.of(), LEASE_MICROS));
         // p-9 was judged idle under an epoch it no longer has: taken again since, so not idle.
-        List<LeaseStore.Lease> judged = leases.leases(scope).stream()
-                .map(l -> l.partitionKey().equals("p-9") ? new LeaseStore.Lease("p-9", "first", l.epoch() + 1, false) : l)
-                .toList();
+        List<LeaseStore.Lease> judged = leasedByFirstWithP9ReadUnderAnotherEpoch(scope);
 
         int[] released = new int[1];
         List<String> sent = writesWhile(scope.topic(), () -> released[0] = leases.releaseIdle(scope, "first", judged));
@@ -99,13 +94,8 @@ class LeaseTickStatementsTest {
     void a_surplus_release_of_many_leases_runs_four_statements_per_batch_of_rows_and_spares_a_lease_taken_again()
             throws Exception {
         GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
-        written.add(scope);
-        List<String> keys = IntStream.range(0, PARTITIONS).mapToObj(i -> "p-" + i).toList();
-        assertEquals(PARTITIONS, leases.acquire(scope, "first", keys, List.of(), LEASE_MICROS));
         // p-9 is asked for under an epoch it no longer has: a lease taken again since, not this one.
-        List<LeaseStore.Lease> surplus = leases.leases(scope).stream()
-                .map(l -> l.partitionKey().equals("p-9") ? new LeaseStore.Lease("p-9", "first", l.epoch() + 1, false) : l)
-                .toList();
+        List<LeaseStore.Lease> surplus = leasedByFirstWithP9ReadUnderAnotherEpoch(scope);
 
         int[] released = new int[1];
         List<String> sent = writesWhile(scope.topic(), () -> released[0] = leases.release(scope, "first", surplus));
@@ -117,6 +107,20 @@ class LeaseTickStatementsTest {
         // Per batch: lock the leases, release them, read their cursors, hand their deliveries back.
         assertEquals(4 * statements, sent.size(), "statements: " + brief(sent));
         assertEquals(statements, count(sent, "UPDATE queue_delivery_state"), "hand-backs: " + brief(sent));
+    }
+
+    /**
+     * Leases all {@value #PARTITIONS} partitions of {@code scope} to subscriber "first" and returns
+     * its leases as a tick would read them, but with p-9's epoch one ahead of the stored one: a
+     * lease read before it was taken again.
+     */
+    private List<LeaseStore.Lease> leasedByFirstWithP9ReadUnderAnotherEpoch(GroupScope scope) {
+        written.add(scope);
+        List<String> keys = IntStream.range(0, PARTITIONS).mapToObj(i -> "p-" + i).toList();
+        assertEquals(PARTITIONS, leases.acquire(scope, "first", keys, List.of(), LEASE_MICROS));
+        return leases.leases(scope).stream()
+                .map(l -> l.partitionKey().equals("p-9") ? new LeaseStore.Lease("p-9", "first", l.epoch() + 1, false) : l)
+                .toList();
     }
 
     /** The scopes this test wrote lease and offsets rows for, removed after it. */
