@@ -34,6 +34,9 @@ class FetchScanTest {
     private static final int PARTITIONS = 20;
     private static final Pattern DELIVERY_JOIN = Pattern.compile("JOIN queue_delivery_state");
     private static final Pattern MARKER_LOOK = Pattern.compile("FROM queue_partition_heads");
+    /** A column of every scan branch: one per partition scanned. */
+    private static final Pattern NOT_DUE = Pattern.compile("AS not_due");
+    private static final int DEEP_PARTITIONS = 40;
 
     @Inject
     AgroalDataSource dataSource;
@@ -88,6 +91,55 @@ class FetchScanTest {
         mark(false);
         assertEquals(PARTITIONS, Api.fetchOk(tenant, topic, group, Fetch.upTo(100).waitSeconds(0)).size(),
                 "without the marker the same fetch hands the messages out");
+    }
+
+    @Test
+    void a_fetch_over_deep_partitions_claims_and_scans_as_many_partitions_as_their_last_depth_needs() throws Exception {
+        int depth = 25;
+        List<Map<String, Object>> backlog = new ArrayList<>();
+        for (int n = 0; n < depth; n++) {
+            for (int i = 0; i < DEEP_PARTITIONS; i++) {
+                backlog.add(Api.msg("d" + i, "d" + i + "-" + n, n));
+            }
+        }
+        Api.publishOk(tenant, topic, backlog);
+        List<Delivered> first = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> first.addAll(Api.fetchOk(tenant, topic, group, Fetch.upTo(100).waitSeconds(1))));
+        assertEquals(100, first.size(), "the first partitions fill the first fetch");
+        Api.ack(tenant, topic, group, Delivered.receipts(first));
+
+        List<Delivered> second = new ArrayList<>();
+        List<String> sent;
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            second.addAll(Api.fetchOk(tenant, topic, group, Fetch.upTo(100).waitSeconds(0)));
+            sent = log.stopUnitsOf(topic);
+        }
+
+        assertEquals(100, second.size());
+        // The first fetch walked about 6 partitions of the 40 to fill 100, so about 17 messages
+        // each: 100 x 1.5 / 17 is 9 partitions; claiming one per message scanned all 40. Those
+        // first partitions have fewer left, so a second scan may take more from the others.
+        List<Integer> branches = sent.stream().filter(sql -> sql.contains("AS not_due"))
+                .map(sql -> count(NOT_DUE, sql)).toList();
+        assertTrue(branches.size() <= 2, "scan statements, partitions in each: " + branches);
+        assertTrue(branches.stream().mapToInt(Integer::intValue).sum() <= 16, "partitions scanned: " + branches);
+        Map<String, List<Integer>> order = new java.util.TreeMap<>();
+        for (Delivered d : concat(first, second)) {
+            String[] keyAndN = d.id().split("-");
+            order.computeIfAbsent(keyAndN[0], k -> new ArrayList<>()).add(Integer.parseInt(keyAndN[1]));
+        }
+        order.forEach((key, ns) -> {
+            for (int n = 0; n < ns.size(); n++) {
+                assertEquals(n, ns.get(n), key + " is delivered from its first message, in order, none skipped: " + ns);
+            }
+        });
+    }
+
+    private static List<Delivered> concat(List<Delivered> a, List<Delivered> b) {
+        List<Delivered> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     /** One message per partition, ids {@code prefix-i}. */

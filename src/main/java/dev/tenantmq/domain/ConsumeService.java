@@ -14,6 +14,7 @@ import dev.tenantmq.model.NackBackoff;
 import dev.tenantmq.model.FetchBudget;
 import dev.tenantmq.model.Identifiers;
 import dev.tenantmq.model.InvalidRequestException;
+import dev.tenantmq.model.PartitionDepth;
 import dev.tenantmq.model.ReadyLooks;
 import dev.tenantmq.model.SettleStatus;
 import dev.tenantmq.model.Tenant;
@@ -61,6 +62,8 @@ public class ConsumeService {
     private final Map<GroupScope, String> cursors = new ConcurrentHashMap<>();
     /** The ready-partition queries of each triple's fetches here: when a fetch carrying acks may skip one. */
     private final Map<GroupScope, ReadyLooks.Looks> looks = new ConcurrentHashMap<>();
+    /** Messages per partition of each triple's last lease transaction here: how many partitions a fetch claims. */
+    private final Map<GroupScope, PartitionDepth> depths = new ConcurrentHashMap<>();
 
     ConsumeService(ConsumerStore store, ProcessIdentity identity, InterestRegistry interest, FetchSignals signals,
                    QueueMetrics metrics, MqConfig config, Clock clock, ReceiptSigning receipts, SettingsCache settings) {
@@ -307,9 +310,11 @@ public class ConsumeService {
      * group's fairness cursor come first, then the rest from the start; the cursor is kept only
      * when a look left ready partitions out, so a group whose ready partitions all fit in a fetch
      * looks once. A look asks for as many partitions as the fetch has room for messages (each
-     * ready partition has at least one), and the lease transaction shares the room among them
+     * ready partition has at least one); each lease transaction claims as many of them as the
+     * room needs at the depth the group's partitions last showed ({@link PartitionDepth}: all of
+     * them while it is unknown or one message) and shares the room among those
      * ({@code FetchTransaction#lease}), so a fetch over many shallow partitions takes one look and
-     * one transaction, not one per few partitions. A fetch that carries the acks of a full batch
+     * one transaction, not one per few partitions, and one over deep partitions scans few. A fetch that carries the acks of a full batch
      * may first lease from the acked partitions alone, without a look ({@link ReadyLooks}); when
      * they fill it, that is all it does.
      */
@@ -410,8 +415,9 @@ public class ConsumeService {
     private record Round(FetchBudget budget, int next) {}
 
     /**
-     * One round of {@link #leaseUnclaimed}: claims up to the budget's messages left of the
-     * candidates from index {@code from} that no other fetch here has claimed, leases from them
+     * One round of {@link #leaseUnclaimed}: claims as many of the candidates from index
+     * {@code from} that no other fetch here has claimed as the budget's messages left need at the
+     * group's last observed depth ({@link PartitionDepth}), leases from them
      * in one transaction (settling {@code ack} first when it is due), and releases the claims;
      * then signals the topic once for each skipped partition it took nothing from. Candidates
      * after the claimed ones that another fetch holds are marked skipped too.
@@ -419,7 +425,7 @@ public class ConsumeService {
     private Round leaseRound(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
                              List<String> candidates, int from, FetchBudget budget, List<Delivery> leased,
                              PendingAck ack) {
-        int ask = budget.messagesLeft();
+        int ask = depths.getOrDefault(scope, PartitionDepth.UNKNOWN).claims(budget.messagesLeft());
         List<String> mine = new ArrayList<>();
         int next = from;
         for (int i = from; i < candidates.size(); i++) {
@@ -463,6 +469,8 @@ public class ConsumeService {
                 result = store.lease(scope, subscriber, mine, budget, micros(f.visibility()), deadLetterPolicy(scope));
             }
             deadLettered(scope, result.deadLettered());
+            depths.compute(scope, (k, d) -> (d == null ? PartitionDepth.UNKNOWN : d)
+                    .after(result.deliveries().size(), result.partitionsWalked()));
             leased.addAll(result.deliveries());
             result.deliveries().forEach(d -> handedOut.add(d.partitionKey()));
             return new Round(result.budget(), next);
@@ -516,14 +524,15 @@ public class ConsumeService {
     /**
      * Forgets what this process keeps in memory about a consumer group it no longer serves (the
      * scheduler dropped it after {@code mq.interest-timeout} without a fetch): its fairness cursor,
-     * its ready-partition looks, its last empty look and timer re-check, and its map of claimed
-     * partitions when no fetch is using it. A fetch of the group later starts afresh, as a first
-     * fetch does; without this, a long-running process would keep an entry for every group that
-     * ever fetched here.
+     * its ready-partition looks, its partitions' last observed depth, its last empty look and timer
+     * re-check, and its map of claimed partitions when no fetch is using it. A fetch of the group
+     * later starts afresh, as a first fetch does; without this, a long-running process would keep
+     * an entry for every group that ever fetched here.
      */
     public void forget(GroupScope scope) {
         cursors.remove(scope);
         looks.remove(scope);
+        depths.remove(scope);
         emptyLooks.remove(scope);
         lastRecheck.remove(scope);
         // A fetch running now holds the map; it stays until that fetch's claims are gone.
@@ -531,12 +540,13 @@ public class ConsumeService {
     }
 
     /**
-     * How many consumer groups this process keeps fetch state for (cursors, looks, empty looks,
-     * re-checks, claims; a group counted once). For tests and diagnostics.
+     * How many consumer groups this process keeps fetch state for (cursors, looks, depths, empty
+     * looks, re-checks, claims; a group counted once). For tests and diagnostics.
      */
     public int groupsWithFetchState() {
         java.util.Set<GroupScope> groups = new java.util.HashSet<>(cursors.keySet());
         groups.addAll(looks.keySet());
+        groups.addAll(depths.keySet());
         groups.addAll(emptyLooks.keySet());
         groups.addAll(lastRecheck.keySet());
         groups.addAll(claimed.keySet());
@@ -545,7 +555,8 @@ public class ConsumeService {
 
     /** Whether this process keeps fetch state for the group (see {@link #groupsWithFetchState}). */
     public boolean hasFetchState(GroupScope scope) {
-        return cursors.containsKey(scope) || looks.containsKey(scope) || emptyLooks.containsKey(scope)
+        return cursors.containsKey(scope) || looks.containsKey(scope) || depths.containsKey(scope)
+                || emptyLooks.containsKey(scope)
                 || lastRecheck.containsKey(scope)
                 || claimed.containsKey(scope);
     }

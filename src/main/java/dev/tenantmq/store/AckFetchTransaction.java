@@ -104,7 +104,7 @@ public class AckFetchTransaction {
             FetchTransaction.LeaseResult lease;
             if (held.isEmpty()) {
                 CommittedOffsets.write(c, s, ack.unwrittenMoves());
-                lease = new FetchTransaction.LeaseResult(List.of(), 0, budget);
+                lease = FetchTransaction.LeaseResult.nothing(budget);
             } else {
                 lease = fetch.walk(c, FetchTransaction.Mode.FETCH, s, order, held, cursors, budget, visibilityMicros,
                         policy, ack.unwrittenMoves());

@@ -52,8 +52,22 @@ public class FetchTransaction {
         SWEEP
     }
 
-    /** What {@link #lease} did: the deliveries, and how many messages it dead-lettered instead. */
-    public record LeaseResult(List<Delivery> deliveries, int deadLettered, FetchBudget budget) {}
+    /**
+     * What {@link #lease} did.
+     *
+     * @param deliveries the messages handed out, grouped by partition, each in offset order
+     * @param deadLettered how many messages it dead-lettered instead
+     * @param budget what the fetch may still hand out after it
+     * @param partitionsWalked how many partitions the walk offered budget to (scanned, and not
+     *     held by a batch of the current lease), whatever each gave; the partitions after the one
+     *     that spent the budget are not counted ({@code model.PartitionDepth})
+     */
+    public record LeaseResult(List<Delivery> deliveries, int deadLettered, FetchBudget budget, int partitionsWalked) {
+        /** Nothing leased: no partition walked, the budget unchanged. */
+        static LeaseResult nothing(FetchBudget budget) {
+            return new LeaseResult(List.of(), 0, budget, 0);
+        }
+    }
 
     private final Db db;
 
@@ -88,7 +102,7 @@ public class FetchTransaction {
     public LeaseResult lease(GroupScope s, String subscriber, List<String> partitions, FetchBudget budget,
                              long visibilityMicros, DeadLetterPolicy policy) {
         if (partitions.isEmpty()) {
-            return new LeaseResult(List.of(), 0, budget);
+            return LeaseResult.nothing(budget);
         }
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> walk(c, Mode.FETCH, s, subscriber,
                 partitions, budget, visibilityMicros, policy));
@@ -262,7 +276,7 @@ public class FetchTransaction {
                              DeadLetterPolicy policy) throws SQLException {
         Map<String, Long> epochs = ConsumerStatements.lockHeldLeases(c, new LockHeldLeases(s, partitions, subscriber));
         if (epochs.isEmpty()) {
-            return new LeaseResult(List.of(), 0, fetchBudget);
+            return LeaseResult.nothing(fetchBudget);
         }
         return walk(c, mode, s, new ArrayList<>(epochs.keySet()), epochs, DeliveryBatches.cursors(c, s, epochs.keySet()),
                 fetchBudget, visibilityMicros, policy, List.of());
@@ -401,6 +415,7 @@ public class FetchTransaction {
             deadKeys.add(d.partitionKey());
         }
         CommittedOffsets.advance(c, s, deadKeys, cursors, Map.of(), Set.of());
-        return new LeaseResult(out, deads.size(), meter.budget());
+        int walked = (int) lanes.stream().filter(l -> l.walk != null).count();
+        return new LeaseResult(out, deads.size(), meter.budget(), walked);
     }
 }
