@@ -273,6 +273,35 @@ class RetentionTest {
     }
 
     @Test
+    void the_first_rows_of_many_partitions_are_read_a_hundred_partitions_per_statement() throws Exception {
+        int partitions = 250;
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            for (int i = 0; i < 2; i++) {
+                batch.add(msg("p" + p, "m" + p + "-" + i, i));
+            }
+        }
+        publishOk(tenant, topic, batch);
+        List<Delivered> got = fetchAll(tenant, topic, group, 2 * partitions);
+        assertEquals(2 * partitions, ack(tenant, topic, group, receipts(got)).stream().filter("ACKED"::equals).count());
+
+        long deleted;
+        List<String> sent;
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            deleted = retention.purgeTopic(tenant, topic, WEEK, 500);
+            sent = log.stopUnitsOf(topic);
+        }
+
+        assertEquals(2L * partitions, deleted);
+        List<String> reads = sent.stream().filter(sql -> sql.contains("AS dead_lettered")).toList();
+        // ceil(250 / RetentionStore.PARTITIONS_PER_READ): a read per partition made 250.
+        assertEquals(3, reads.size(), "reads of the partitions' rows");
+        for (int p = 0; p < partitions; p++) {
+            assertEquals(List.of(), messageOffsets(tenant, topic, "p" + p), "partition p" + p);
+        }
+    }
+
+    @Test
     void a_run_over_all_served_tenants_deletes_committed_messages() throws Exception {
         List<Long> offsets = publish(tenant, topic, "p", "1", "2");
         List<Delivered> got = fetchAll(tenant, topic, group, 2);

@@ -13,7 +13,9 @@ import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
@@ -191,7 +193,8 @@ public class RetentionJob {
 
     /**
      * One topic: reads the floors first, so floors that advance meanwhile only make this run
-     * keep more, then walks each partition whose head is committed or expired. Deletable rows
+     * keep more, then walks each partition whose head is committed or expired, reading the first
+     * rows of {@link RetentionStore#PARTITIONS_PER_READ} such partitions per statement. Deletable rows
      * of several partitions are deleted together, up to {@code batchSize} per transaction:
      * most partitions hold a few consumed rows, and a commit per partition would cost more
      * than the deletes.
@@ -200,29 +203,38 @@ public class RetentionJob {
         RetentionStore.Floors floors = store.floors(tenant, topic);
         String deadLetterTopic = topic + config.dlqSuffix();
         Pending pending = new Pending(tenant, topic, floors.groups(), batchSize);
-        for (RetentionStore.Head head : store.heads(tenant, topic, maxAgeMicros)) {
-            long floor = floors.floor(head.partitionKey());
-            if (head.offset() > floor && !head.expired()) {
-                continue;
+        List<RetentionStore.Head> due = store.heads(tenant, topic, maxAgeMicros).stream()
+                .filter(head -> head.offset() <= floors.floor(head.partitionKey()) || head.expired()).toList();
+        for (int from = 0; from < due.size(); from += RetentionStore.PARTITIONS_PER_READ) {
+            List<RetentionStore.Head> chunk = due.subList(from, Math.min(due.size(), from + RetentionStore.PARTITIONS_PER_READ));
+            Map<String, Long> after = new LinkedHashMap<>();
+            chunk.forEach(head -> after.put(head.partitionKey(), head.offset() - 1));
+            Map<String, List<RetentionStore.Row>> first = store.rows(tenant, topic, deadLetterTopic, floors.groups(), after,
+                    maxAgeMicros, batchSize);
+            for (RetentionStore.Head head : chunk) {
+                purgePartition(tenant, topic, deadLetterTopic, head.partitionKey(), first.getOrDefault(head.partitionKey(),
+                        List.of()), floors.floor(head.partitionKey()), floors.groups(), maxAgeMicros, batchSize, pending);
             }
-            purgePartition(tenant, topic, deadLetterTopic, head, floor, floors.groups(), maxAgeMicros, batchSize, pending);
         }
         pending.flush();
         return pending.deleted;
     }
 
-    private void purgePartition(String tenant, String topic, String deadLetterTopic, RetentionStore.Head head,
-                                long floor, List<String> groups, long maxAgeMicros, int batchSize, Pending pending) {
-        long after = head.offset() - 1;
+    /**
+     * Walks one partition from its head: {@code rows} is its first batch, read with those of other
+     * partitions; a partition with more deletable rows than a batch reads the next ones alone.
+     */
+    private void purgePartition(String tenant, String topic, String deadLetterTopic, String partitionKey,
+                                List<RetentionStore.Row> rows, long floor, List<String> groups, long maxAgeMicros,
+                                int batchSize, Pending pending) {
         while (true) {
-            List<RetentionStore.Row> rows = store.rows(tenant, topic, deadLetterTopic, head.partitionKey(), groups, after,
-                    maxAgeMicros, batchSize);
             Batch batch = plan(rows, floor);
-            pending.add(head.partitionKey(), rows, batch.deletable(), floor);
+            pending.add(partitionKey, rows, batch.deletable(), floor);
             if (batch.stop() || rows.size() < batchSize) {
                 return;
             }
-            after = batch.lastSeen();
+            rows = store.rows(tenant, topic, deadLetterTopic, partitionKey, groups, batch.lastSeen(), maxAgeMicros,
+                    batchSize);
         }
     }
 

@@ -179,10 +179,12 @@ public class RetentionStore {
      * (same tenant, partition key and id in the dead-letter topic) exists, and whether a group
      * (%s is the IN list of the topic's groups) still has it to deliver: a requeued message
      * lies at or below the committed offset. The dead-letter probe is one lookup of
-     * {@code uq_message_id}; the delivery probe one primary-key lookup per group.
+     * {@code uq_message_id}; the delivery probe one primary-key lookup per group. One branch of
+     * a {@code UNION ALL} over the partitions one read takes ({@link #rows(String, String, String,
+     * List, Map, long, int)}), so it names its partition.
      */
     static final String SELECT_PARTITION_ROWS = StateSql.render("""
-            SELECT m.`offset`,
+            SELECT m.partition_key, m.`offset`,
                    m.created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND AS expired,
                    dl.`offset` IS NOT NULL AS dead_lettered,
                    EXISTS (SELECT 1 FROM queue_delivery_state d
@@ -207,7 +209,7 @@ public class RetentionStore {
 
     /** Binds of {@link #SELECT_PARTITION_ROWS}, in placeholder order ({@code groups} fills the IN list). */
     record SelectPartitionRows(long maxAgeMicros, List<String> groups, String deadLetterTopic, String tenant, String topic,
-                               String partitionKey, long afterOffset, int limit) implements Statement {
+                               String partitionKey, long afterOffset, int limit) implements ConsumerSql.Branch {
         /** The statement with its IN list for {@code groups}, or without the delivery probe when there are none. */
         @Override
         public String sql() {
@@ -228,6 +230,9 @@ public class RetentionStore {
     /** Maps a row of {@link #SELECT_PARTITION_ROWS}. */
     private static final Db.RowMapper<Row> PARTITION_ROW = rs -> new Row(rs.getLong("offset"), rs.getBoolean("expired"),
             rs.getBoolean("dead_lettered"), rs.getBoolean("undelivered"));
+
+    /** Most partitions one read of {@link #rows(String, String, String, List, Map, long, int)} takes: one branch each. */
+    public static final int PARTITIONS_PER_READ = 100;
 
     /**
      * Deletes the messages of one partition's offset range {@code [?, ?]}: a primary-key range,
@@ -377,7 +382,41 @@ public class RetentionStore {
     }
 
     /**
-     * Up to {@code limit} rows of one partition after {@code afterOffset}, in offset order.
+     * Up to {@code limit} rows of each partition of {@code afterOffsets} after its offset, in one
+     * statement ({@code UNION ALL}, a branch per partition): the first batch of every partition a
+     * run walks, where a statement per partition made retention the most frequent statement of a
+     * run over many shallow partitions (docs/operations.md, "Retention").
+     *
+     * @param afterOffsets per partition key, the offset after which to read; at most
+     *     {@link #PARTITIONS_PER_READ} partitions
+     * @return per partition key, its rows in offset order; a partition with none is absent
+     * @throws IllegalArgumentException with more than {@link #PARTITIONS_PER_READ} partitions (a bug)
+     */
+    public Map<String, List<Row>> rows(String tenant, String topic, String deadLetterTopic, List<String> groups,
+                                       Map<String, Long> afterOffsets, long maxAgeMicros, int limit) {
+        if (afterOffsets.size() > PARTITIONS_PER_READ) {
+            throw new IllegalArgumentException(afterOffsets.size() + " partitions in one read, at most "
+                    + PARTITIONS_PER_READ);
+        }
+        if (afterOffsets.isEmpty()) {
+            return Map.of();
+        }
+        Statement select = ConsumerSql.union(afterOffsets.entrySet().stream().map(e -> new SelectPartitionRows(
+                maxAgeMicros, groups, deadLetterTopic, tenant, topic, e.getKey(), e.getValue(), limit)).toList());
+        List<Map.Entry<String, Row>> read = db.read(c -> Db.list(c, select.sql(), select,
+                rs -> Map.entry(rs.getString("partition_key"), PARTITION_ROW.map(rs))));
+        Map<String, List<Row>> byKey = new HashMap<>();
+        for (Map.Entry<String, Row> e : read) {
+            byKey.computeIfAbsent(e.getKey(), k -> new java.util.ArrayList<>()).add(e.getValue());
+        }
+        // A UNION ALL promises no order across or within its branches' results.
+        byKey.values().forEach(rows -> rows.sort(java.util.Comparator.comparingLong(Row::offset)));
+        return byKey;
+    }
+
+    /**
+     * Up to {@code limit} rows of one partition after {@code afterOffset}, in offset order: the
+     * batches after a partition's first ({@link #rows(String, String, String, List, Map, long, int)}).
      *
      * @param deadLetterTopic the topic whose rows with the same partition key and id are this
      *     topic's dead letters ({@code <topic><suffix>})
