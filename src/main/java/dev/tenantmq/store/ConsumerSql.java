@@ -644,10 +644,12 @@ final class ConsumerSql {
     /**
      * The payloads of messages a fetch scan read without them (above its payload cap,
      * {@link #SCAN_COLUMNS}) and the walk hands out or dead-letters: by primary key, the
-     * {@code %s} the list of {@code (partition_key, offset)} pairs.
+     * {@code %s} the list of {@code (partition_key, offset)} pairs. The index is named, as for
+     * publish's id look-up ({@link PublishSql#SELECT_EXISTING_IDS}): a list of pairs may otherwise
+     * be read as every stored message of the topic.
      */
     static final String SELECT_PAYLOADS = """
-            SELECT partition_key, `offset`, payload FROM queue_messages
+            SELECT partition_key, `offset`, payload FROM queue_messages FORCE INDEX (PRIMARY)
             WHERE tenant = ? AND topic = ? AND (partition_key, `offset`) IN (%s)""";
 
     /** A message by its partition and offset, for {@link SelectPayloads}. */
