@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * the partition head lock"). Left to its statistics, MariaDB 10.11 read the id look-up of 200
  * ids as every stored row of the topic (a {@code ref} on the primary key's {@code (tenant,
  * topic)} prefix): in the benchmark's replay, 26,000 rows per request of 500. Measured with the
- * server's handler counters, the least of three publishes, so that another session's reads in
- * between can only raise a try, never pass it.
+ * server's handler counters around each publish, less what one reading of them adds by itself,
+ * the least of three publishes: another session's reads during a publish only raise a try.
  */
 @QuarkusTest
 @TestProfile(StatementBudgetTest.NoTicks.class)

@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.scheduler.RetentionJob;
+import dev.tenantmq.store.RetentionStore;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -299,6 +300,39 @@ class RetentionTest {
         for (int p = 0; p < partitions; p++) {
             assertEquals(List.of(), messageOffsets(tenant, topic, "p" + p), "partition p" + p);
         }
+    }
+
+    @Test
+    void partitions_deeper_than_a_batch_go_on_alone_after_the_shared_read_and_a_topic_without_groups_is_read_too()
+            throws Exception {
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int p = 0; p < 100; p++) {
+            for (int i = 0; i < 5; i++) {
+                batch.add(msg("p" + p, "m" + p + "-" + i, i));
+            }
+        }
+        publishOk(tenant, topic, batch);
+        List<Delivered> got = fetchAll(tenant, topic, group, 500);
+        assertEquals(500, ack(tenant, topic, group, receipts(got)).stream().filter("ACKED"::equals).count());
+        String unread = TestIds.topic(); // no consumer group: the read without the delivery probe
+        List<Map<String, Object>> other = new ArrayList<>();
+        for (int p = 0; p < 120; p++) {
+            other.add(msg("q" + p, "a", 0));
+            other.add(msg("q" + p, "b", 1));
+        }
+        publishOk(tenant, unread, other);
+
+        // Batches of 2: one read takes the first 2 rows of all 100 partitions, then each goes on alone.
+        assertEquals(500, retention.purgeTopic(tenant, topic, WEEK, 2));
+        assertEquals(240, retention.purgeTopic(tenant, unread, Duration.ZERO, 500), "expired, in two shared reads");
+        for (int p = 0; p < 100; p++) {
+            assertEquals(List.of(), messageOffsets(tenant, topic, "p" + p), "partition p" + p);
+        }
+        for (int p = 0; p < 120; p++) {
+            assertEquals(List.of(), messageOffsets(tenant, unread, "q" + p), "partition q" + p);
+        }
+        assertEquals(100, RetentionStore.partitionsPerRead(500));
+        assertEquals(5, RetentionStore.partitionsPerRead(10_000), "a read returns at most 50,000 rows");
     }
 
     @Test

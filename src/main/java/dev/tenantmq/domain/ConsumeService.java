@@ -304,19 +304,20 @@ public class ConsumeService {
     private final Map<GroupScope, Map<String, Boolean>> claimed = new ConcurrentHashMap<>();
 
     /**
-     * One look for messages: ready partitions (no locks), then one lease transaction for them,
-     * repeated only while the fetch has room in its budget of messages and payload bytes
-     * ({@link FetchBudget}, shared by every lease of the fetch) and more partitions may be ready. Keys after the
-     * group's fairness cursor come first, then the rest from the start; the cursor is kept only
-     * when a look left ready partitions out, so a group whose ready partitions all fit in a fetch
-     * looks once. A look asks for as many partitions as the fetch has room for messages (each
-     * ready partition has at least one); each lease transaction claims as many of them as the
-     * room needs at the depth the group's partitions last showed ({@link PartitionDepth}: all of
-     * them while it is unknown or one message) and shares the room among those
-     * ({@code FetchTransaction#lease}), so a fetch over many shallow partitions takes one look and
-     * one transaction, not one per few partitions, and one over deep partitions scans few. A fetch that carries the acks of a full batch
-     * may first lease from the acked partitions alone, without a look ({@link ReadyLooks}); when
-     * they fill it, that is all it does.
+     * One look for messages: ready partitions (no locks), then lease transactions for them, one
+     * unless the first partitions claimed run dry, repeated only while the fetch has room in its
+     * budget of messages and payload bytes ({@link FetchBudget}, shared by every lease of the
+     * fetch) and more partitions may be ready. Keys after the group's fairness cursor come first,
+     * then the rest from the start; the cursor is kept only when a look left ready partitions out,
+     * so a group whose ready partitions all fit in a fetch looks once. A look asks for as many
+     * partitions as the fetch has room for messages (each ready partition has at least one); each
+     * lease transaction claims as many of them as the room needs at the depth the group's
+     * partitions last showed ({@link PartitionDepth}: all of them while it is unknown or one
+     * message) and shares the room among those ({@code FetchTransaction#lease}), so a fetch over
+     * many shallow partitions takes one look and one transaction, not one per few partitions, and
+     * one over deep partitions scans few. A fetch that carries the acks of a full batch may first
+     * lease from the acked partitions alone, without a look ({@link ReadyLooks}); when they fill
+     * it, that is all it does.
      */
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f, PendingAck ack) {
         String subscriber = identity.subscriberName().value();
@@ -368,9 +369,10 @@ public class ConsumeService {
      * an ack touched them a moment ago, so the ready-partitions query is skipped and the lease
      * transaction goes to them at once; it delivers from those this process still leases and
      * that have nothing in flight. Partitions it does not lease here are for another process,
-     * which finds them on its re-check. It claims as many partitions at a time as it has room
-     * for messages, each of which may give one, and goes on to the next when they gave less (a
-     * poll woken by the same signal took theirs first); those other waiters claim the rest.
+     * which finds them on its re-check. It claims as many partitions at a time as its room needs
+     * at their last observed depth ({@link #leaseUnclaimed}), and goes on to the next when they
+     * gave less (a poll woken by the same signal took theirs first); those other waiters claim
+     * the rest.
      */
     private List<Delivered> fetchTouched(GroupScope scope, Fetch f, Set<String> touched) {
         String subscriber = identity.subscriberName().value();
@@ -383,13 +385,13 @@ public class ConsumeService {
 
     /**
      * Leases from {@code candidates}, in their order, for as long as the fetch has room: claims as
-     * many as the budget has room for messages among those that no other fetch of this process
-     * has claimed (marking the others skipped, see {@link #claimed}), leases from them in one
-     * transaction, releases the claims, and goes on with the candidates after them while room is
-     * left. A claimed candidate may give nothing: another fetch of this process took its messages
-     * between the look that named it and this claim (they are in flight, held until their ack).
-     * Stopping there would leave a ready candidate after it unlooked, with no signal coming for
-     * it: a wake-up lost until the next re-check.
+     * many as the room needs at the group's last observed depth ({@link PartitionDepth}) among
+     * those that no other fetch of this process has claimed (marking the others skipped, see
+     * {@link #claimed}), leases from them in one transaction, releases the claims, and goes on with the
+     * candidates after them while room is left. A claimed candidate may give nothing: another fetch
+     * of this process took its messages between the look that named it and this claim (they are in
+     * flight, held until their ack). Stopping there would leave a ready candidate after it
+     * unlooked, with no signal coming for it: a wake-up lost until the next re-check.
      *
      * <p>When {@code ack} is due, its receipts settle in the first lease transaction, first; the
      * partitions they name that no other fetch here has claimed are claimed too, and walked after
@@ -403,8 +405,10 @@ public class ConsumeService {
                                        List<String> candidates, FetchBudget budget, List<Delivery> leased,
                                        PendingAck ack) {
         int next = 0;
+        boolean gaveNothing = false;
         do {
-            Round round = leaseRound(scope, f, subscriber, busy, candidates, next, budget, leased, ack);
+            Round round = leaseRound(scope, f, subscriber, busy, candidates, next, budget, leased, ack, gaveNothing);
+            gaveNothing = round.budget().equals(budget);
             budget = round.budget();
             next = round.next();
         } while (!budget.spent() && next < candidates.size());
@@ -417,15 +421,18 @@ public class ConsumeService {
     /**
      * One round of {@link #leaseUnclaimed}: claims as many of the candidates from index
      * {@code from} that no other fetch here has claimed as the budget's messages left need at the
-     * group's last observed depth ({@link PartitionDepth}), leases from them
+     * group's last observed depth ({@link PartitionDepth}; one per message when
+     * {@code afterNothing}, the fetch's previous round having handed out nothing), leases from them
      * in one transaction (settling {@code ack} first when it is due), and releases the claims;
      * then signals the topic once for each skipped partition it took nothing from. Candidates
      * after the claimed ones that another fetch holds are marked skipped too.
      */
     private Round leaseRound(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
                              List<String> candidates, int from, FetchBudget budget, List<Delivery> leased,
-                             PendingAck ack) {
-        int ask = depths.getOrDefault(scope, PartitionDepth.UNKNOWN).claims(budget.messagesLeft());
+                             PendingAck ack, boolean afterNothing) {
+        PartitionDepth depth = afterNothing ? PartitionDepth.UNKNOWN
+                : depths.getOrDefault(scope, PartitionDepth.UNKNOWN);
+        int ask = depth.claims(budget.messagesLeft());
         List<String> mine = new ArrayList<>();
         int next = from;
         for (int i = from; i < candidates.size(); i++) {
@@ -470,7 +477,7 @@ public class ConsumeService {
             }
             deadLettered(scope, result.deadLettered());
             depths.compute(scope, (k, d) -> (d == null ? PartitionDepth.UNKNOWN : d)
-                    .after(result.deliveries().size(), result.partitionsWalked()));
+                    .after(result.deliveries().size(), result.partitionsWalked(), result.budget().spent()));
             leased.addAll(result.deliveries());
             result.deliveries().forEach(d -> handedOut.add(d.partitionKey()));
             return new Round(result.budget(), next);

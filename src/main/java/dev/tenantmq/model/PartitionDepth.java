@@ -15,7 +15,10 @@ package dev.tenantmq.model;
  * with no such figure yet, or with partitions that gave one message or less, claims one
  * partition per message of room, as every ready partition holds at least one. A transaction
  * whose partitions run dry before the budget is spent leaves the fetch room, and the fetch
- * claims the next ready partitions in another transaction, with the figure that one gave.
+ * claims the next ready partitions in another transaction, with the figure that one gave; after
+ * one that handed out nothing (its partitions were taken meanwhile) the fetch claims one per
+ * message of room again ({@link #UNKNOWN}), so stale candidates cost one more transaction, not
+ * one per few candidates.
  *
  * @param messagesPerPartition messages the group's last lease transaction here gave per
  *     partition it walked; 0 when unknown
@@ -59,11 +62,15 @@ public record PartitionDepth(double messagesPerPartition) {
     /**
      * The figure after a lease transaction that walked {@code partitionsWalked} partitions and
      * handed out {@code delivered} messages from them; unchanged when it walked none (it learned
-     * nothing about depth).
+     * nothing about depth). A transaction that ran out of room ({@code spent}) stopped its last
+     * partition at the room, not at the partition's end, so what it gave per partition is only a
+     * lower bound: the figure does not fall below the one before. One whose partitions ran dry
+     * first gave their whole depth, and replaces the figure, up or down.
      *
+     * @param spent whether the transaction spent the fetch's budget of messages or bytes
      * @throws IllegalArgumentException when a count is negative (a bug)
      */
-    public PartitionDepth after(int delivered, int partitionsWalked) {
+    public PartitionDepth after(int delivered, int partitionsWalked, boolean spent) {
         if (delivered < 0 || partitionsWalked < 0) {
             throw new IllegalArgumentException("counts cannot be negative: " + delivered + " delivered over "
                     + partitionsWalked + " partitions");
@@ -71,6 +78,7 @@ public record PartitionDepth(double messagesPerPartition) {
         if (partitionsWalked == 0) {
             return this;
         }
-        return new PartitionDepth((double) delivered / partitionsWalked);
+        double observed = (double) delivered / partitionsWalked;
+        return new PartitionDepth(spent ? Math.max(messagesPerPartition, observed) : observed);
     }
 }

@@ -194,10 +194,10 @@ public class RetentionJob {
     /**
      * One topic: reads the floors first, so floors that advance meanwhile only make this run
      * keep more, then walks each partition whose head is committed or expired, reading the first
-     * rows of {@link RetentionStore#PARTITIONS_PER_READ} such partitions per statement. Deletable rows
-     * of several partitions are deleted together, up to {@code batchSize} per transaction:
-     * most partitions hold a few consumed rows, and a commit per partition would cost more
-     * than the deletes.
+     * rows of up to {@link RetentionStore#PARTITIONS_PER_READ} such partitions per statement
+     * ({@link RetentionStore#partitionsPerRead}). Deletable rows of several partitions are
+     * deleted together, up to {@code batchSize} per transaction: most partitions hold a few
+     * consumed rows, and a commit per partition would cost more than the deletes.
      */
     private long purgeTopic(String tenant, String topic, long maxAgeMicros, int batchSize) {
         RetentionStore.Floors floors = store.floors(tenant, topic);
@@ -205,8 +205,9 @@ public class RetentionJob {
         Pending pending = new Pending(tenant, topic, floors.groups(), batchSize);
         List<RetentionStore.Head> due = store.heads(tenant, topic, maxAgeMicros).stream()
                 .filter(head -> head.offset() <= floors.floor(head.partitionKey()) || head.expired()).toList();
-        for (int from = 0; from < due.size(); from += RetentionStore.PARTITIONS_PER_READ) {
-            List<RetentionStore.Head> chunk = due.subList(from, Math.min(due.size(), from + RetentionStore.PARTITIONS_PER_READ));
+        int perRead = RetentionStore.partitionsPerRead(batchSize);
+        for (int from = 0; from < due.size(); from += perRead) {
+            List<RetentionStore.Head> chunk = due.subList(from, Math.min(due.size(), from + perRead));
             Map<String, Long> after = new LinkedHashMap<>();
             chunk.forEach(head -> after.put(head.partitionKey(), head.offset() - 1));
             Map<String, List<RetentionStore.Row>> first = store.rows(tenant, topic, deadLetterTopic, floors.groups(), after,

@@ -58,9 +58,10 @@ public class FetchTransaction {
      * @param deliveries the messages handed out, grouped by partition, each in offset order
      * @param deadLettered how many messages it dead-lettered instead
      * @param budget what the fetch may still hand out after it
-     * @param partitionsWalked how many partitions the walk offered budget to (scanned, and not
-     *     held by a batch of the current lease), whatever each gave; the partitions after the one
-     *     that spent the budget are not counted ({@code model.PartitionDepth})
+     * @param partitionsWalked how many partitions the walk offered budget to, whatever each gave
+     *     (one whose earlier delivery of the current lease is still out gives nothing); those not
+     *     walked, after the one that spent the budget or held by an open batch of the current
+     *     lease, are not counted ({@code model.PartitionDepth})
      */
     public record LeaseResult(List<Delivery> deliveries, int deadLettered, FetchBudget budget, int partitionsWalked) {
         /** Nothing leased: no partition walked, the budget unchanged. */

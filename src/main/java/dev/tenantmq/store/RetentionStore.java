@@ -233,6 +233,17 @@ public class RetentionStore {
 
     /** Most partitions one read of {@link #rows(String, String, String, List, Map, long, int)} takes: one branch each. */
     public static final int PARTITIONS_PER_READ = 100;
+    /** Most rows one read of several partitions may return: partitions times the batch size. */
+    static final int ROWS_PER_READ = 50_000;
+
+    /**
+     * How many partitions one read of their first rows takes at {@code batchSize} rows each: up
+     * to {@link #PARTITIONS_PER_READ}, fewer for a batch size above 500, so that one read returns
+     * at most {@link #ROWS_PER_READ} rows; at least 1.
+     */
+    public static int partitionsPerRead(int batchSize) {
+        return Math.max(1, Math.min(PARTITIONS_PER_READ, ROWS_PER_READ / Math.max(1, batchSize)));
+    }
 
     /**
      * Deletes the messages of one partition's offset range {@code [?, ?]}: a primary-key range,
@@ -388,15 +399,16 @@ public class RetentionStore {
      * run over many shallow partitions (docs/operations.md, "Retention").
      *
      * @param afterOffsets per partition key, the offset after which to read; at most
-     *     {@link #PARTITIONS_PER_READ} partitions
+     *     {@link #partitionsPerRead} of {@code limit} partitions
+     * @param limit most rows per partition
      * @return per partition key, its rows in offset order; a partition with none is absent
-     * @throws IllegalArgumentException with more than {@link #PARTITIONS_PER_READ} partitions (a bug)
+     * @throws IllegalArgumentException with more partitions than that (a bug)
      */
     public Map<String, List<Row>> rows(String tenant, String topic, String deadLetterTopic, List<String> groups,
                                        Map<String, Long> afterOffsets, long maxAgeMicros, int limit) {
-        if (afterOffsets.size() > PARTITIONS_PER_READ) {
-            throw new IllegalArgumentException(afterOffsets.size() + " partitions in one read, at most "
-                    + PARTITIONS_PER_READ);
+        if (afterOffsets.size() > partitionsPerRead(limit)) {
+            throw new IllegalArgumentException(afterOffsets.size() + " partitions in one read of " + limit
+                    + " rows each, at most " + partitionsPerRead(limit));
         }
         if (afterOffsets.isEmpty()) {
             return Map.of();
