@@ -387,11 +387,12 @@ public class ConsumeService {
      * Leases from {@code candidates}, in their order, for as long as the fetch has room: claims as
      * many as the room needs at the group's last observed depth ({@link PartitionDepth}) among
      * those that no other fetch of this process has claimed (marking the others skipped, see
-     * {@link #claimed}), leases from them in one transaction, releases the claims, and goes on with the
-     * candidates after them while room is left. A claimed candidate may give nothing: another fetch
-     * of this process took its messages between the look that named it and this claim (they are in
-     * flight, held until their ack). Stopping there would leave a ready candidate after it
-     * unlooked, with no signal coming for it: a wake-up lost until the next re-check.
+     * {@link #claimed}), leases from them in one transaction, releases the claims, and goes on
+     * with the candidates after them while room is left. A claimed candidate may give nothing:
+     * another fetch of this process took its messages between the look that named it and this
+     * claim (they are in flight, held until their ack). Stopping there would leave a ready
+     * candidate after it unlooked, with no signal coming for it: a wake-up lost until the next
+     * re-check.
      *
      * <p>When {@code ack} is due, its receipts settle in the first lease transaction, first; the
      * partitions they name that no other fetch here has claimed are claimed too, and walked after

@@ -210,11 +210,12 @@ public class RetentionJob {
             List<RetentionStore.Head> chunk = due.subList(from, Math.min(due.size(), from + perRead));
             Map<String, Long> after = new LinkedHashMap<>();
             chunk.forEach(head -> after.put(head.partitionKey(), head.offset() - 1));
-            Map<String, List<RetentionStore.Row>> first = store.rows(tenant, topic, deadLetterTopic, floors.groups(), after,
-                    maxAgeMicros, batchSize);
+            Map<String, List<RetentionStore.Row>> first = store.rows(tenant, topic, deadLetterTopic, floors.groups(),
+                    after, maxAgeMicros, batchSize);
             for (RetentionStore.Head head : chunk) {
-                purgePartition(tenant, topic, deadLetterTopic, head.partitionKey(), first.getOrDefault(head.partitionKey(),
-                        List.of()), floors.floor(head.partitionKey()), floors.groups(), maxAgeMicros, batchSize, pending);
+                String key = head.partitionKey();
+                purgePartition(tenant, topic, deadLetterTopic, key, first.getOrDefault(key, List.of()), floors.floor(key),
+                        floors.groups(), maxAgeMicros, batchSize, pending);
             }
         }
         pending.flush();
