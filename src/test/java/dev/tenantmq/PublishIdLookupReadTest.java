@@ -7,14 +7,9 @@ import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,7 +32,7 @@ class PublishIdLookupReadTest {
 
     @Test
     void the_id_look_up_of_a_publish_reads_one_entry_per_id_whatever_the_topic_stores() throws Exception {
-        assumeNotVitess();
+        HandlerReads.assumeNotVitess(dataSource);
         String tenant = TestIds.tenant();
         String topic = TestIds.topic();
         for (int n = 0; n < STORED_PER_PARTITION; n += 5) {
@@ -56,42 +51,15 @@ class PublishIdLookupReadTest {
             for (int p = 0; p < PARTITIONS; p++) {
                 batch.add(Api.msg("p" + p, "new-" + attempt + "-" + p, Map.of("p", p)));
             }
-            long idleStart = rowsRead();
-            long before = rowsRead(); // what one SHOW adds by itself: before - idleStart
+            long idleStart = HandlerReads.rowsRead(dataSource);
+            long before = HandlerReads.rowsRead(dataSource); // what one SHOW adds by itself: before - idleStart
             Published published = Api.publishOk(tenant, topic, batch);
-            least = Math.min(least, (rowsRead() - before) - (before - idleStart));
+            least = Math.min(least, (HandlerReads.rowsRead(dataSource) - before) - (before - idleStart));
             assertEquals(PARTITIONS, published.offsets().size());
         }
 
         // Per partition: its head (locked, then moved) and the id looked up in two tables.
         assertTrue(least <= 10L * PARTITIONS, "rows read to publish " + PARTITIONS + " new ids into a topic of "
                 + PARTITIONS * STORED_PER_PARTITION + " stored messages: " + least);
-    }
-
-    /**
-     * Runs on MariaDB and MySQL 9.7, not through vtgate, whose counters are not the shards'
-     * mysqld's (the statement's single-shard routing is {@code VitessRoutingTest}'s).
-     */
-    private void assumeNotVitess() throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
-            String version = c.getMetaData().getDatabaseProductVersion();
-            Assumptions.assumeFalse(version.endsWith("-Vitess"), "the rows-read guard counts one mysqld's reads; this is " + version);
-        }
-    }
-
-    /**
-     * Rows the storage engine handed to the server so far, all sessions: the sum of the
-     * Handler_read_* counters. The SHOW itself adds its own rows (Handler_read_rnd_next); the
-     * caller subtracts that.
-     */
-    private long rowsRead() throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Handler_read%'")) {
-            long sum = 0;
-            while (rs.next()) {
-                sum += rs.getLong(2);
-            }
-            return sum;
-        }
     }
 }

@@ -8,14 +8,9 @@ import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,7 +35,7 @@ class RetentionHeadsReadTest {
 
     @Test
     void the_heads_of_a_topics_partitions_are_found_without_reading_its_backlog() throws Exception {
-        assumeNotVitess();
+        HandlerReads.assumeNotVitess(dataSource);
         String tenant = TestIds.tenant();
         String topic = TestIds.topic();
         List<Long> oldest = new ArrayList<>();
@@ -55,10 +50,10 @@ class RetentionHeadsReadTest {
         long least = Long.MAX_VALUE;
         List<RetentionStore.Head> heads = List.of();
         for (int attempt = 0; attempt < 3; attempt++) {
-            long idleStart = rowsRead();
-            long before = rowsRead(); // what one SHOW adds by itself: before - idleStart
+            long idleStart = HandlerReads.rowsRead(dataSource);
+            long before = HandlerReads.rowsRead(dataSource); // what one SHOW adds by itself: before - idleStart
             heads = store.heads(tenant, topic, 0);
-            least = Math.min(least, (rowsRead() - before) - (before - idleStart));
+            least = Math.min(least, (HandlerReads.rowsRead(dataSource) - before) - (before - idleStart));
         }
 
         assertEquals(List.of("p0", "p1", "p2"), heads.stream().map(RetentionStore.Head::partitionKey).toList());
@@ -66,32 +61,5 @@ class RetentionHeadsReadTest {
         assertTrue(heads.stream().allMatch(RetentionStore.Head::expired), "a maximum age of 0 expires every head");
         assertTrue(least <= 20 * PARTITIONS, "rows read to find " + PARTITIONS + " heads among "
                 + PARTITIONS * PER_PARTITION + " stored messages: " + least);
-    }
-
-    /**
-     * Runs on MariaDB and MySQL 9.7, not through vtgate, whose counters are not the shards'
-     * mysqld's (the statement's single-shard routing is {@code VitessRoutingTest}'s).
-     */
-    private void assumeNotVitess() throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
-            String version = c.getMetaData().getDatabaseProductVersion();
-            Assumptions.assumeFalse(version.endsWith("-Vitess"), "the rows-read guard counts one mysqld's reads; this is " + version);
-        }
-    }
-
-    /**
-     * Rows the storage engine handed to the server so far, all sessions: the sum of the
-     * Handler_read_* counters, index look-ups and steps and table scans alike. The SHOW itself
-     * adds its own rows (Handler_read_rnd_next); the caller subtracts that.
-     */
-    private long rowsRead() throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Handler_read%'")) {
-            long sum = 0;
-            while (rs.next()) {
-                sum += rs.getLong(2);
-            }
-            return sum;
-        }
     }
 }

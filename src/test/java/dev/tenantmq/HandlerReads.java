@@ -1,0 +1,44 @@
+package dev.tenantmq;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The rows the storage engine handed to the server, from the handler counters, for the tests that
+ * bound what a statement reads (docs/testing.md). One mysqld's counters: through vtgate they are
+ * not the shards', so such a test aborts there ({@link #assumeNotVitess}).
+ */
+final class HandlerReads {
+    private HandlerReads() {}
+
+    /**
+     * Aborts the calling test (a JUnit assumption) on vtgate; the statement's single-shard routing
+     * is {@code VitessRoutingTest}'s.
+     */
+    static void assumeNotVitess(DataSource dataSource) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            String version = c.getMetaData().getDatabaseProductVersion();
+            Assumptions.assumeFalse(version.endsWith("-Vitess"), "the rows-read guard counts one mysqld's reads; this is " + version);
+        }
+    }
+
+    /**
+     * Rows read so far, all sessions: the sum of the Handler_read_* counters, index look-ups and
+     * steps and table scans alike. The SHOW itself adds its own rows (Handler_read_rnd_next); the
+     * caller subtracts that.
+     */
+    static long rowsRead(DataSource dataSource) throws SQLException {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Handler_read%'")) {
+            long sum = 0;
+            while (rs.next()) {
+                sum += rs.getLong(2);
+            }
+            return sum;
+        }
+    }
+}
