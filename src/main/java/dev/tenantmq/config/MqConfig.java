@@ -290,8 +290,10 @@ public interface MqConfig {
          * Longest time the fetches of a consumer group in this process may go without asking the
          * database which of its leased partitions are ready, while each carries the acks of a
          * full batch and the acked partitions fill it (docs/api.md, "Fetch and ack in one
-         * call"): how long a partition that became ready meanwhile may wait behind them. 0 asks
-         * every time. Default 100 ms.
+         * call"): how long a partition that became ready meanwhile may wait behind them. Ten
+         * times it is how long the ready partitions a look named beyond what its fetch reached
+         * serve the group's next fetches here instead of a new look (docs/architecture.md, "The
+         * rest of a look"). 0 asks every time. Default 100 ms.
          */
         @WithDefault("100ms")
         @DurationMin(message = NOT_NEGATIVE)

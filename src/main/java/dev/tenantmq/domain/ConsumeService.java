@@ -16,6 +16,7 @@ import dev.tenantmq.model.Identifiers;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.model.PartitionDepth;
 import dev.tenantmq.model.ReadyLooks;
+import dev.tenantmq.model.ReadyTail;
 import dev.tenantmq.model.SettleStatus;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
@@ -64,6 +65,8 @@ public class ConsumeService {
     private final Map<GroupScope, ReadyLooks.Looks> looks = new ConcurrentHashMap<>();
     /** Messages per partition of each triple's last lease transaction here: how many partitions a fetch claims. */
     private final Map<GroupScope, PartitionDepth> depths = new ConcurrentHashMap<>();
+    /** The ready partitions each triple's last look here named and no fetch has reached yet ({@link ReadyTail}). */
+    private final Map<GroupScope, ReadyTail> tails = new ConcurrentHashMap<>();
 
     ConsumeService(ConsumerStore store, ProcessIdentity identity, InterestRegistry interest, FetchSignals signals,
                    QueueMetrics metrics, MqConfig config, Clock clock, ReceiptSigning receipts, SettingsCache settings) {
@@ -315,9 +318,11 @@ public class ConsumeService {
      * partitions last showed ({@link PartitionDepth}: all of them while it is unknown or one
      * message) and shares the room among those ({@code FetchTransaction#lease}), so a fetch over
      * many shallow partitions takes one look and one transaction, not one per few partitions, and
-     * one over deep partitions scans few. A fetch that carries the acks of a full batch may first
-     * lease from the acked partitions alone, without a look ({@link ReadyLooks}); when they fill
-     * it, that is all it does.
+     * one over deep partitions scans few. A look that stopped at its limit names more partitions
+     * than the fetch reaches; the rest serves the group's next fetches here before they look again
+     * ({@link ReadyTail}), after it the next look starts. A fetch that carries the acks of a full
+     * batch may first lease from the acked partitions alone, without a look ({@link ReadyLooks});
+     * when they fill it, that is all it does.
      */
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f, PendingAck ack) {
         String subscriber = identity.subscriberName().value();
@@ -339,9 +344,19 @@ public class ConsumeService {
                 return handOut(scope, leased);
             }
         }
+        boolean leftOut = false; // whether a look stopped at its LIMIT: ready partitions may be unseen
+        ReadyTail tail = tails.remove(scope);
+        if (tail != null && tail.trusted(clock.instant(), lookInterval)) {
+            // The rest of the last look, which left ready partitions out: lease from it instead
+            // of naming the same partitions again, and look on after it only when it runs out.
+            int before = leased.size();
+            budget = leaseUnclaimed(scope, f, subscriber, busy, tail.keys(), budget, leased, ack);
+            keepTail(scope, tail.rest(ReadyTail.firstUnreached(tail.keys(), gave(leased, before), budget.spent())));
+            leftOut = true;
+            cursor = tail.last();
+        }
         String after = cursor;
         String upTo = null; // no upper bound until the look wraps around to the start
-        boolean leftOut = false; // whether a look stopped at its LIMIT: ready partitions may be unseen
         while (!budget.spent()) {
             int ask = budget.messagesLeft();
             // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
@@ -349,9 +364,13 @@ public class ConsumeService {
             Instant lookedAt = clock.instant();
             looks.compute(scope, (k, l) -> ReadyLooks.looked(l, lookedAt));
             List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
+            int before = leased.size();
             budget = leaseUnclaimed(scope, f, subscriber, busy, ready, budget, leased, ack);
-            leftOut |= ready.size() >= asked;
-            if (ready.size() < asked) {
+            boolean stoppedAtLimit = ready.size() >= asked;
+            leftOut |= stoppedAtLimit;
+            keepTail(scope, ReadyTail.after(ready, ReadyTail.firstUnreached(ready, gave(leased, before), budget.spent()),
+                    stoppedAtLimit, lookedAt));
+            if (!stoppedAtLimit) {
                 if (upTo != null || cursor.isEmpty()) {
                     break; // looked at every leased partition once
                 }
@@ -499,6 +518,24 @@ public class ConsumeService {
         }
     }
 
+    /** The partitions of the deliveries in {@code leased} from index {@code from} on. */
+    private static Set<String> gave(List<Delivery> leased, int from) {
+        Set<String> partitions = new HashSet<>();
+        for (Delivery d : leased.subList(from, leased.size())) {
+            partitions.add(d.partitionKey());
+        }
+        return partitions;
+    }
+
+    /** Keeps {@code tail} for the triple's next fetch here, or forgets the triple's tail when null. */
+    private void keepTail(GroupScope scope, ReadyTail tail) {
+        if (tail == null) {
+            tails.remove(scope);
+        } else {
+            tails.put(scope, tail);
+        }
+    }
+
     /** The leased messages as delivered, with their receipts; moves the group's fairness cursor, or clears it when no ready partition was {@code leftOut}. */
     private List<Delivered> delivered(GroupScope scope, List<Delivery> leased, boolean leftOut) {
         if (leased.isEmpty()) {
@@ -532,7 +569,8 @@ public class ConsumeService {
     /**
      * Forgets what this process keeps in memory about a consumer group it no longer serves (the
      * scheduler dropped it after {@code mq.interest-timeout} without a fetch): its fairness cursor,
-     * its ready-partition looks, its partitions' last observed depth, its last empty look and timer
+     * its ready-partition looks and the rest of the last one, its partitions' last observed depth,
+     * its last empty look and timer
      * re-check, and its map of claimed partitions when no fetch is using it. A fetch of the group
      * later starts afresh, as a first fetch does; without this, a long-running process would keep
      * an entry for every group that ever fetched here.
@@ -541,6 +579,7 @@ public class ConsumeService {
         cursors.remove(scope);
         looks.remove(scope);
         depths.remove(scope);
+        tails.remove(scope);
         emptyLooks.remove(scope);
         lastRecheck.remove(scope);
         // A fetch running now holds the map; it stays until that fetch's claims are gone.
@@ -548,13 +587,14 @@ public class ConsumeService {
     }
 
     /**
-     * How many consumer groups this process keeps fetch state for (cursors, looks, depths, empty
-     * looks, re-checks, claims; a group counted once). For tests and diagnostics.
+     * How many consumer groups this process keeps fetch state for (cursors, looks, rests of looks,
+     * depths, empty looks, re-checks, claims; a group counted once). For tests and diagnostics.
      */
     public int groupsWithFetchState() {
         java.util.Set<GroupScope> groups = new java.util.HashSet<>(cursors.keySet());
         groups.addAll(looks.keySet());
         groups.addAll(depths.keySet());
+        groups.addAll(tails.keySet());
         groups.addAll(emptyLooks.keySet());
         groups.addAll(lastRecheck.keySet());
         groups.addAll(claimed.keySet());
@@ -564,7 +604,7 @@ public class ConsumeService {
     /** Whether this process keeps fetch state for the group (see {@link #groupsWithFetchState}). */
     public boolean hasFetchState(GroupScope scope) {
         return cursors.containsKey(scope) || looks.containsKey(scope) || depths.containsKey(scope)
-                || emptyLooks.containsKey(scope)
+                || tails.containsKey(scope) || emptyLooks.containsKey(scope)
                 || lastRecheck.containsKey(scope)
                 || claimed.containsKey(scope);
     }

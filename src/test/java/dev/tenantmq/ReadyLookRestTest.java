@@ -1,0 +1,91 @@
+package dev.tenantmq;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A look that names more ready partitions than its fetch reaches leaves the rest to the group's
+ * next fetches in this process (docs/architecture.md, "The rest of a look"): they lease from it
+ * without a ready-partition query, in the same order the fairness cursor would take. No periodic
+ * tick and a look interval of an hour ({@link StatementBudgetTest.NoTicks}), so the rest is
+ * trusted whatever the machine's speed.
+ */
+@QuarkusTest
+@TestProfile(StatementBudgetTest.NoTicks.class)
+class ReadyLookRestTest {
+    private static final int PARTITIONS = 40;
+    private static final int DEPTH = 10;
+    /** The SELECT list of the ready-partition query, and of no other statement. */
+    private static final String READY_LOOK = "SELECT l.partition_key";
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+    private final String group = TestIds.group();
+
+    @Test
+    void fetches_lease_from_the_rest_of_a_look_that_left_ready_partitions_out_and_go_round_in_key_order()
+            throws Exception {
+        List<Map<String, Object>> backlog = new ArrayList<>();
+        for (int n = 0; n < DEPTH; n++) {
+            for (int i = 0; i < PARTITIONS; i++) {
+                backlog.add(Api.msg(key(i), key(i) + "-" + n, n));
+            }
+        }
+        Api.publishOk(tenant, topic, backlog);
+        // The first fetch registers the group, leases every partition, and fills from the first.
+        List<Delivered> first = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> first.addAll(Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(1))));
+        assertEquals(List.of(key(0)), partitions(first));
+        Api.ack(tenant, topic, group, Delivered.receipts(first));
+
+        int fetches = 12;
+        List<String> served = new ArrayList<>();
+        List<String> sent;
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            for (int f = 0; f < fetches; f++) {
+                List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(0));
+                assertEquals(DEPTH, got.size(), "fetch " + f);
+                served.addAll(partitions(got));
+                for (int n = 0; n < got.size(); n++) {
+                    assertEquals(got.get(0).partitionKey() + "-" + n, got.get(n).id(), "a whole partition, in order");
+                }
+                Api.ack(tenant, topic, group, Delivered.receipts(got));
+            }
+            sent = log.stopUnitsOf(topic);
+        }
+
+        List<String> inOrder = new ArrayList<>();
+        for (int i = 1; i <= fetches; i++) {
+            inOrder.add(key(i));
+        }
+        assertEquals(inOrder, served, "each fetch takes the next ready partition after the last, as the cursor would");
+        long looks = sent.stream().filter(sql -> sql.contains(READY_LOOK)).count();
+        // The first of these fetches looks at the 10 partitions after k00 and claims 2 (10 messages
+        // each, a depth the first fetch showed); the next nine lease from the rest of that look; the
+        // eleventh looks again. One look per fetch without the rest: 12.
+        assertTrue(looks <= 3, "ready looks in " + fetches + " fetches: " + looks);
+    }
+
+    private static String key(int i) {
+        return "k%02d".formatted(i);
+    }
+
+    private static List<String> partitions(List<Delivered> got) {
+        return got.stream().map(Delivered::partitionKey).distinct().toList();
+    }
+}

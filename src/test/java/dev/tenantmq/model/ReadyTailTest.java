@@ -1,0 +1,72 @@
+package dev.tenantmq.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The rest of a ready-partition look that the group's next fetches lease from (docs/architecture.md, "The rest of a look"). */
+class ReadyTailTest {
+    private static final Instant T0 = Instant.parse("2026-12-05T00:00:00Z");
+    private static final Duration INTERVAL = Duration.ofMillis(100);
+    private static final List<String> READY = List.of("a", "b", "c", "d", "e");
+
+    @Test
+    void a_spent_walk_stops_after_the_last_candidate_that_handed_messages_out() {
+        // b spent the budget; c was claimed with it but not walked, and stays in the rest.
+        assertEquals(2, ReadyTail.firstUnreached(READY, Set.of("a", "b"), true));
+        assertEquals(2, ReadyTail.firstUnreached(READY, Set.of("b", "zz-acked"), true), "a gave nothing before b");
+        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of("e"), true));
+    }
+
+    @Test
+    void a_walk_with_budget_left_reached_every_candidate() {
+        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of("a"), false));
+        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of(), false));
+    }
+
+    @Test
+    void when_only_acked_partitions_handed_messages_out_the_candidates_count_as_reached() {
+        // They were walked before the acked partitions and gave nothing: offering them again would waste a slot.
+        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of("zz-acked"), true));
+    }
+
+    @Test
+    void only_a_look_that_stopped_at_its_limit_leaves_a_rest() {
+        ReadyTail rest = ReadyTail.after(READY, 2, true, T0);
+        assertEquals(List.of("c", "d", "e"), rest.keys());
+        assertEquals("e", rest.last());
+        assertEquals(T0, rest.lookedAt());
+        assertNull(ReadyTail.after(READY, 2, false, T0), "the look saw every ready partition");
+        assertNull(ReadyTail.after(READY, 5, true, T0), "the fetch reached them all");
+    }
+
+    @Test
+    void a_rest_shrinks_as_fetches_reach_its_partitions_and_keeps_its_look_time() {
+        ReadyTail rest = ReadyTail.after(READY, 1, true, T0);
+        ReadyTail less = rest.rest(2);
+        assertEquals(List.of("d", "e"), less.keys());
+        assertEquals(T0, less.lookedAt());
+        assertNull(rest.rest(4));
+    }
+
+    @Test
+    void a_rest_is_trusted_for_ten_look_intervals_and_never_with_a_zero_interval() {
+        ReadyTail rest = ReadyTail.after(READY, 1, true, T0);
+        assertTrue(rest.trusted(T0.plusMillis(999), INTERVAL));
+        assertFalse(rest.trusted(T0.plusMillis(1000), INTERVAL));
+        assertFalse(rest.trusted(T0, Duration.ZERO), "mq.fetch.ready-look-interval 0 looks every time");
+    }
+
+    @Test
+    void a_rest_names_at_least_one_partition() {
+        assertThrows(IllegalArgumentException.class, () -> new ReadyTail(List.of(), T0));
+    }
+}
