@@ -37,7 +37,8 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * <p>It is a pre-matching request filter rather than a Vert.x route ahead of Quarkus REST: Quarkus
  * REST pauses the request when it takes it over, and Vert.x refuses to pause an HTTP/2 request
  * whose body was read already ("Request has already been read"). Here the request is taken over
- * first, then read, and the body handed on as the entity stream.
+ * first, then read, and the body handed on as the entity stream, with bytes that are not UTF-8
+ * marked so that the JSON parser refuses them ({@link Utf8Body}).
  */
 @ApplicationScoped
 public class BodyReader {
@@ -136,7 +137,7 @@ public class BodyReader {
     /** The body read, as the entity stream the resource method reads; its length is kept for {@link #bodyBytes}. */
     private static void handOn(ContainerRequestContext request, RoutingContext ctx, byte[] body) {
         ctx.put(BODY_BYTES, body.length);
-        request.setEntityStream(new ByteArrayInputStream(body));
+        request.setEntityStream(new ByteArrayInputStream(Utf8Body.forParser(body)));
     }
 
     /** How many bytes of body the request sent: 0 when it sent none. */
