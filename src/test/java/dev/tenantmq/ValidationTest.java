@@ -58,6 +58,27 @@ class ValidationTest {
     }
 
     @Test
+    void a_compressed_body_is_415_naming_its_content_encoding_and_nothing_is_stored() throws Exception {
+        java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+            out.write("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1}]}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        // It was parsed as it came: 400 "not valid JSON (line 1, column 2)".
+        given().contentType(ContentType.JSON).header("Content-Encoding", "gzip").body(gz.toByteArray())
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(415).contentType("application/problem+json")
+                .body("detail", equalTo("Content-Encoding: gzip is not supported: send the body uncompressed, without"
+                        + " Content-Encoding"));
+        given().contentType(ContentType.JSON).header("Content-Encoding", "identity")
+                .body("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(201);
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic).get("/admin/messages/browse")
+                .then().statusCode(200).body("messages.size()", equalTo(1));
+    }
+
+    @Test
     void a_topic_without_room_for_the_dlq_suffix_is_rejected() {
         given().contentType(ContentType.JSON).body(Map.of("messages", List.of(Map.of("partitionKey", "k", "payload", 1))))
                 .post("/tenants/{t}/topics/{topic}/messages", tenant, "t".repeat(252))

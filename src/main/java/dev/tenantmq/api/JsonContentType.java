@@ -13,7 +13,8 @@ import java.util.Arrays;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * A request body sent without a {@code Content-Type} gets 415, as one sent with another type does
+ * A request body sent without a {@code Content-Type} gets 415, as one sent with another type does,
+ * and so does one sent with a {@code Content-Encoding} (the API reads bodies uncompressed)
  * (docs/api.md, "Errors"; openapi.yaml declares every request body {@code application/json}).
  * Quarkus REST compares a call's {@code @Consumes} with the header only when the header is there:
  * without it (or with an empty one), a body was read as JSON and served, and a publish stored its
@@ -24,9 +25,10 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  */
 public class JsonContentType {
     /**
-     * Refuses a body without a media type sent to a call that consumes JSON.
+     * Refuses a body without a media type sent to a call that consumes JSON, and a compressed body.
      *
-     * @throws NotSupportedException 415 problem+json naming {@code Content-Type: application/json}
+     * @throws NotSupportedException 415 problem+json naming {@code Content-Type: application/json},
+     *     or the {@code Content-Encoding} sent
      */
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION - 1)
     public void requireForBody(ContainerRequestContext request, ResourceInfo resource, RoutingContext ctx) {
@@ -34,6 +36,16 @@ public class JsonContentType {
         if ((type == null || type.isBlank()) && BodyReader.bodyBytes(ctx) > 0 && consumesJson(resource)) {
             throw new NotSupportedException();
         }
+        if (encoded(request.getHeaderString(HttpHeaders.CONTENT_ENCODING)) && BodyReader.bodyBytes(ctx) > 0) {
+            // The body would be parsed as it came, compressed: a 400 "not valid JSON" at column 2.
+            throw new NotSupportedException();
+        }
+    }
+
+    /** Whether a {@code Content-Encoding} header names an encoding other than {@code identity}. */
+    static boolean encoded(String contentEncoding) {
+        return contentEncoding != null && !contentEncoding.isBlank()
+                && !contentEncoding.trim().equalsIgnoreCase("identity");
     }
 
     /** Whether the matched resource method reads a JSON body: it, or else its class, consumes application/json. */

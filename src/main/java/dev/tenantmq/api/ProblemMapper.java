@@ -300,12 +300,21 @@ public class ProblemMapper {
         Response.StatusType type = Response.Status.fromStatusCode(status);
         String title = type != null ? type.getReasonPhrase() : "Error";
         // Every request body of the API is JSON (openapi.yaml): say which header was wrong or missing.
-        String detail = status == 415 ? "the request body must be JSON: send it with Content-Type: "
+        String encoding = headers.getHeaderString(HttpHeaders.CONTENT_ENCODING);
+        String detail = status == 415 && JsonContentType.encoded(encoding)
+                ? "Content-Encoding: " + abbreviated(encoding.trim()) + " is not supported: send the body uncompressed, without"
+                        + " Content-Encoding"
+                : status == 415 ? "the request body must be JSON: send it with Content-Type: "
                 + MediaType.APPLICATION_JSON
                 : status == 406 ? NOT_ACCEPTABLE
                 : status == 404 ? unknownPath(uri.getRequestUri().getRawPath())
                 : title;
         return problem(status, title.toLowerCase().replace(' ', '-'), title, detail, null);
+    }
+
+    /** A header value as a detail shows it: at most 64 characters. */
+    private static String abbreviated(String value) {
+        return value.length() <= 64 ? value : value.substring(0, 64) + "...";
     }
 
     /** The detail of a 406: the media types every answer of the API has (openapi.yaml). */
