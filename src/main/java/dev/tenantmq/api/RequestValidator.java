@@ -17,8 +17,7 @@ import dev.tenantmq.model.PartitionKey;
 import dev.tenantmq.domain.PublishService;
 import dev.tenantmq.model.DeliveryDelay;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeFormatter;
+import dev.tenantmq.model.Rfc3339;
 import java.time.format.DateTimeParseException;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
@@ -208,7 +207,7 @@ public class RequestValidator {
                 if (!dueAt.isTextual()) {
                     throw new DateTimeParseException("not a string", dueAt.toString(), 0);
                 }
-                Instant when = OffsetDateTime.parse(dueAt.asText(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+                Instant when = Rfc3339.parse(dueAt.asText());
                 if (when.isBefore(EARLIEST_DUE)) {
                     errors.add(at + "." + DeliveryDelay.AT_FIELD, "must be at or after " + EARLIEST_DUE
                             + ", the earliest time the database stores (got " + abbreviate(dueAt.asText()) + ")");
@@ -650,8 +649,7 @@ public class RequestValidator {
                                 + " 2026-12-01T09:00:00Z");
                     } else {
                         try {
-                            target = new dev.tenantmq.model.OffsetReset.Target.ToTime(
-                                    java.time.OffsetDateTime.parse(datetime).toInstant());
+                            target = new dev.tenantmq.model.OffsetReset.Target.ToTime(Rfc3339.parse(datetime));
                         } catch (java.time.format.DateTimeParseException e) {
                             errors.add("toDatetime", "must be an RFC 3339 time with an offset or Z, such as"
                                     + " 2026-12-01T09:00:00Z (got '" + datetime + "')");
