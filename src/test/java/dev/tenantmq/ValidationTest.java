@@ -46,7 +46,9 @@ class ValidationTest {
                 "/tenants/" + tenant + "/topics/" + topic + ";x/messages", "topic",
                 "/tenants/" + tenant + ";x=1/topics/" + topic + "/messages", "tenant",
                 "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups/g;x/fetch", "consumerGroup",
-                "/tenants/" + tenant + "/topics/" + topic + "/messages;x", "path");
+                "/tenants/" + tenant + "/topics/" + topic + "/messages;x", "path",
+                "/tenants/topics/topics/" + topic + ";x/messages", "topic",
+                "/tenants/" + tenant + "/topics/" + topic + "/consumer-groups;x/g/fetch", "path");
         paths.forEach((path, field) -> given().urlEncodingEnabled(false).contentType(ContentType.JSON).body(body)
                 .post(path)
                 .then().statusCode(400).contentType("application/problem+json")

@@ -15,13 +15,17 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * {@code /tenants/demo/topics/orders;x/messages} would publish to topic {@code orders}: a
  * request the caller did not mean, answered 201. No path of this API takes matrix parameters,
  * and {@code ;} is not a character of a name, so such a request is refused with 400 naming the
- * segment's field and the rule a name follows, as an escaped {@code %3B} in the same place is.
+ * segment's field and the rule a name follows, as an escaped {@code %3B} in a name is; a
+ * {@code ;} in a fixed segment names {@code path}.
  * Before the resource is chosen, and after the body is read ({@link BodyReader}).
  */
 public class PathParameters {
-    /** The path segment before each named segment, and the name of the field it holds. */
-    private static final Map<String, String> FIELD_AFTER = Map.of("tenants", "tenant", "topics", "topic",
-            "consumer-groups", "consumerGroup");
+    /**
+     * The data plane's paths, {@code /tenants/{tenant}/topics/{topic}/consumer-groups/{consumerGroup}/...}
+     * split at {@code /}: the fixed segment each named one follows, by index, and the field it holds.
+     */
+    private static final String[] FIXED = {"", "tenants", null, "topics", null, "consumer-groups", null};
+    private static final Map<Integer, String> FIELDS = Map.of(2, "tenant", 4, "topic", 6, "consumerGroup");
 
     /**
      * Refuses a request whose path has a {@code ;}.
@@ -41,13 +45,27 @@ public class PathParameters {
             if (segments[i].indexOf(';') < 0) {
                 continue;
             }
-            String field = i > 0 ? FIELD_AFTER.get(segments[i - 1]) : null;
+            String field = named(segments, i);
             if (field == null) {
                 throw InvalidRequestException.of("path", "must not contain ';' (no path of this API takes matrix"
                         + " parameters): segment " + i + " of " + raw);
             }
             throw InvalidRequestException.of(field, Identifiers.nameProblem(decoded(segments[i])));
         }
+    }
+
+    /** The field segment {@code i} holds when the segments before it are a data-plane path's; else null. */
+    private static String named(String[] segments, int i) {
+        String field = FIELDS.get(i);
+        if (field == null) {
+            return null;
+        }
+        for (int j = 0; j < i; j++) {
+            if (FIXED[j] != null && !FIXED[j].equals(segments[j])) {
+                return null;
+            }
+        }
+        return field;
     }
 
     /** The segment percent-decoded, or as sent when its escapes are malformed. */

@@ -332,7 +332,8 @@ public class ConsumeService {
         FetchBudget budget = FetchBudget.of(f.maxMessages(), f.maxBytes());
         Duration lookInterval = config.fetch().readyLookInterval();
         // Only while the group's ready partitions fit in a fetch (no fairness cursor kept): when a
-        // look leaves some out, each fetch's look moves the cursor on to them, and a skip would not.
+        // look leaves some out, each fetch moves the cursor on to them (by a look, or by the rest
+        // of the last one), and a skip would not.
         if (ack != null && ack.due() && cursor.isEmpty() && ReadyLooks.maySkip(looks.get(scope), clock.instant(),
                 lookInterval, ack.targets.size(), f.maxMessages())) {
             // The acked partitions first, without asking which are ready; the fairness cursor stays.
@@ -351,8 +352,11 @@ public class ConsumeService {
             // of naming the same partitions again, and look on after it only when it runs out.
             int before = leased.size();
             budget = leaseUnclaimed(scope, f, subscriber, busy, tail.keys(), budget, leased, ack);
-            keepTail(scope, tail.rest(ReadyTail.firstUnreached(tail.keys(), gave(leased, before), budget.spent())));
-            leftOut = true;
+            keepTail(scope, tail.rest(ReadyTail.firstUnreached(tail.keys(), gave(leased, before), budget.spent())),
+                    tail.lookedAt());
+            // Its look stopped at its limit: with the budget spent, partitions after the rest may
+            // be ready unseen; with room left, the looks below decide.
+            leftOut = budget.spent();
             cursor = tail.last();
         }
         String after = cursor;
@@ -369,7 +373,7 @@ public class ConsumeService {
             boolean stoppedAtLimit = ready.size() >= asked;
             leftOut |= stoppedAtLimit;
             keepTail(scope, ReadyTail.after(ready, ReadyTail.firstUnreached(ready, gave(leased, before), budget.spent()),
-                    stoppedAtLimit, lookedAt));
+                    stoppedAtLimit, lookedAt), lookedAt);
             if (!stoppedAtLimit) {
                 if (upTo != null || cursor.isEmpty()) {
                     break; // looked at every leased partition once
@@ -527,13 +531,13 @@ public class ConsumeService {
         return partitions;
     }
 
-    /** Keeps {@code tail} for the triple's next fetch here, or forgets the triple's tail when null. */
-    private void keepTail(GroupScope scope, ReadyTail tail) {
-        if (tail == null) {
-            tails.remove(scope);
-        } else {
-            tails.put(scope, tail);
-        }
+    /**
+     * Keeps {@code tail}, what is left of a look that started at {@code lookedAt}, for the
+     * triple's next fetch here, or forgets the triple's tail when null; unless another fetch of
+     * the triple has kept the rest of a later look meanwhile, which is fresher and stays.
+     */
+    private void keepTail(GroupScope scope, ReadyTail tail, Instant lookedAt) {
+        tails.compute(scope, (k, kept) -> kept != null && kept.lookedAt().isAfter(lookedAt) ? kept : tail);
     }
 
     /** The leased messages as delivered, with their receipts; moves the group's fairness cursor, or clears it when no ready partition was {@code leftOut}. */

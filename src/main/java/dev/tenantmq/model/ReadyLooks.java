@@ -15,8 +15,9 @@ import java.time.Instant;
  * process skip it only for the length of the interval after a look ({@code
  * mq.fetch.ready-look-interval}), and only while the group's last look took every ready
  * partition (the caller's fairness cursor is not kept): a partition that became ready meanwhile
- * waits at most that long. When a look leaves ready partitions out, every fetch looks, so that the
- * fairness cursor moves on to them with each fetch. A skip whose partitions did not fill the
+ * waits at most that long. When a look leaves ready partitions out, no fetch skips: each one
+ * looks, or leases from the rest of the last look ({@link ReadyTail}), so that the fairness cursor
+ * moves on to them with each fetch. A skip whose partitions did not fill the
  * fetch (they ran dry, or a consumer takes one message at a time) costs a second lease transaction, so after one the group's fetches do not skip for a
  * while: the interval, doubled after each further such skip up to {@link #LONGEST_BACKOFF}, and
  * reset by a skip that fills its fetch.

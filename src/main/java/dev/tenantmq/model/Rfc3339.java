@@ -14,11 +14,17 @@ import java.util.regex.Pattern;
  * ({@code +05:30:15}) and a date-time without seconds, and refuses a leap second
  * ({@code 23:59:60}) and a fraction of more than nine digits. Here the text must match the RFC's
  * grammar; a leap second is read as the second before it, and a fraction is cut to nanoseconds.
+ * Two readings go past the RFC, as Java's parser does: a year of ISO 8601's expanded form
+ * ({@code +10000}), so that a time past year 9999 is refused for the bound it breaks rather than
+ * as unreadable, and offsets only up to 18 hours ({@link java.time.ZoneOffset}'s range).
  */
 public final class Rfc3339 {
-    /** full-date "T" partial-time time-offset; "T" and "Z" in either case (RFC 3339, section 5.6, note). */
+    /**
+     * full-date "T" partial-time time-offset; "T" and "Z" in either case (RFC 3339, section 5.6,
+     * note); the year also in ISO 8601's expanded form, with a sign.
+     */
     private static final Pattern DATE_TIME = Pattern.compile(
-            "(\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:)(\\d{2})(?:\\.(\\d+))?([Zz]|[+-]\\d{2}:\\d{2})");
+            "((?:[+-]\\d{4,9}|\\d{4})-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:)(\\d{2})(?:\\.(\\d+))?([Zz]|[+-]\\d{2}:\\d{2})");
 
     private Rfc3339() {}
 

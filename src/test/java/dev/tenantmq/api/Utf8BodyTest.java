@@ -47,11 +47,19 @@ class Utf8BodyTest {
     }
 
     @Test
-    void the_first_offending_byte_is_replaced_by_the_mark_in_a_copy() {
-        byte[] body = bytes('{', '"', 0xC0, 0xBC, '"', '}');
-        byte[] marked = Utf8Body.forParser(body);
-        assertArrayEquals(bytes('{', '"', 0xF8, 0xBC, '"', '}'), marked);
-        assertEquals((byte) 0xC0, body[2], "the body read is not changed");
+    void the_first_offending_byte_is_replaced_by_the_mark() {
+        byte[] marked = Utf8Body.forParser(bytes('{', '"', 0xC0, 0xBC, '"', 0xC0, '}'));
+        assertArrayEquals(bytes('{', '"', 0xF8, 0xBC, '"', 0xC0, '}'), marked, "the parser stops at the first");
+    }
+
+    @Test
+    void the_smallest_sequence_of_each_length_and_a_utf8_byte_order_mark_are_well_formed() {
+        assertEquals(-1, Utf8Body.firstIllFormed(bytes(0xC2, 0x80)), "U+0080");
+        assertEquals(-1, Utf8Body.firstIllFormed(bytes(0xE0, 0xA0, 0x80)), "U+0800");
+        assertEquals(-1, Utf8Body.firstIllFormed(bytes(0xF0, 0x90, 0x80, 0x80)), "U+10000");
+        assertEquals(-1, Utf8Body.firstIllFormed(bytes(0xF4, 0x8F, 0xBF, 0xBF)), "U+10FFFF");
+        byte[] bom = bytes(0xEF, 0xBB, 0xBF, '{', '}');
+        assertArrayEquals(bytes(0xEF, 0xBB, 0xBF, '{', '}'), Utf8Body.forParser(bom), "the parser skips it");
     }
 
     @Test
