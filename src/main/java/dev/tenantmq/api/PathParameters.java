@@ -48,7 +48,7 @@ public class PathParameters {
             String field = named(segments, i);
             if (field == null) {
                 throw InvalidRequestException.of("path", "must not contain ';' (no path of this API takes matrix"
-                        + " parameters): segment " + i + " of " + raw);
+                        + " parameters): segment " + i + " of " + (raw.length() <= 200 ? raw : raw.substring(0, 200) + "..."));
             }
             throw InvalidRequestException.of(field, Identifiers.nameProblem(decoded(segments[i])));
         }

@@ -574,10 +574,9 @@ public class ConsumeService {
      * Forgets what this process keeps in memory about a consumer group it no longer serves (the
      * scheduler dropped it after {@code mq.interest-timeout} without a fetch): its fairness cursor,
      * its ready-partition looks and the rest of the last one, its partitions' last observed depth,
-     * its last empty look and timer
-     * re-check, and its map of claimed partitions when no fetch is using it. A fetch of the group
-     * later starts afresh, as a first fetch does; without this, a long-running process would keep
-     * an entry for every group that ever fetched here.
+     * its last empty look and timer re-check, and its map of claimed partitions when no fetch is
+     * using it. A fetch of the group later starts afresh, as a first fetch does; without this, a
+     * long-running process would keep an entry for every group that ever fetched here.
      */
     public void forget(GroupScope scope) {
         cursors.remove(scope);
