@@ -293,7 +293,9 @@ public interface MqConfig {
          * call"): how long a partition that became ready meanwhile may wait behind them. Ten
          * times it is how long the ready partitions a look named beyond what its fetch reached
          * serve the group's next fetches here instead of a new look (docs/architecture.md, "The
-         * rest of a look"). 0 asks every time. Default 100 ms.
+         * rest of a look"), and how long, after a look that saw every ready partition, the
+         * partitions signalled in this process since serve them ("News between looks"). 0 asks
+         * every time. Default 100 ms.
          */
         @WithDefault("100ms")
         @DurationMin(message = NOT_NEGATIVE)

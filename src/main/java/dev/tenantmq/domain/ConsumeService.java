@@ -16,6 +16,7 @@ import dev.tenantmq.model.Identifiers;
 import dev.tenantmq.model.InvalidRequestException;
 import dev.tenantmq.model.PartitionDepth;
 import dev.tenantmq.model.ReadyLooks;
+import dev.tenantmq.model.ReadyNews;
 import dev.tenantmq.model.ReadyTail;
 import dev.tenantmq.model.SettleStatus;
 import dev.tenantmq.model.Tenant;
@@ -322,7 +323,9 @@ public class ConsumeService {
      * than the fetch reaches; the rest serves the group's next fetches here before they look again
      * ({@link ReadyTail}), after it the next look starts. A fetch that carries the acks of a full
      * batch may first lease from the acked partitions alone, without a look ({@link ReadyLooks});
-     * when they fill it, that is all it does.
+     * when they fill it, that is all it does. After a look that saw every ready partition, the
+     * partitions signalled in this process since serve the group's next fetches instead of a look,
+     * for a while ({@link ReadyNews}); a fetch they give nothing looks.
      */
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f, PendingAck ack) {
         String subscriber = identity.subscriberName().value();
@@ -359,29 +362,65 @@ public class ConsumeService {
             leftOut = budget.spent();
             cursor = tail.last();
         }
+        ReadyNews news = signals.news(scope.tenant(), scope.topic(), scope.consumerGroup());
+        if (!budget.spent() && cursor.isEmpty()) {
+            // The group's last look saw every ready partition, a moment ago: lease from the
+            // partitions signalled since instead of looking again (docs/architecture.md, "News
+            // between looks"). When they give nothing, the look below runs.
+            List<String> touched = news.take(clock.instant());
+            if (touched != null && !touched.isEmpty()) {
+                int before = leased.size();
+                try {
+                    budget = leaseUnclaimed(scope, f, subscriber, busy, touched, budget, leased, ack);
+                } catch (RuntimeException e) {
+                    news.unknown(); // the keys taken are lost: the next fetch looks
+                    throw e;
+                }
+                Set<String> gave = gave(leased, before);
+                int next = ReadyTail.firstUnreached(touched, gave, budget.spent());
+                news.putBack(touched.subList(next, touched.size()), next > 0 ? touched.get(next - 1) : null);
+                if (leased.size() > before) {
+                    return delivered(scope, leased, false);
+                }
+            }
+        }
         String after = cursor;
         String upTo = null; // no upper bound until the look wraps around to the start
-        while (!budget.spent()) {
-            int ask = budget.messagesLeft();
-            // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
-            int asked = ask + busy.size();
-            Instant lookedAt = clock.instant();
-            looks.compute(scope, (k, l) -> ReadyLooks.looked(l, lookedAt));
-            List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
-            int before = leased.size();
-            budget = leaseUnclaimed(scope, f, subscriber, busy, ready, budget, leased, ack);
-            boolean stoppedAtLimit = ready.size() >= asked;
-            leftOut |= stoppedAtLimit;
-            keepTail(scope, ReadyTail.after(ready, ReadyTail.firstUnreached(ready, gave(leased, before), budget.spent()),
-                    stoppedAtLimit, lookedAt), lookedAt);
-            if (!stoppedAtLimit) {
-                if (upTo != null || cursor.isEmpty()) {
-                    break; // looked at every leased partition once
+        // Signals from here on are news to these looks (none run when the budget is spent).
+        Instant looksStarted = clock.instant();
+        long newsTicket = budget.spent() ? 0 : news.lookStarted();
+        boolean sawAll = false; // the looks below walked every leased partition, none stopped at its limit
+        List<String> unreached = new ArrayList<>();
+        try {
+            while (!budget.spent()) {
+                int ask = budget.messagesLeft();
+                // Ask for as many more as other fetches have claimed, so that skipping theirs leaves enough.
+                int asked = ask + busy.size();
+                Instant lookedAt = clock.instant();
+                looks.compute(scope, (k, l) -> ReadyLooks.looked(l, lookedAt));
+                List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
+                int before = leased.size();
+                budget = leaseUnclaimed(scope, f, subscriber, busy, ready, budget, leased, ack);
+                boolean stoppedAtLimit = ready.size() >= asked;
+                leftOut |= stoppedAtLimit;
+                int next = ReadyTail.firstUnreached(ready, gave(leased, before), budget.spent());
+                keepTail(scope, ReadyTail.after(ready, next, stoppedAtLimit, lookedAt), lookedAt);
+                unreached.addAll(ready.subList(next, ready.size()));
+                if (!stoppedAtLimit) {
+                    if (upTo != null || cursor.isEmpty()) {
+                        sawAll = !leftOut;
+                        break; // looked at every leased partition once
+                    }
+                    after = "";
+                    upTo = cursor;
+                } else {
+                    after = ready.get(ready.size() - 1);
                 }
-                after = "";
-                upTo = cursor;
-            } else {
-                after = ready.get(ready.size() - 1);
+            }
+        } finally {
+            if (newsTicket != 0) { // a look that failed saw nothing: it ends the news with no trust
+                news.lookEnded(newsTicket, sawAll && !lookInterval.isZero(), unreached,
+                        looksStarted.plus(lookInterval.multipliedBy(ReadyTail.TRUST_LOOK_INTERVALS)));
             }
         }
         return delivered(scope, leased, leftOut);
@@ -573,16 +612,18 @@ public class ConsumeService {
     /**
      * Forgets what this process keeps in memory about a consumer group it no longer serves (the
      * scheduler dropped it after {@code mq.interest-timeout} without a fetch): its fairness cursor,
-     * its ready-partition looks and the rest of the last one, its partitions' last observed depth,
-     * its last empty look and timer re-check, and its map of claimed partitions when no fetch is
-     * using it. A fetch of the group later starts afresh, as a first fetch does; without this, a
-     * long-running process would keep an entry for every group that ever fetched here.
+     * its ready-partition looks, the rest of the last one and the news since it, its partitions'
+     * last observed depth, its last empty look and timer re-check, and its map of claimed
+     * partitions when no fetch is using it. A fetch of the group later starts afresh, as a first
+     * fetch does; without this, a long-running process would keep an entry for every group that
+     * ever fetched here.
      */
     public void forget(GroupScope scope) {
         cursors.remove(scope);
         looks.remove(scope);
         depths.remove(scope);
         tails.remove(scope);
+        signals.forgetNews(scope.tenant(), scope.topic(), scope.consumerGroup());
         emptyLooks.remove(scope);
         lastRecheck.remove(scope);
         // A fetch running now holds the map; it stays until that fetch's claims are gone.

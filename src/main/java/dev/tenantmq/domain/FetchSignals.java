@@ -1,11 +1,14 @@
 package dev.tenantmq.domain;
 
+import dev.tenantmq.model.ReadyNews;
 import dev.tenantmq.ops.QueueMetrics;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Queue;
@@ -44,6 +47,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A signal may name the partitions the change touched (a publish, an ack). The waiter it wakes
  * gets them ({@link Wake#partitions}), so its look can go straight to those partitions instead
  * of asking the database which leased partitions are ready (docs/architecture.md, "Long polls").
+ * Every signal is also recorded in each group's {@link ReadyNews}, whether a poll took it or not:
+ * a busy consumer's fetch may lease from the partitions signalled since its group's last complete
+ * look instead of looking again (docs/architecture.md, "News between looks").
  */
 @ApplicationScoped
 public class FetchSignals {
@@ -89,6 +95,8 @@ public class FetchSignals {
         final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
         /** Signals that found fewer waiting polls of this group than messages they may have made deliverable. */
         final AtomicLong missed = new AtomicLong();
+        /** The partitions signalled since the group's last complete look. */
+        final ReadyNews news = new ReadyNews();
     }
 
     private static final class Slot {
@@ -102,13 +110,35 @@ public class FetchSignals {
     /** Registrations currently waiting, over all slots (the {@code mq.fetch.waiting} gauge). */
     private final AtomicInteger waiting = new AtomicInteger();
 
+    private final Clock clock;
+
     @jakarta.inject.Inject
-    FetchSignals(QueueMetrics metrics) {
+    FetchSignals(QueueMetrics metrics, Clock clock) {
+        this.clock = clock;
         metrics.fetchWaitingGauge(waiting::get);
     }
 
-    /** Without the gauge: for unit tests of the wake rules. */
-    FetchSignals() {}
+    /** Without the gauge, on the system clock: for unit tests of the wake rules. */
+    FetchSignals() {
+        this.clock = Clock.systemUTC();
+    }
+
+    /**
+     * The partitions signalled for the consumer group since its last complete look in this
+     * process, and whether they may stand in for a look ({@link ReadyNews}).
+     */
+    public ReadyNews news(String tenant, String topic, String consumerGroup) {
+        return group(tenant, topic, consumerGroup).news;
+    }
+
+    /** Drops the news of a consumer group this process no longer serves, if it has any. */
+    public void forgetNews(String tenant, String topic, String consumerGroup) {
+        Slot slot = slots.get(new Key(tenant, topic));
+        Group group = slot == null ? null : slot.groups.get(consumerGroup);
+        if (group != null) {
+            group.news.unknown();
+        }
+    }
 
     /**
      * Long polls of this process that are waiting right now (registered for a signal, not
@@ -219,7 +249,13 @@ public class FetchSignals {
         }
         Slot slot = slot(tenant, topic);
         slot.signals.incrementAndGet();
+        Instant now = clock.instant();
         for (Group group : slot.groups.values()) {
+            if (wake.partitions().isEmpty()) {
+                group.news.unknown();
+            } else {
+                group.news.touched(wake.partitions(), now);
+            }
             int woken = wakeUpTo(group.waiters, deliverable, wake);
             if (woken < deliverable) {
                 // Too few waiting: the group's polls that are looking right now must look again.
