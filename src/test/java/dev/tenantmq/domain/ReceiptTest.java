@@ -40,6 +40,34 @@ class ReceiptTest {
         assertEquals(Optional.of(r), Receipt.decode(token, KEYS));
     }
 
+    /** The keys are shared by every request thread: each tag must come out as if it were the only one. */
+    @Test
+    void receipts_signed_and_verified_on_many_threads_at_once_all_verify() throws Exception {
+        ReceiptKeys rotated = ReceiptKeys.ofBytes(KEY, OLD_KEY);
+        int threads = 8;
+        int each = 2_000;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<Integer>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    int verified = 0;
+                    for (int i = 1; i <= each; i++) {
+                        Receipt r = new Receipt("t", "g", "topic", "k" + thread, i, 1, i);
+                        verified += Receipt.decode(r.encode(rotated), rotated).equals(Optional.of(r)) ? 1 : 0;
+                    }
+                    return verified;
+                }));
+            }
+            for (java.util.concurrent.Future<Integer> f : done) {
+                assertEquals(each, f.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void tokens_are_url_safe_without_padding() {
         String token = new Receipt("t", "g", "topic", "\uFFFF\uFFFE?/+", 1, 1, 1).encode(KEYS);
