@@ -363,10 +363,11 @@ public class ConsumeService {
             cursor = tail.last();
         }
         ReadyNews news = signals.news(scope.tenant(), scope.topic(), scope.consumerGroup());
-        if (!budget.spent() && cursor.isEmpty()) {
+        if (!budget.spent()) {
             // The group's last look saw every ready partition, a moment ago: lease from the
             // partitions signalled since instead of looking again (docs/architecture.md, "News
-            // between looks"). When they give nothing, the look below runs.
+            // between looks"). When they give nothing, the look below runs. (A look that stopped
+            // at its limit since, and left the fairness cursor, ended the trust.)
             List<String> touched = news.take(clock.instant());
             if (touched != null && !touched.isEmpty()) {
                 int before = leased.size();
@@ -380,7 +381,9 @@ public class ConsumeService {
                 int next = ReadyTail.firstUnreached(touched, gave, budget.spent());
                 news.putBack(touched.subList(next, touched.size()), next > 0 ? touched.get(next - 1) : null);
                 if (leased.size() > before) {
-                    return delivered(scope, leased, false);
+                    // News left unreached is ready partitions left out: the cursor moves on, so the
+                    // next fetch's acks do not keep it on the partitions it acked (ReadyLooks).
+                    return delivered(scope, leased, next < touched.size());
                 }
             }
         }
@@ -582,6 +585,11 @@ public class ConsumeService {
     /** The leased messages as delivered, with their receipts; moves the group's fairness cursor, or clears it when no ready partition was {@code leftOut}. */
     private List<Delivered> delivered(GroupScope scope, List<Delivery> leased, boolean leftOut) {
         if (leased.isEmpty()) {
+            if (!leftOut) {
+                // The looks saw every leased partition and none was ready: a cursor kept from
+                // before would only split the next fetch's look in two, and keep it from the news.
+                cursors.remove(scope);
+            }
             return List.of();
         }
         if (leftOut) {

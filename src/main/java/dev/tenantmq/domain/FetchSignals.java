@@ -220,7 +220,19 @@ public class FetchSignals {
      * @param deliverable an upper bound of the messages that became deliverable, or {@link #ALL}
      */
     public void signal(String tenant, String topic, int deliverable) {
-        wake(tenant, topic, deliverable, Wake.UNKNOWN);
+        wake(tenant, topic, deliverable, Wake.UNKNOWN, Set.of());
+    }
+
+    /**
+     * Records that this process newly leased {@code partitions} of this (tenant, topic), whose
+     * backlogs are unknown here: wakes every waiting poll of each group to ask which partitions
+     * are ready, as {@link #signal(String, String, int)} with {@link #ALL} does, and records the
+     * partitions by name in each group's news ({@link #news}).
+     */
+    public void signalNewLeases(String tenant, String topic, Collection<String> partitions) {
+        if (!partitions.isEmpty()) {
+            wake(tenant, topic, ALL, Wake.UNKNOWN, partitions);
+        }
     }
 
     /**
@@ -236,14 +248,18 @@ public class FetchSignals {
      */
     public void signal(String tenant, String topic, Collection<String> partitions, int deliverable) {
         if (partitions.isEmpty()) {
-            wake(tenant, topic, deliverable, Wake.UNKNOWN);
+            wake(tenant, topic, deliverable, Wake.UNKNOWN, Set.of());
             return;
         }
         SortedSet<String> keys = Collections.unmodifiableSortedSet(new TreeSet<>(partitions));
-        wake(tenant, topic, Math.min(deliverable, keys.size()), new Wake(true, keys));
+        wake(tenant, topic, Math.min(deliverable, keys.size()), new Wake(true, keys), keys);
     }
 
-    private void wake(String tenant, String topic, int deliverable, Wake wake) {
+    /**
+     * Wakes waiters with {@code wake}, and records {@code named} in each group's news: the
+     * partitions the change touched, or none when they are unknown.
+     */
+    private void wake(String tenant, String topic, int deliverable, Wake wake, Collection<String> named) {
         if (deliverable <= 0) {
             return;
         }
@@ -251,10 +267,10 @@ public class FetchSignals {
         slot.signals.incrementAndGet();
         Instant now = clock.instant();
         for (Group group : slot.groups.values()) {
-            if (wake.partitions().isEmpty()) {
+            if (named.isEmpty()) {
                 group.news.unknown();
             } else {
-                group.news.touched(wake.partitions(), now);
+                group.news.touched(named, now);
             }
             int woken = wakeUpTo(group.waiters, deliverable, wake);
             if (woken < deliverable) {

@@ -13,9 +13,9 @@ import java.util.TreeSet;
  * signals of publishes and acks record into it while the group's fetches take from it.
  *
  * <p>A look that walks every partition the process leases for the group and stops at no limit sees
- * every ready partition. After it, a partition becomes ready through a publish or an ack of this
- * process, which signals its key; a requeue, a nack, dead letters, new leases or an offset reset,
- * which signal without keys ({@link #unknown}); or, seen by no signal here, through another
+ * every ready partition. After it, a partition becomes ready through a publish, an ack or a new
+ * lease in this process, which signals its key; a requeue, a nack, dead letters or an offset
+ * reset, which signal without keys ({@link #unknown}); or, seen by no signal here, through another
  * instance's publish or ack, a visibility timeout or a delivery delay that ran out. So for a while
  * after such a look, the keys signalled since it, and the ready partitions it named that its fetch
  * did not reach, are all the ready partitions a look would find but for the last kind; a busy
@@ -89,8 +89,8 @@ public final class ReadyNews {
     }
 
     /**
-     * A change whose partitions are unknown (new leases, a nack, a requeue, dead letters, an
-     * offset reset): nothing stands in for a look until the next complete one.
+     * A change whose partitions are unknown (a nack, a requeue, dead letters, an offset reset):
+     * nothing stands in for a look until the next complete one.
      */
     public synchronized void unknown() {
         drop();

@@ -228,11 +228,11 @@ public class LeaseScheduler {
                 int want = LeaseShare.acquisitionsThisTick(share, count, config.maxLeaseAcquisitionsPerTick());
                 List<String> fresh = LeaseShare.freshToAcquire(active, leased, want);
                 List<LeaseStore.Lease> takeOver = takeable.subList(0, Math.min(takeable.size(), want - fresh.size()));
-                int won = leases.acquire(s, me, fresh, takeOver, leaseMicros);
-                count += won;
-                if (won > 0) {
-                    signals.signal(s.tenant(), s.topic(), FetchSignals.ALL); // their backlogs are unknown here
-                }
+                List<String> won = leases.acquired(s, me, fresh, takeOver, leaseMicros);
+                count += won.size();
+                // Their backlogs are unknown here: every waiting poll looks; a busy fetch's news
+                // keeps them by name (docs/architecture.md, "News between looks").
+                signals.signalNewLeases(s.tenant(), s.topic(), won);
             } else if (count > share) {
                 busy = leases.busyPartitions(s);
                 count -= leases.release(s, me, LeaseShare.surplus(mineActive, LeaseStore.Lease::partitionKey, count - share, busy));

@@ -542,8 +542,17 @@ public class LeaseStore {
      * @return how many leases this subscriber won
      */
     public int acquire(GroupScope t, String subscriber, Collection<String> fresh, Collection<Lease> expired, long leaseMicros) {
+        return acquired(t, subscriber, fresh, expired, leaseMicros).size();
+    }
+
+    /**
+     * {@link #acquire}, returning the partitions whose leases this subscriber won (the scheduler
+     * signals them by name: docs/architecture.md, "News between looks").
+     */
+    public List<String> acquired(GroupScope t, String subscriber, Collection<String> fresh, Collection<Lease> expired,
+                                 long leaseMicros) {
         if (fresh.isEmpty() && expired.isEmpty()) {
-            return 0;
+            return List.of();
         }
         List<String> freshKeys = fresh.stream().distinct().sorted(LeaseStore::byBytes).toList();
         List<Lease> takeOver = inLockOrder(expired);
@@ -582,7 +591,7 @@ public class LeaseStore {
                 Statement ensure = ensureOffsetRows(chunk.stream().map(key -> new EnsureOffsetRow(t, key)).toList());
                 Db.update(c, ensure.sql(), ensure); // 1 per row created, 0 per row that was there
             }
-            return won.size();
+            return won;
         });
     }
 

@@ -38,6 +38,28 @@ class FetchSignalsTest {
         looker.cancel();
     }
 
+    /** docs/architecture.md, "News between looks". */
+    @Test
+    void every_signal_goes_into_each_groups_news_by_name_and_one_without_names_ends_its_trust() {
+        java.time.Instant until = java.time.Instant.now().plus(LONG);
+        dev.tenantmq.model.ReadyNews news = signals.news(T, TOPIC, G);
+        news.lookEnded(news.lookStarted(), true, List.of(), until); // a look saw every ready partition
+        UniAssertSubscriber<FetchSignals.Wake> first = waitFrom(signals.generation(T, TOPIC, G));
+        signals.signal(T, TOPIC, List.of("p"), 1); // taken by the waiting poll, and news all the same
+        assertEquals(Set.of("p"), first.awaitItem().getItem().partitions());
+
+        UniAssertSubscriber<FetchSignals.Wake> second = waitFrom(signals.generation(T, TOPIC, G));
+        signals.signalNewLeases(T, TOPIC, List.of("q"));
+        FetchSignals.Wake afterLeases = second.awaitItem().getItem();
+        assertTrue(afterLeases.signalled());
+        assertEquals(Set.of(), afterLeases.partitions(), "new leases: the poll asks which partitions are ready");
+
+        assertEquals(List.of("p", "q"), news.take(java.time.Instant.now()));
+
+        signals.signal(T, TOPIC, 1); // a nack: which partition is not said
+        assertEquals(null, news.take(java.time.Instant.now()), "the next fetch looks");
+    }
+
     @Test
     void a_signal_no_poll_was_waiting_for_wakes_the_polls_that_were_looking_when_they_wait() {
         long seen = signals.generation(T, TOPIC, G);
