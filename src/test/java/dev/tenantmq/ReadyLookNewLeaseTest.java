@@ -75,7 +75,8 @@ class ReadyLookNewLeaseTest {
             sent = log.stopUnitsOf(topic);
         }
         assertEquals(List.of("on-a-new-partition"), Delivered.ids(got));
-        // A lease signalled without its name made the news unknown: the fetch looked, once.
+        // Had the tick's signal of the lease made the news unknown, this fetch would look, once.
+        // (The publish named new-key first; FetchSignalsTest shows the lease's own name is kept.)
         assertEquals(0, sent.stream().filter(sql -> sql.contains(READY_LOOK)).count(), "ready looks");
     }
 }

@@ -312,8 +312,8 @@ public class ConsumeService {
      * unless the first partitions claimed run dry, repeated only while the fetch has room in its
      * budget of messages and payload bytes ({@link FetchBudget}, shared by every lease of the
      * fetch) and more partitions may be ready. Keys after the group's fairness cursor come first,
-     * then the rest from the start; the cursor is kept only when a look left ready partitions out,
-     * so a group whose ready partitions all fit in a fetch looks once. A look asks for as many
+     * then the rest from the start; the cursor is kept only when a look (or the news, below) left
+     * ready partitions out, so a group whose ready partitions all fit in a fetch looks once. A look asks for as many
      * partitions as the fetch has room for messages (each ready partition has at least one); each
      * lease transaction claims as many of them as the room needs at the depth the group's
      * partitions last showed ({@link PartitionDepth}: all of them while it is unknown or one
@@ -340,7 +340,7 @@ public class ConsumeService {
         if (ack != null && ack.due() && cursor.isEmpty() && ReadyLooks.maySkip(looks.get(scope), clock.instant(),
                 lookInterval, ack.targets.size(), f.maxMessages())) {
             // The acked partitions first, without asking which are ready; the fairness cursor stays.
-            budget = leaseUnclaimed(scope, f, subscriber, busy, List.of(), budget, leased, ack);
+            budget = leaseUnclaimed(scope, f, subscriber, busy, List.of(), budget, leased, ack).budget();
             boolean filled = budget.spent();
             Instant now = clock.instant();
             looks.computeIfPresent(scope, (k, l) -> ReadyLooks.skipped(l, now, lookInterval, filled));
@@ -354,9 +354,10 @@ public class ConsumeService {
             // The rest of the last look, which left ready partitions out: lease from it instead
             // of naming the same partitions again, and look on after it only when it runs out.
             int before = leased.size();
-            budget = leaseUnclaimed(scope, f, subscriber, busy, tail.keys(), budget, leased, ack);
-            keepTail(scope, tail.rest(ReadyTail.firstUnreached(tail.keys(), gave(leased, before), budget.spent())),
-                    tail.lookedAt());
+            Round round = leaseUnclaimed(scope, f, subscriber, busy, tail.keys(), budget, leased, ack);
+            budget = round.budget();
+            keepTail(scope, tail.rest(ReadyTail.firstUnreached(tail.keys(), gave(leased, before), budget.spent(),
+                    round.next())), tail.lookedAt());
             // Its look stopped at its limit: with the budget spent, partitions after the rest may
             // be ready unseen; with room left, the looks below decide.
             leftOut = budget.spent();
@@ -371,14 +372,15 @@ public class ConsumeService {
             List<String> touched = news.take(clock.instant());
             if (touched != null && !touched.isEmpty()) {
                 int before = leased.size();
+                Round round;
                 try {
-                    budget = leaseUnclaimed(scope, f, subscriber, busy, touched, budget, leased, ack);
+                    round = leaseUnclaimed(scope, f, subscriber, busy, touched, budget, leased, ack);
                 } catch (RuntimeException e) {
                     news.unknown(); // the keys taken are lost: the next fetch looks
                     throw e;
                 }
-                Set<String> gave = gave(leased, before);
-                int next = ReadyTail.firstUnreached(touched, gave, budget.spent());
+                budget = round.budget();
+                int next = ReadyTail.firstUnreached(touched, gave(leased, before), budget.spent(), round.next());
                 news.putBack(touched.subList(next, touched.size()), next > 0 ? touched.get(next - 1) : null);
                 if (leased.size() > before) {
                     // News left unreached is ready partitions left out: the cursor moves on, so the
@@ -403,10 +405,11 @@ public class ConsumeService {
                 looks.compute(scope, (k, l) -> ReadyLooks.looked(l, lookedAt));
                 List<String> ready = store.readyPartitions(scope, subscriber, after, upTo, asked);
                 int before = leased.size();
-                budget = leaseUnclaimed(scope, f, subscriber, busy, ready, budget, leased, ack);
+                Round round = leaseUnclaimed(scope, f, subscriber, busy, ready, budget, leased, ack);
+                budget = round.budget();
                 boolean stoppedAtLimit = ready.size() >= asked;
                 leftOut |= stoppedAtLimit;
-                int next = ReadyTail.firstUnreached(ready, gave(leased, before), budget.spent());
+                int next = ReadyTail.firstUnreached(ready, gave(leased, before), budget.spent(), round.next());
                 keepTail(scope, ReadyTail.after(ready, next, stoppedAtLimit, lookedAt), lookedAt);
                 unreached.addAll(ready.subList(next, ready.size()));
                 if (!stoppedAtLimit) {
@@ -465,9 +468,9 @@ public class ConsumeService {
      *
      * @param budget what the fetch may still hand out
      * @param ack acks to settle in the first lease transaction, or null
-     * @return the fetch's budget after these leases
+     * @return the fetch's budget after these leases, and the index of the first candidate not claimed
      */
-    private FetchBudget leaseUnclaimed(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
+    private Round leaseUnclaimed(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
                                        List<String> candidates, FetchBudget budget, List<Delivery> leased,
                                        PendingAck ack) {
         int next = 0;
@@ -478,7 +481,7 @@ public class ConsumeService {
             budget = round.budget();
             next = round.next();
         } while (!budget.spent() && next < candidates.size());
-        return budget;
+        return new Round(budget, next);
     }
 
     /** Where a lease round left a fetch: its budget, and the index of the first candidate it did not reach. */

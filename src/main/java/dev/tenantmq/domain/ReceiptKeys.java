@@ -33,31 +33,57 @@ public final class ReceiptKeys {
     private static final String BASE64_PREFIX = "base64:";
 
     /**
-     * The current key's MAC, keyed once: never updated itself, each tag works on a clone of it.
-     * Looking the algorithm up and keying a MAC per receipt took 3% of the service's CPU in the
-     * replay benchmark; a clone copies the keyed state.
+     * One key, and its MAC keyed once when the runtime's provider can clone it: never updated
+     * itself, each tag works on a clone. Looking the algorithm up and keying a MAC per receipt
+     * took 3% of the service's CPU in the replay benchmark; a clone copies the keyed state. A
+     * provider that cannot clone (some FIPS or PKCS#11 ones) gets a MAC per tag, as before.
      */
-    private final Mac current;
-    private final List<Mac> accepted;
+    private record Key(SecretKeySpec spec, Mac prototype) {
+        static Key of(byte[] bytes) {
+            SecretKeySpec spec = new SecretKeySpec(bytes, ALGORITHM);
+            Mac mac = fresh(spec);
+            try {
+                mac.clone(); // can this provider clone? (SunJCE can)
+                return new Key(spec, mac);
+            } catch (CloneNotSupportedException e) {
+                return new Key(spec, null);
+            }
+        }
+
+        /** A MAC of this key with nothing updated yet, for one tag; not shared between threads. */
+        Mac mac() {
+            if (prototype != null) {
+                try {
+                    return (Mac) prototype.clone();
+                } catch (CloneNotSupportedException e) {
+                    // cloned once at start-up: not expected; fall through to a new MAC
+                }
+            }
+            return fresh(spec);
+        }
+
+        private static Mac fresh(SecretKeySpec spec) {
+            try {
+                Mac mac = Mac.getInstance(ALGORITHM);
+                mac.init(spec);
+                return mac;
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
+            }
+        }
+    }
+
+    private final Key current;
+    private final List<Key> accepted;
     private final boolean generated;
 
     private ReceiptKeys(byte[] current, List<byte[]> previous, boolean generated) {
-        this.current = keyed(current);
-        List<Mac> all = new ArrayList<>();
+        this.current = Key.of(current);
+        List<Key> all = new ArrayList<>();
         all.add(this.current);
-        previous.forEach(p -> all.add(keyed(p)));
+        previous.forEach(p -> all.add(Key.of(p)));
         this.accepted = List.copyOf(all);
         this.generated = generated;
-    }
-
-    private static Mac keyed(byte[] key) {
-        try {
-            Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(new SecretKeySpec(key, ALGORITHM));
-            return mac;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
-        }
     }
 
     /**
@@ -108,19 +134,14 @@ public final class ReceiptKeys {
         int length = signed.length - TAG_BYTES;
         byte[] given = Arrays.copyOfRange(signed, length, signed.length);
         boolean ok = false;
-        for (Mac key : accepted) {
+        for (Key key : accepted) {
             ok |= MessageDigest.isEqual(tag(key, signed, length), given); // no early exit: every key is tried
         }
         return ok;
     }
 
-    private static byte[] tag(Mac keyed, byte[] data, int length) {
-        Mac mac;
-        try {
-            mac = (Mac) keyed.clone(); // a Mac is not thread-safe: the shared one is only cloned
-        } catch (CloneNotSupportedException e) {
-            throw new IllegalStateException("the runtime's HmacSHA256 cannot be cloned", e);
-        }
+    private static byte[] tag(Key key, byte[] data, int length) {
+        Mac mac = key.mac(); // a Mac is not thread-safe: each tag has its own
         mac.update(data, 0, length);
         return Arrays.copyOf(mac.doFinal(), TAG_BYTES);
     }

@@ -14,9 +14,10 @@ import java.util.TreeSet;
  *
  * <p>A look that walks every partition the process leases for the group and stops at no limit sees
  * every ready partition. After it, a partition becomes ready through a publish, an ack or a new
- * lease in this process, which signals its key; a requeue, a nack, dead letters or an offset
- * reset, which signal without keys ({@link #unknown}); or, seen by no signal here, through another
- * instance's publish or ack, a visibility timeout or a delivery delay that ran out. So for a while
+ * lease in this process, which signals its key; a requeue, a nack for redelivery at once, dead
+ * letters or an offset reset, which signal without keys ({@link #unknown}); or, seen by no signal
+ * here, through another instance's publish or ack, a visibility timeout, a nack's backoff or a
+ * delivery delay that ran out. So for a while
  * after such a look, the keys signalled since it, and the ready partitions it named that its fetch
  * did not reach, are all the ready partitions a look would find but for the last kind; a busy
  * consumer's fetch may lease from them instead of looking again, and the last kind waits for the
@@ -89,8 +90,8 @@ public final class ReadyNews {
     }
 
     /**
-     * A change whose partitions are unknown (a nack, a requeue, dead letters, an offset reset):
-     * nothing stands in for a look until the next complete one.
+     * A change whose partitions are unknown (a nack for redelivery at once, a requeue, dead
+     * letters, an offset reset): nothing stands in for a look until the next complete one.
      */
     public synchronized void unknown() {
         drop();

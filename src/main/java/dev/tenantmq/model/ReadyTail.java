@@ -42,14 +42,16 @@ public record ReadyTail(List<String> keys, Instant lookedAt) {
      * candidate it did not reach. The walk goes through the claimed candidates in order until the
      * budget is spent, so when it is spent, the candidates after the last one that handed messages
      * out were not walked (claimed ones among them included: they stay ready and must not be passed
-     * over); when it is not, the walk reached every candidate. When no candidate handed anything
-     * out, all of them count as reached: the rest is dropped, and the next look names again those
-     * that are still ready.
+     * over); when it is not, the walk reached every candidate. When the budget is spent and no
+     * candidate handed anything out, the acked partitions of the fetch, walked after the claimed
+     * candidates, spent it: the claimed ones gave nothing and count as reached, and those never
+     * claimed ({@code claimedUpTo} on) were not walked.
      *
      * @param gave the candidates (and any other partitions) that handed messages out
      * @param spent whether the fetch's budget is spent
+     * @param claimedUpTo the index of the first candidate the fetch did not claim
      */
-    public static int firstUnreached(List<String> candidates, Set<String> gave, boolean spent) {
+    public static int firstUnreached(List<String> candidates, Set<String> gave, boolean spent, int claimedUpTo) {
         if (!spent) {
             return candidates.size();
         }
@@ -58,9 +60,7 @@ public record ReadyTail(List<String> keys, Instant lookedAt) {
                 return i + 1;
             }
         }
-        // No candidate gave, yet the budget is spent: acked partitions, walked after the candidates,
-        // spent it. The claimed candidates gave nothing; keeping the rest would offer them again.
-        return candidates.size();
+        return Math.min(claimedUpTo, candidates.size());
     }
 
     /**

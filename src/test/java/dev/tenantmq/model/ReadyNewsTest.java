@@ -57,7 +57,7 @@ class ReadyNewsTest {
     void a_change_without_keys_ends_the_trust_and_one_during_a_look_denies_it() {
         ReadyNews news = trustedAfterALookThatSawEverything();
         news.touched(List.of("a"), T0);
-        news.unknown(); // a nack, a requeue, new leases: which partitions is not known
+        news.unknown(); // a nack for redelivery at once, a requeue: which partitions is not known
         assertNull(news.take(T0));
 
         long look = news.lookStarted();

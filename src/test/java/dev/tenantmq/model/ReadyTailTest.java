@@ -21,21 +21,23 @@ class ReadyTailTest {
     @Test
     void a_spent_walk_stops_after_the_last_candidate_that_handed_messages_out() {
         // b spent the budget; c was claimed with it but not walked, and stays in the rest.
-        assertEquals(2, ReadyTail.firstUnreached(READY, Set.of("a", "b"), true));
-        assertEquals(2, ReadyTail.firstUnreached(READY, Set.of("b", "zz-acked"), true), "a gave nothing before b");
-        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of("e"), true));
+        assertEquals(2, ReadyTail.firstUnreached(READY, Set.of("a", "b"), true, 3));
+        assertEquals(2, ReadyTail.firstUnreached(READY, Set.of("b", "zz-acked"), true, 3), "a gave nothing before b");
+        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of("e"), true, 5));
     }
 
     @Test
     void a_walk_with_budget_left_reached_every_candidate() {
-        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of("a"), false));
-        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of(), false));
+        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of("a"), false, 5));
+        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of(), false, 5));
     }
 
     @Test
-    void when_only_acked_partitions_handed_messages_out_the_candidates_count_as_reached() {
+    void when_only_acked_partitions_handed_messages_out_the_claimed_candidates_count_as_reached() {
         // They were walked before the acked partitions and gave nothing: offering them again would waste a slot.
-        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of("zz-acked"), true));
+        assertEquals(5, ReadyTail.firstUnreached(READY, Set.of("zz-acked"), true, 5));
+        // Those never claimed were never walked: they stay ready and come next.
+        assertEquals(2, ReadyTail.firstUnreached(READY, Set.of("zz-acked"), true, 2));
     }
 
     @Test
