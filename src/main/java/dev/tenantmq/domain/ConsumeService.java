@@ -313,19 +313,19 @@ public class ConsumeService {
      * budget of messages and payload bytes ({@link FetchBudget}, shared by every lease of the
      * fetch) and more partitions may be ready. Keys after the group's fairness cursor come first,
      * then the rest from the start; the cursor is kept only when a look (or the news, below) left
-     * ready partitions out, so a group whose ready partitions all fit in a fetch looks once. A look asks for as many
-     * partitions as the fetch has room for messages (each ready partition has at least one); each
-     * lease transaction claims as many of them as the room needs at the depth the group's
-     * partitions last showed ({@link PartitionDepth}: all of them while it is unknown or one
-     * message) and shares the room among those ({@code FetchTransaction#lease}), so a fetch over
-     * many shallow partitions takes one look and one transaction, not one per few partitions, and
-     * one over deep partitions scans few. A look that stopped at its limit names more partitions
-     * than the fetch reaches; the rest serves the group's next fetches here before they look again
-     * ({@link ReadyTail}), after it the next look starts. A fetch that carries the acks of a full
-     * batch may first lease from the acked partitions alone, without a look ({@link ReadyLooks});
-     * when they fill it, that is all it does. After a look that saw every ready partition, the
-     * partitions signalled in this process since serve the group's next fetches instead of a look,
-     * for a while ({@link ReadyNews}); a fetch they give nothing looks.
+     * ready partitions out, so a group whose ready partitions all fit in a fetch looks once. A look
+     * asks for as many partitions as the fetch has room for messages (each ready partition has at
+     * least one); each lease transaction claims as many of them as the room needs at the depth the
+     * group's partitions last showed ({@link PartitionDepth}: all of them while it is unknown or
+     * one message) and shares the room among those ({@code FetchTransaction#lease}), so a fetch
+     * over many shallow partitions takes one look and one transaction, not one per few partitions,
+     * and one over deep partitions scans few. A look that stopped at its limit names more
+     * partitions than the fetch reaches; the rest serves the group's next fetches here before they
+     * look again ({@link ReadyTail}), after it the next look starts. A fetch that carries the acks
+     * of a full batch may first lease from the acked partitions alone, without a look ({@link
+     * ReadyLooks}); when they fill it, that is all it does. After a look that saw every ready
+     * partition, the partitions signalled in this process since serve the group's next fetches
+     * instead of a look, for a while ({@link ReadyNews}); a fetch they give nothing looks.
      */
     private List<Delivered> fetchOnce(GroupScope scope, Fetch f, PendingAck ack) {
         String subscriber = identity.subscriberName().value();
@@ -471,8 +471,8 @@ public class ConsumeService {
      * @return the fetch's budget after these leases, and the index of the first candidate not claimed
      */
     private Round leaseUnclaimed(GroupScope scope, Fetch f, String subscriber, Map<String, Boolean> busy,
-                                       List<String> candidates, FetchBudget budget, List<Delivery> leased,
-                                       PendingAck ack) {
+                                 List<String> candidates, FetchBudget budget, List<Delivery> leased,
+                                 PendingAck ack) {
         int next = 0;
         boolean gaveNothing = false;
         do {
