@@ -36,6 +36,28 @@ public final class Api {
                 Published.class);
     }
 
+    /**
+     * Publishes one message to each of {@code keys}, then fetches (up to 100, waiting 1 s) and acks
+     * until every one was delivered: the first fetches register the group and lease the
+     * partitions, so afterwards this process leases them all and the group has nothing in flight.
+     */
+    public static void seedAndDrain(String tenant, String topic, String group, List<String> keys) {
+        List<Map<String, Object>> seed = new java.util.ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            seed.add(msg(keys.get(i), "seed-" + keys.get(i), i));
+        }
+        publishOk(tenant, topic, seed);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() -> {
+            List<Delivered> got = fetchOk(tenant, topic, group, Fetch.upTo(100).waitSeconds(1));
+            if (!got.isEmpty()) {
+                ack(tenant, topic, group, Delivered.receipts(got));
+            }
+            seen.addAll(Delivered.ids(got));
+            return seen.size() == keys.size();
+        });
+    }
+
     /** A message map. */
     public static Map<String, Object> msg(String partitionKey, String id, Object payload) {
         return Map.of("partitionKey", partitionKey, "id", id, "payload", payload);

@@ -20,6 +20,14 @@ import org.junit.jupiter.api.Assumptions;
  * by its unique topic name. Needs a user that may set global variables (the test databases' root).
  */
 public final class GeneralLog implements AutoCloseable {
+    /** The SELECT list of the ready-partition query (ConsumerSql.SELECT_READY_PARTITIONS), and of no other statement. */
+    static final String READY_LOOK = "SELECT l.partition_key";
+
+    /** How many of {@code sent} are ready-partition looks. */
+    static long readyLooks(List<String> sent) {
+        return sent.stream().filter(sql -> sql.contains(READY_LOOK)).count();
+    }
+
     private final DataSource dataSource;
     private final String previousOutput;
 

@@ -1,6 +1,5 @@
 package dev.tenantmq;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +8,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -219,20 +217,11 @@ class StatementBudgetTest {
      * consumed: then this process leases every partition, and the next fetch finds them ready.
      */
     private static void leaseEveryPartition(String tenant, String topic, String group) {
-        List<Map<String, Object>> seed = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
         for (int i = 0; i < PARTITIONS; i++) {
-            seed.add(Api.msg("k" + i, "seed-" + i, i));
+            keys.add("k" + i);
         }
-        Api.publishOk(tenant, topic, seed);
-        Set<String> seen = new HashSet<>();
-        await().atMost(Duration.ofSeconds(60)).until(() -> {
-            List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(MESSAGES).waitSeconds(1));
-            if (!got.isEmpty()) {
-                Api.ack(tenant, topic, group, Delivered.receipts(got));
-            }
-            seen.addAll(Delivered.ids(got));
-            return seen.size() == PARTITIONS;
-        });
+        Api.seedAndDrain(tenant, topic, group, keys);
     }
 
     private List<String> statementsOf(String topic, Runnable request) throws Exception {
