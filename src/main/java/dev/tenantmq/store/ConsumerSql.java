@@ -357,7 +357,7 @@ final class ConsumerSql {
     static final String SELECT_CURSORS = StateSql.render("""
             SELECT o.partition_key, o.committed_offset, o.delivered_offset,
                    IF(o.batch_seq = o.delivery_seq, o.batch_messages, 0) AS batch_messages, o.delivery_epoch,
-                   o.delivery_seq, o.visible_at, o.visible_at > UTC_TIMESTAMP(6) AND %s AS batch_invisible,
+                   o.delivery_seq, CAST(o.visible_at AS CHAR) AS visible_at, o.visible_at > UTC_TIMESTAMP(6) AND %s AS batch_invisible,
                    EXISTS (SELECT 1 FROM queue_delivery_state r
                            WHERE r.tenant = o.tenant AND r.consumer_group = o.consumer_group AND r.topic = o.topic
                              AND r.partition_key = o.partition_key AND r.message_offset <= o.committed_offset

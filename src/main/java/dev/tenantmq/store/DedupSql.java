@@ -22,7 +22,7 @@ final class DedupSql {
      * A plain consistent read; the caller deletes the rows next, in the same transaction.
      */
     static final String SELECT_RECENT_IDENTITIES = """
-            SELECT partition_key, id, `offset`, created_at FROM queue_messages
+            SELECT partition_key, id, `offset`, CAST(created_at AS CHAR) AS created_at FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` IN (%s)
               AND created_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
 
@@ -48,7 +48,10 @@ final class DedupSql {
      * @param createdAt the message's {@code created_at} as the database prints it, microseconds
      *     included: bound back as text, because a {@code LocalDateTime} bind loses the fraction on
      *     servers the driver takes for MySQL 5.5 (MariaDB), and the window would then end up to a
-     *     second early (the same reason as {@code ConsumerSql.Cursor#batchVisibleAt})
+     *     second early (the same reason as {@code ConsumerSql.Cursor#batchVisibleAt}). The
+     *     statements select it as {@code CAST(created_at AS CHAR)}: Connector/J turns a DATETIME
+     *     column into text through {@code String.format}, which was a tenth of the service's CPU
+     *     in the benchmark's consume run (docs/architecture.md, "Rows into responses")
      */
     record Identity(String partitionKey, String id, long offset, String createdAt) {}
 
@@ -142,7 +145,7 @@ final class DedupSql {
      * transaction.
      */
     static final String SELECT_RANGE_IDENTITIES = """
-            SELECT partition_key, id, `offset`, created_at FROM queue_messages
+            SELECT partition_key, id, `offset`, CAST(created_at AS CHAR) AS created_at FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` >= ? AND `offset` <= ?
               AND created_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
 
