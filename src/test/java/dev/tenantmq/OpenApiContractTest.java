@@ -23,6 +23,7 @@ import dev.tenantmq.api.dto.DeletionResponses;
 import dev.tenantmq.api.dto.ExtendRequest;
 import dev.tenantmq.api.dto.FetchRequest;
 import dev.tenantmq.api.dto.FetchResponse;
+import dev.tenantmq.model.Utf8Json;
 import dev.tenantmq.api.dto.NackRequest;
 import dev.tenantmq.api.dto.OffsetResetResponse;
 import dev.tenantmq.api.dto.Problem;
@@ -272,7 +273,8 @@ class OpenApiContractTest {
                 String at = e.getKey() + "." + c.getName();
                 JsonNode p = schemas.resolve(schema.get("properties").get(c.getName()));
                 Class<?> t = c.getType();
-                if (c.getAccessor().isAnnotationPresent(JsonRawValue.class) || c.isAnnotationPresent(JsonRawValue.class)) {
+                if (c.getAccessor().isAnnotationPresent(JsonRawValue.class) || c.isAnnotationPresent(JsonRawValue.class)
+                        || t == Utf8Json.class) { // written raw too, from its bytes (Utf8JsonSerializer)
                     assertTrue(!p.has("type") || p.get("type").asText().equals("object"), at + " raw JSON");
                     continue;
                 }

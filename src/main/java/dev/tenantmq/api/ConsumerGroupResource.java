@@ -81,7 +81,7 @@ public class ConsumerGroupResource {
 
     private static List<FetchResponse.Message> messages(List<ConsumeService.Delivered> delivered) {
         return delivered.stream()
-                .map(d -> new FetchResponse.Message(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(),
+                .map(d -> new FetchResponse.Message(d.partitionKey(), d.id(), d.offset(), d.payload(), d.metadataJson(),
                         d.createdAt(), d.deliveryAttempt(), d.receipt(),
                         d.trace() == null ? null : d.trace().traceparent(),
                         d.trace() == null ? null : d.trace().tracestate()))

@@ -17,13 +17,14 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * that Jackson reads or writes by reflection: the request and response records, including the
  * nested ones that only appear as list elements (Quarkus registers a resource method's
  * declared parameter and return types, but not always the element types inside them), and
- * {@link RawJson} with its custom deserializer, which Jackson instantiates by reflection.
+ * {@link RawJson} with its custom deserializer and {@link Utf8JsonSerializer}, which Jackson
+ * instantiates by reflection.
  * The JVM build does not need this; it keeps the native profile correct.
  */
 @RegisterForReflection(targets = {
         PublishRequest.class, PublishRequest.Message.class, RawJson.class, RawJson.Deserializer.class,
         PublishResponse.class, PublishResponse.Published.class,
-        FetchRequest.class, FetchResponse.class, FetchResponse.Message.class,
+        FetchRequest.class, FetchResponse.class, FetchResponse.Message.class, Utf8JsonSerializer.class,
         ReceiptsRequest.class, ExtendRequest.class, NackRequest.class,
         ReceiptsResponse.class, ReceiptsResponse.Result.class,
         Problem.class, Problem.FieldError.class,

@@ -22,6 +22,7 @@ import dev.tenantmq.model.SettleStatus;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
 import dev.tenantmq.model.TraceContext;
+import dev.tenantmq.model.Utf8Json;
 import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.ConsumerStore;
 import dev.tenantmq.store.FetchTransaction;
@@ -102,10 +103,11 @@ public class ConsumeService {
     }
 
     /**
-     * One delivered message. {@code payloadJson} and {@code metadataJson} are JSON text;
-     * {@code trace} is the W3C trace context it was published with, or null (docs/api.md, "Trace context").
+     * One delivered message. {@code payload} is its JSON text in the bytes the database sent,
+     * {@code metadataJson} JSON text; {@code trace} is the W3C trace context it was published
+     * with, or null (docs/api.md, "Trace context").
      */
-    public record Delivered(String partitionKey, String id, long offset, String payloadJson, String metadataJson,
+    public record Delivered(String partitionKey, String id, long offset, Utf8Json payload, String metadataJson,
                             Instant createdAt, int deliveryAttempt, String receipt, TraceContext trace) {}
 
     /**
@@ -613,7 +615,7 @@ public class ConsumeService {
             redelivered += d.deliveryAttempt() > 1 ? 1 : 0;
             String receipt = receipts.encode(new Receipt(scope.tenant(), scope.consumerGroup(), scope.topic(),
                     d.partitionKey(), d.offset(), d.leaseEpoch(), d.delivery()));
-            out.add(new Delivered(d.partitionKey(), d.id(), d.offset(), d.payloadJson(), d.metadataJson(), d.createdAt(),
+            out.add(new Delivered(d.partitionKey(), d.id(), d.offset(), d.payload(), d.metadataJson(), d.createdAt(),
                     d.deliveryAttempt(), receipt, d.trace()));
         }
         metrics.delivered(scope.tenant(), scope.topic(), out.size(), redelivered);

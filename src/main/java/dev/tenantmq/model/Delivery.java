@@ -8,7 +8,7 @@ import java.time.Instant;
  * @param partitionKey the message's partition
  * @param offset its offset in the partition
  * @param id the publisher's message id
- * @param payloadJson the payload, as stored JSON text
+ * @param payload the payload, as stored JSON text in the bytes the database sent
  * @param metadataJson the metadata, as stored JSON text (null when none)
  * @param createdAt when the message was published (database clock, UTC)
  * @param deliveryAttempt this hand-out's attempt, from 1
@@ -16,5 +16,5 @@ import java.time.Instant;
  * @param leaseEpoch the epoch of the partition lease it was handed out under
  * @param trace the W3C trace context it was published with, or null (docs/api.md, "Trace context")
  */
-public record Delivery(String partitionKey, long offset, String id, String payloadJson, String metadataJson,
+public record Delivery(String partitionKey, long offset, String id, Utf8Json payload, String metadataJson,
                        Instant createdAt, int deliveryAttempt, long delivery, long leaseEpoch, TraceContext trace) {}

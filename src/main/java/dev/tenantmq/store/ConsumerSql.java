@@ -6,6 +6,7 @@ import dev.tenantmq.model.BatchState;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
 import dev.tenantmq.model.TraceContext;
+import dev.tenantmq.model.Utf8Json;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -619,13 +620,14 @@ final class ConsumerSql {
 
     /**
      * One message read by a fetch scan ({@link #SCAN_COLUMNS}): its content and the walk's view of
-     * it. {@code payloadJson} is null when the payload was above the scan's cap (not read yet);
-     * {@code payloadBytes} is its size either way.
+     * it. {@code payload} is null when the payload was above the scan's cap (not read yet);
+     * {@code payloadBytes} is its size either way. The payload stays the bytes the driver read,
+     * for the response to copy (docs/architecture.md, "Rows into responses").
      */
-    record Scanned(String key, long offset, String id, String payloadJson, long payloadBytes, String metadataJson,
+    record Scanned(String key, long offset, String id, Utf8Json payload, long payloadBytes, String metadataJson,
                    Instant createdAt, PartitionWalk.Row row, TraceContext trace) {
         /** This message with its payload, read afterwards. */
-        Scanned withPayload(String payload) {
+        Scanned withPayload(Utf8Json payload) {
             return new Scanned(key, offset, id, payload, payloadBytes, metadataJson, createdAt, row, trace);
         }
 
@@ -635,7 +637,7 @@ final class ConsumerSql {
             PartitionWalk.Row row = state == null ? PartitionWalk.Row.undelivered(offset, rs.getBoolean("not_due"))
                     : new PartitionWalk.Row(offset, state, rs.getInt("delivery_attempt"), rs.getLong("delivery_count"),
                             rs.getLong("lease_epoch"), rs.getBoolean("invisible"));
-            return new Scanned(rs.getString("partition_key"), offset, rs.getString("id"), rs.getString("payload"),
+            return new Scanned(rs.getString("partition_key"), offset, rs.getString("id"), Utf8Json.ofUtf8(rs.getBytes("payload")),
                     rs.getLong("payload_bytes"), rs.getString("metadata"), rs.getObject("created_at", LocalDateTime.class).toInstant(ZoneOffset.UTC),
                     row, TraceContext.stored(rs.getString("traceparent"), rs.getString("tracestate")));
         };

@@ -4,6 +4,7 @@ import dev.tenantmq.model.CommitWalk;
 import dev.tenantmq.model.DeliveryState;
 import dev.tenantmq.store.ConsumerSql.AckDelivery;
 import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.model.Utf8Json;
 import dev.tenantmq.store.ConsumerSql.Advance;
 import dev.tenantmq.store.ConsumerSql.AdvanceAndOpen;
 import dev.tenantmq.store.ConsumerSql.AdvanceCommitted;
@@ -148,10 +149,10 @@ final class ConsumerStatements {
     }
 
     /** {@link ConsumerSql#SELECT_PAYLOADS}: the payload of each message found, by partition and offset. */
-    static Map<ConsumerSql.MessageAt, String> payloads(Connection c, ConsumerSql.SelectPayloads q) throws SQLException {
-        Map<ConsumerSql.MessageAt, String> out = new HashMap<>();
+    static Map<ConsumerSql.MessageAt, Utf8Json> payloads(Connection c, ConsumerSql.SelectPayloads q) throws SQLException {
+        Map<ConsumerSql.MessageAt, Utf8Json> out = new HashMap<>();
         Db.forEach(c, q.sql(), q, rs -> out.put(new ConsumerSql.MessageAt(rs.getString("partition_key"),
-                rs.getLong("offset")), rs.getString("payload")));
+                rs.getLong("offset")), Utf8Json.ofUtf8(rs.getBytes("payload"))));
         return out;
     }
 

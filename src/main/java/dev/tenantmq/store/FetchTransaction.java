@@ -6,6 +6,7 @@ import dev.tenantmq.model.Delivery;
 import dev.tenantmq.model.FetchBudget;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
+import dev.tenantmq.model.Utf8Json;
 import dev.tenantmq.store.ConsumerSql.Cursor;
 import dev.tenantmq.store.ConsumerSql.LockHeldLeases;
 import dev.tenantmq.store.ConsumerSql.OpenBatch;
@@ -170,7 +171,7 @@ public class FetchTransaction {
             }
             for (PartitionWalk.Step step : lane.walk.steps()) {
                 Scanned m = lane.seen.get(step.offset());
-                if (m.payloadJson() == null
+                if (m.payload() == null
                         && (step instanceof PartitionWalk.Deliver || step instanceof PartitionWalk.DeadLetter)) {
                     missing.add(new ConsumerSql.MessageAt(lane.cur.key(), m.offset()));
                 }
@@ -179,11 +180,11 @@ public class FetchTransaction {
         if (missing.isEmpty()) {
             return;
         }
-        Map<ConsumerSql.MessageAt, String> payloads = ConsumerStatements.payloads(c,
+        Map<ConsumerSql.MessageAt, Utf8Json> payloads = ConsumerStatements.payloads(c,
                 new ConsumerSql.SelectPayloads(s, missing));
         for (Lane lane : lanes) {
             lane.seen.replaceAll((offset, m) -> {
-                String p = m.payloadJson() == null ? payloads.get(new ConsumerSql.MessageAt(lane.cur.key(), offset)) : null;
+                Utf8Json p = m.payload() == null ? payloads.get(new ConsumerSql.MessageAt(lane.cur.key(), offset)) : null;
                 return p == null ? m : m.withPayload(p);
             });
         }
@@ -391,10 +392,10 @@ public class FetchTransaction {
                         redeliveries.add(new UpdateRedelivery(d.attempt(), seq, epoch, visibilityMicros, s,
                                 cur.key(), d.offset(), d.fromState(), d.fromDelivery()));
                     }
-                    out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payloadJson(), m.metadataJson(),
+                    out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payload(), m.metadataJson(),
                             m.createdAt(), d.attempt(), seq, epoch, m.trace()));
                 } else if (step instanceof PartitionWalk.DeadLetter dl) {
-                    deads.add(new DeadLetters.Dead(cur.key(), dl.offset(), m.id(), m.payloadJson(),
+                    deads.add(new DeadLetters.Dead(cur.key(), dl.offset(), m.id(), m.payload().text(),
                             m.metadataJson(), dl.fromState(), dl.fromDelivery(), dl.attempts(), dl.reason(), m.trace()));
                 }
             }

@@ -2,6 +2,9 @@ package dev.tenantmq.api.dto;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import dev.tenantmq.api.Utf8JsonSerializer;
+import dev.tenantmq.model.Utf8Json;
 import java.time.Instant;
 import java.util.List;
 
@@ -19,11 +22,13 @@ public record FetchResponse(List<Message> messages, List<ReceiptsResponse.Result
 
     /**
      * One delivered message. {@code payload} and {@code metadata} are written as the stored JSON
-     * text, so numbers come back exactly as published. {@code traceparent} and {@code tracestate}
+     * text, so numbers come back exactly as published; the payload as the bytes the database sent
+     * ({@link Utf8JsonSerializer}). {@code traceparent} and {@code tracestate}
      * are the W3C trace context the message was published with, absent when it had none
      * (docs/api.md, "Trace context").
      */
-    public record Message(String partitionKey, String id, long offset, @JsonRawValue String payload,
+    public record Message(String partitionKey, String id, long offset,
+                          @JsonSerialize(using = Utf8JsonSerializer.class) Utf8Json payload,
                           @JsonRawValue String metadata, Instant createdAt, int deliveryAttempt, String receipt,
                           @JsonInclude(JsonInclude.Include.NON_NULL) String traceparent,
                           @JsonInclude(JsonInclude.Include.NON_NULL) String tracestate) {}
