@@ -86,9 +86,12 @@ public final class GeneralLog implements AutoCloseable {
      * Stops logging and returns every statement of the units of work that name {@code marker}:
      * per connection, a transaction from its session {@code SET}s through its {@code COMMIT} or
      * {@code ROLLBACK} and the pool's session resets right after it, or a single auto-commit
-     * statement with the {@code SET}s before it. Unlike {@link #stop}, this also counts the
-     * statements that name nothing ({@code SET}, {@code COMMIT}), which cost a round trip and a
-     * server command each all the same. Multi-statement packets count one per statement.
+     * statement with the {@code SET}s before it. A connection out of autocommit (the store's,
+     * docs/architecture.md, "Transactions without START") starts a transaction with any statement;
+     * its switch out of autocommit, once per pooled connection, and back (for another borrower),
+     * belongs to no unit. Unlike {@link #stop}, this also counts the statements that name nothing
+     * ({@code SET}, {@code COMMIT}), which cost a round trip and a server command each all the
+     * same. Multi-statement packets count one per statement.
      */
     public List<String> stopUnitsOf(String marker) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
@@ -122,33 +125,66 @@ public final class GeneralLog implements AutoCloseable {
     }
 
     /** One connection's statements cut into units of work (see {@link #stopUnitsOf}). */
-    private static final class Units {
+    static final class Units {
         final List<List<String>> done = new ArrayList<>();
         List<String> open = new ArrayList<>();
+        /** In an explicit transaction (START TRANSACTION or BEGIN). */
         boolean inTransaction;
+        /**
+         * Whether the connection is out of autocommit, so that any statement starts a transaction
+         * that runs to its COMMIT or ROLLBACK; null until the log shows it (a switch, or a
+         * COMMIT without a START).
+         */
+        Boolean implicit;
         /** Whether the last statement ended a unit: session SETs right after it are its pool reset. */
         boolean justEnded;
 
         void add(String sql) {
             String s = sql.strip().toUpperCase(java.util.Locale.ROOT);
             boolean set = s.startsWith("SET ") && !s.startsWith("SET GLOBAL");
-            if (set && justEnded && !s.replace(" ", "").contains("AUTOCOMMIT=0")) {
+            String compact = s.replace(" ", "");
+            if (set && compact.contains("AUTOCOMMIT=0")) {
+                implicit = Boolean.TRUE;
+                return;
+            }
+            if (set && compact.contains("AUTOCOMMIT=1")) {
+                implicit = Boolean.FALSE;
+                return;
+            }
+            if (set && justEnded) {
                 done.get(done.size() - 1).add(sql);
                 return;
             }
             justEnded = false;
-            open.add(sql);
-            if (set) {
-                inTransaction |= s.replace(" ", "").contains("AUTOCOMMIT=0");
-                return;
-            }
             if (s.startsWith("START TRANSACTION") || s.equals("BEGIN")) {
+                if (implicit == null) {
+                    implicit = Boolean.FALSE;
+                    singles(); // what came before on this connection was auto-commit statements
+                }
+                open.add(sql);
                 inTransaction = true;
                 return;
             }
-            if (!inTransaction || s.startsWith("COMMIT") || s.startsWith("ROLLBACK")) {
+            open.add(sql);
+            if (set) {
+                return;
+            }
+            if (s.startsWith("COMMIT") || s.startsWith("ROLLBACK")) {
+                if (implicit == null && !inTransaction) {
+                    implicit = Boolean.TRUE;
+                }
+                end();
+            } else if (implicit == Boolean.FALSE && !inTransaction) {
                 end();
             }
+        }
+
+        /** Cuts the open statements, seen before the connection's mode was known, into one unit each. */
+        private void singles() {
+            for (String one : open) {
+                done.add(new ArrayList<>(List.of(one)));
+            }
+            open = new ArrayList<>();
         }
 
         private void end() {
@@ -160,8 +196,12 @@ public final class GeneralLog implements AutoCloseable {
 
         void close() {
             if (!open.isEmpty()) {
-                done.add(open);
-                open = new ArrayList<>();
+                if (implicit == null) {
+                    singles();
+                } else {
+                    done.add(open);
+                    open = new ArrayList<>();
+                }
             }
         }
     }

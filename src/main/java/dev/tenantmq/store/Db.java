@@ -83,10 +83,13 @@ public class Db {
                 if (c.getTransactionIsolation() != isolation.level) {
                     c.setTransactionIsolation(isolation.level);
                 }
-                // The pool's connections stay in autocommit mode: an explicit START TRANSACTION
-                // and COMMIT are two statements, where setAutoCommit(false), commit() and the
-                // pool's reset to autocommit on return would be three.
-                execute(c, "START TRANSACTION");
+                // Out of autocommit, the first statement starts the transaction: its work and a
+                // COMMIT, no START TRANSACTION. Set once per pooled connection, on the driver's
+                // connection, which the pool does not reset (PoolAutocommit).
+                Connection driver = PoolAutocommit.driverConnection(c);
+                if (driver.getAutoCommit()) {
+                    driver.setAutoCommit(false);
+                }
                 try {
                     T result = work.run(c);
                     execute(c, "COMMIT");
@@ -122,13 +125,31 @@ public class Db {
         }
     }
 
-    /** Runs read-only {@code work} on an auto-commit connection. Same error mapping. */
+    /**
+     * Runs read-only {@code work}, each statement on its own snapshot (READ COMMITTED, no locks).
+     * On a connection a transaction left out of autocommit the reads start one, which is
+     * committed after them: an open transaction would keep its metadata locks while the
+     * connection waits in the pool, and a schema change would wait for them. Same error mapping.
+     */
     public <T> T read(Work<T> work) {
         try (Connection c = connect()) {
+            boolean implicit = !PoolAutocommit.driverConnection(c).getAutoCommit();
             try {
-                return work.run(c);
+                T result = work.run(c);
+                if (implicit) {
+                    execute(c, "COMMIT");
+                }
+                return result;
             } catch (SQLException e) {
+                if (implicit) {
+                    rollbackQuietly(c);
+                }
                 throw lostIfClosed(c, e);
+            } catch (RuntimeException e) {
+                if (implicit) {
+                    rollbackQuietly(c);
+                }
+                throw e;
             }
         } catch (SQLException e) {
             if (isUnavailable(e)) {
@@ -140,7 +161,7 @@ public class Db {
 
     private Connection connect() {
         try {
-            return dataSource.getConnection();
+            return PoolAutocommit.forStore(dataSource::getConnection);
         } catch (SQLException e) {
             // Pool acquisition time-out or refused connection: the database is unavailable.
             throw new StoreUnavailableException(e);
