@@ -84,12 +84,10 @@ public class Db {
                     c.setTransactionIsolation(isolation.level);
                 }
                 // Out of autocommit, the first statement starts the transaction: its work and a
-                // COMMIT, no START TRANSACTION. Set once per pooled connection, on the driver's
-                // connection, which the pool does not reset (PoolAutocommit).
-                Connection driver = PoolAutocommit.driverConnection(c);
-                if (driver.getAutoCommit()) {
-                    driver.setAutoCommit(false);
-                }
+                // COMMIT, no START TRANSACTION. Set on the driver's connection, which the pool
+                // does not reset, so it stays until another borrower needs autocommit
+                // (PoolAutocommit).
+                PoolAutocommit.setAutoCommit(c, false);
                 try {
                     T result = work.run(c);
                     execute(c, "COMMIT");
@@ -97,7 +95,9 @@ public class Db {
                 } catch (SQLException e) {
                     rollbackQuietly(c);
                     throw lostIfClosed(c, e);
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
+                    // Never back to the pool with the transaction open: the next borrower's
+                    // statements would join it, and its COMMIT would commit this work's half.
                     rollbackQuietly(c);
                     throw e;
                 }
@@ -127,12 +127,18 @@ public class Db {
 
     /**
      * Runs read-only {@code work}, each statement on its own snapshot (READ COMMITTED, no locks).
-     * On a connection a transaction left out of autocommit the reads start one, which is
-     * committed after them: an open transaction would keep its metadata locks while the
-     * connection waits in the pool, and a schema change would wait for them. Same error mapping.
+     * On a mysqld, a connection a transaction left out of autocommit stays so: the reads start a
+     * transaction, which is committed after them (one statement, where switching autocommit on
+     * and off again would be two); left open, it would keep its metadata locks while the
+     * connection waits in the pool, and a schema change would wait for them. Through vtgate the
+     * read runs in autocommit: vtgate would open that transaction on every shard the read
+     * reaches (docs/architecture.md, "Transactions without START"). Same error mapping.
      */
     public <T> T read(Work<T> work) {
         try (Connection c = connect()) {
+            if (isVtgate(c)) {
+                PoolAutocommit.setAutoCommit(c, true);
+            }
             boolean implicit = !PoolAutocommit.driverConnection(c).getAutoCommit();
             try {
                 T result = work.run(c);
@@ -145,7 +151,7 @@ public class Db {
                     rollbackQuietly(c);
                 }
                 throw lostIfClosed(c, e);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 if (implicit) {
                     rollbackQuietly(c);
                 }

@@ -395,7 +395,8 @@ public class FetchTransaction {
                     out.add(new Delivery(cur.key(), d.offset(), m.id(), m.payload(), m.metadataJson(),
                             m.createdAt(), d.attempt(), seq, epoch, m.trace()));
                 } else if (step instanceof PartitionWalk.DeadLetter dl) {
-                    deads.add(new DeadLetters.Dead(cur.key(), dl.offset(), m.id(), m.payload().text(),
+                    String payload = m.payload() == null ? null : m.payload().text();
+                    deads.add(new DeadLetters.Dead(cur.key(), dl.offset(), m.id(), payload,
                             m.metadataJson(), dl.fromState(), dl.fromDelivery(), dl.attempts(), dl.reason(), m.trace()));
                 }
             }

@@ -13,9 +13,9 @@ import java.sql.SQLException;
  * first statement and costs its work and a {@code COMMIT}, with no {@code START TRANSACTION}
  * (docs/architecture.md, "Transactions without START"). Through the pool's wrapper the pool would
  * turn it back on at every return, one more statement per transaction. Anyone else who borrows
- * from the pool (Flyway, the datasource health check, tests) expects autocommit as JDBC
- * promises: this interceptor turns it back on for them when they get such a connection, one
- * statement for that borrowing. {@link Db} borrows inside {@link #forStore}, which this interceptor
+ * from the pool (Flyway, tests) expects autocommit as JDBC promises: this interceptor turns it
+ * back on for them when they get such a connection, and the store's next transaction on it
+ * turns it off again: two statements for that borrowing. {@link Db} borrows inside {@link #forStore}, which this interceptor
  * leaves alone.
  */
 @ApplicationScoped
@@ -47,18 +47,47 @@ public class PoolAutocommit implements AgroalPoolInterceptor {
         return pooled.unwrap(Connection.class);
     }
 
+    /**
+     * Sets autocommit on the driver's connection under {@code pooled}, when it differs (the
+     * driver knows its state: no round trip then).
+     *
+     * @throws SQLException as the driver reports it, after a statement through the pool's
+     *     wrapper: the pool learns of a broken connection only from errors that pass through its
+     *     wrapper, and would otherwise hand it out again
+     */
+    static void setAutoCommit(Connection pooled, boolean on) throws SQLException {
+        Connection driver = driverConnection(pooled);
+        if (driver.getAutoCommit() == on) {
+            return;
+        }
+        try {
+            driver.setAutoCommit(on);
+        } catch (SQLException e) {
+            try (java.sql.Statement s = pooled.createStatement()) {
+                s.execute("SELECT 1"); // fails too on a broken connection, which the pool then discards
+            } catch (SQLException alsoBroken) {
+                e.addSuppressed(alsoBroken);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Turns autocommit back on for a borrower other than the store. The store leaves no
+     * transaction open (it commits or rolls back), so this commits nothing.
+     *
+     * @throws IllegalStateException when the driver refuses: the borrower gets the error, never
+     *     a connection silently out of autocommit
+     */
     @Override
     public void onConnectionAcquire(Connection connection) {
         if (STORE.get() != null) {
             return;
         }
         try {
-            Connection driver = driverConnection(connection);
-            if (!driver.getAutoCommit()) {
-                driver.setAutoCommit(true); // the store left no transaction open: it commits or rolls back
-            }
+            setAutoCommit(connection, true);
         } catch (SQLException e) {
-            // The borrower's first statement meets the same broken connection and reports it.
+            throw new IllegalStateException("could not turn autocommit back on for a borrower of the pool", e);
         }
     }
 }

@@ -69,6 +69,20 @@ class PoolAutocommitTest {
     }
 
     @Test
+    void through_vtgate_a_read_runs_in_autocommit() throws SQLException {
+        boolean[] vtgate = new boolean[1];
+        boolean[] autocommit = new boolean[1];
+        db.inTransaction(Db.Isolation.READ_COMMITTED, c -> null);
+        db.read(c -> {
+            vtgate[0] = Db.isVtgate(c);
+            autocommit[0] = PoolAutocommit.driverConnection(c).getAutoCommit();
+            return null;
+        });
+        assumeTrue(vtgate[0], "runs against vtgate only (docs/vitess.md, \"End to end on a real vtgate\")");
+        assertTrue(autocommit[0], "vtgate would open the read's transaction on every shard it reaches");
+    }
+
+    @Test
     void a_read_on_a_connection_out_of_autocommit_leaves_no_transaction_open() throws SQLException {
         Api.publishOk(tenant, topic, List.of(Api.msg("k", "m1", 1)));
         long[] thread = new long[1];
@@ -88,7 +102,8 @@ class PoolAutocommitTest {
                 }
             }
         });
-        assumeTrue(implicit[0], "the read got a connection the store had taken out of autocommit");
+        assumeTrue(implicit[0], "the read got a connection the store had taken out of autocommit (not on vtgate,"
+                + " where reads run in autocommit)");
         assertEquals(1, heads);
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = ?")) {
