@@ -1,0 +1,108 @@
+package dev.tenantmq.store;
+
+import com.mysql.cj.CacheAdapter;
+import com.mysql.cj.CacheAdapterFactory;
+import com.mysql.cj.QueryInfo;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * One cache of parsed statements ({@code QueryInfo}) for every connection of a database URL,
+ * where Connector/J keeps one per connection by default: named by the driver property
+ * {@code queryInfoCacheFactory} (application.properties). The store's statements with a
+ * {@code UNION ALL} branch or an IN list per partition have many texts (one per count of
+ * partitions), each parsed by the driver before it is sent; with a cache per connection each
+ * text was parsed again on each of the pool's connections, and the parse was a fifth of the
+ * service's CPU in the benchmark's replay (docs/architecture.md, "Rows into responses").
+ *
+ * <p>A parsed statement depends on the SQL text and on settings that all connections of one URL
+ * share (the character encoding, the server's {@code NO_BACKSLASH_ESCAPES} mode); it is not
+ * changed after it is built, so connections can share it. Least recently used texts go first,
+ * beyond {@value #MAX_ENTRIES} texts or {@value #MAX_CHARS} characters of them; a text longer
+ * than the driver's {@code prepStmtCacheSqlLimit} is not kept, as in the driver's own cache.
+ */
+public final class SharedQueryInfoCache implements CacheAdapterFactory<String, QueryInfo> {
+    /** Most texts kept per URL. */
+    static final int MAX_ENTRIES = 4_096;
+    /** Most characters of SQL kept per URL (the parse holds about as many bytes again). */
+    static final long MAX_CHARS = 8_000_000;
+
+    private static final Map<String, Shared> BY_URL = new ConcurrentHashMap<>();
+
+    /** Created by the driver, by reflection, once per connection. */
+    public SharedQueryInfoCache() {}
+
+    @Override
+    public CacheAdapter<String, QueryInfo> getInstance(Lock connectionLock, String url, int cacheMaxSize,
+                                                       int maxKeySize) {
+        return BY_URL.computeIfAbsent(url, u -> new Shared()).limitedTo(maxKeySize);
+    }
+
+    /** The texts of one URL, in access order. */
+    private static final class Shared {
+        private final LinkedHashMap<String, QueryInfo> byText = new LinkedHashMap<>(256, 0.75f, true);
+        private long chars;
+
+        synchronized QueryInfo get(String sql) {
+            return byText.get(sql);
+        }
+
+        synchronized void put(String sql, QueryInfo parsed) {
+            if (byText.put(sql, parsed) == null) {
+                chars += sql.length();
+            }
+            Iterator<Map.Entry<String, QueryInfo>> oldest = byText.entrySet().iterator();
+            while ((byText.size() > MAX_ENTRIES || chars > MAX_CHARS) && oldest.hasNext()) {
+                chars -= oldest.next().getKey().length();
+                oldest.remove();
+            }
+        }
+
+        synchronized void remove(String sql) {
+            if (byText.remove(sql) != null) {
+                chars -= sql.length();
+            }
+        }
+
+        synchronized void clear() {
+            byText.clear();
+            chars = 0;
+        }
+
+        /** A connection's view: it keeps no text longer than {@code maxKeySize}, as the driver's own cache. */
+        CacheAdapter<String, QueryInfo> limitedTo(int maxKeySize) {
+            return new CacheAdapter<>() {
+                @Override
+                public QueryInfo get(String sql) {
+                    return Shared.this.get(sql);
+                }
+
+                @Override
+                public void put(String sql, QueryInfo parsed) {
+                    if (sql.length() <= maxKeySize) {
+                        Shared.this.put(sql, parsed);
+                    }
+                }
+
+                @Override
+                public void invalidate(String sql) {
+                    remove(sql);
+                }
+
+                @Override
+                public void invalidateAll(Set<String> sqls) {
+                    sqls.forEach(Shared.this::remove);
+                }
+
+                @Override
+                public void invalidateAll() {
+                    clear();
+                }
+            };
+        }
+    }
+}

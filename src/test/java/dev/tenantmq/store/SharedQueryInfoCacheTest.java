@@ -1,0 +1,46 @@
+package dev.tenantmq.store;
+
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import com.mysql.cj.jdbc.ClientPreparedStatement;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pool's connections share one cache of parsed statements ({@link SharedQueryInfoCache}): a
+ * text parsed on one connection is not parsed again on another (docs/architecture.md, "Rows into
+ * responses").
+ */
+@QuarkusTest
+class SharedQueryInfoCacheTest {
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Test
+    void a_statement_parsed_on_one_connection_is_not_parsed_again_on_another() throws SQLException {
+        String sql = "SELECT ? AS a /* " + UUID.randomUUID() + " */";
+        try (Connection first = dataSource.getConnection(); Connection second = dataSource.getConnection();
+             PreparedStatement one = first.prepareStatement(sql); PreparedStatement other = second.prepareStatement(sql)) {
+            assertNotSame(first.unwrap(Connection.class), second.unwrap(Connection.class), "two connections");
+            assertSame(one.unwrap(ClientPreparedStatement.class).getQueryInfo(),
+                    other.unwrap(ClientPreparedStatement.class).getQueryInfo(), "one parse for both connections");
+        }
+    }
+
+    @Test
+    void a_text_longer_than_the_driver_s_limit_is_parsed_each_time() throws SQLException {
+        String sql = "SELECT ? AS a /* " + "x".repeat(70_000) + " */";
+        try (Connection c = dataSource.getConnection(); PreparedStatement one = c.prepareStatement(sql);
+             PreparedStatement other = c.prepareStatement(sql)) {
+            assertNotSame(one.unwrap(ClientPreparedStatement.class).getQueryInfo(),
+                    other.unwrap(ClientPreparedStatement.class).getQueryInfo(), "prepStmtCacheSqlLimit is 65,536");
+        }
+    }
+}
