@@ -3,6 +3,7 @@ package dev.tenantmq.store;
 import com.mysql.cj.CacheAdapter;
 import com.mysql.cj.CacheAdapterFactory;
 import com.mysql.cj.QueryInfo;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,7 +25,9 @@ import java.util.concurrent.locks.Lock;
  * changed after it is built, so connections can share it. Least recently used texts go first,
  * beyond {@value #MAX_ENTRIES} texts or {@value #MAX_CHARS} characters of them; a text longer
  * than the driver's {@code prepStmtCacheSqlLimit} is not kept, as in the driver's own cache.
+ * The driver creates it by reflection, hence the registration for a native image.
  */
+@RegisterForReflection
 public final class SharedQueryInfoCache implements CacheAdapterFactory<String, QueryInfo> {
     /** Most texts kept per URL. */
     static final int MAX_ENTRIES = 4_096;
