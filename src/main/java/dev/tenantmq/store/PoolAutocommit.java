@@ -8,15 +8,15 @@ import java.sql.SQLException;
 /**
  * Keeps the pool's promise of autocommit to every borrower but the store's {@link Db}.
  *
- * <p>{@link Db} turns autocommit off on the driver's connection itself, once per pooled
- * connection, and leaves it off when the connection goes back: a transaction then starts with its
- * first statement and costs its work and a {@code COMMIT}, with no {@code START TRANSACTION}
- * (docs/architecture.md, "Transactions without START"). Through the pool's wrapper the pool would
- * turn it back on at every return, one more statement per transaction. Anyone else who borrows
- * from the pool (Flyway, tests) expects autocommit as JDBC promises: this interceptor turns it
- * back on for them when they get such a connection, and the store's next transaction on it
- * turns it off again: two statements for that borrowing. {@link Db} borrows inside {@link #forStore}, which this interceptor
- * leaves alone.
+ * <p>{@link Db} turns autocommit off on the driver's connection itself and leaves it off when
+ * the connection goes back: a transaction then starts with its first statement and costs its
+ * work and a {@code COMMIT}, with no {@code START TRANSACTION} (docs/architecture.md,
+ * "Transactions without START"). Through the pool's wrapper the pool would turn it back on at
+ * every return, one more statement per transaction. Anyone else who borrows from the pool
+ * (Flyway, tests) expects autocommit as JDBC promises: this interceptor turns it back on for
+ * them when they get such a connection, and the store's next transaction on it turns it off
+ * again, two statements for that borrowing. {@link Db} borrows inside {@link #forStore}, which
+ * this interceptor leaves alone.
  */
 @ApplicationScoped
 public class PoolAutocommit implements AgroalPoolInterceptor {
