@@ -43,8 +43,10 @@ class TimestampTextTest {
         long window = 86_400_000_000L;
         String stored = databaseText("created_at", "queue_messages", "`offset` = " + offset);
 
-        assertColumnIsText(new DedupSql.SelectRangeIdentities(tenant, topic, "k", offset, offset, window), stored);
-        assertColumnIsText(new DedupSql.SelectRecentIdentities(tenant, topic, "k", List.of(offset), window), stored);
+        assertColumnIsText(new DedupSql.SelectRangeIdentities(tenant, topic, "k", offset, offset, window), "created_at",
+                stored);
+        assertColumnIsText(new DedupSql.SelectRecentIdentities(tenant, topic, "k", List.of(offset), window), "created_at",
+                stored);
     }
 
     @Test
@@ -54,16 +56,16 @@ class TimestampTextTest {
         assertEquals(1, Api.fetchOk(tenant, topic, group, Fetch.upTo(1)).size());
         String stored = databaseText("visible_at", "queue_offsets", "consumer_group = '" + group + "'");
 
-        assertColumnIsText(new ConsumerSql.SelectCursors(new GroupScope(tenant, group, topic), List.of("k")), stored);
+        assertColumnIsText(new ConsumerSql.SelectCursors(new GroupScope(tenant, group, topic), List.of("k")), "visible_at",
+                stored);
     }
 
-    /** Runs {@code q}, whose last timestamp column is named like the stored one, and checks its type and value. */
-    private void assertColumnIsText(Statement q, String stored) throws SQLException {
+    /** Runs {@code q} and checks the type and value of its {@code column} in the first row. */
+    private void assertColumnIsText(Statement q, String column, String stored) throws SQLException {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(q.sql())) {
             q.bindTo(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next(), q.getClass().getSimpleName() + " returned a row");
-                String column = q instanceof ConsumerSql.SelectCursors ? "visible_at" : "created_at";
                 int index = rs.findColumn(column);
                 int type = rs.getMetaData().getColumnType(index);
                 assertTrue(TEXT.contains(type), q.getClass().getSimpleName() + "." + column
