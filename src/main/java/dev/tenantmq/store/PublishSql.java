@@ -243,6 +243,39 @@ final class PublishSql {
             VALUES """ + MESSAGE_ROW;
 
     /**
+     * One row of {@link #INSERT_PLAIN_MESSAGE}: a message without trace context or delay, the
+     * usual one. Binds: tenant, topic, partition_key, id, payload, metadata; its traceparent,
+     * tracestate and deliver_at are NULL in the text, which {@link #MESSAGE_ROW} binds. Each bind
+     * is driver work in the service for every message (docs/architecture.md, "Rows into
+     * statements"), and these four are NULL for nearly every message.
+     */
+    static final String PLAIN_MESSAGE_ROW = "(?, ?, ?, ?, ?, ?, NULL, NULL, UTC_TIMESTAMP(6), NULL)";
+
+    /**
+     * Inserts one message without trace context or delay; {@link PublishTransaction#insert} appends a
+     * {@link #PLAIN_MESSAGE_ROW} per further message when no message of the statement has either.
+     */
+    static final String INSERT_PLAIN_MESSAGE = """
+            INSERT INTO queue_messages (tenant, topic, partition_key, id, payload, metadata, traceparent, tracestate,
+                                        created_at, deliver_at)
+            VALUES """ + PLAIN_MESSAGE_ROW;
+
+    /** Binds of one {@link #PLAIN_MESSAGE_ROW}; alone, the binds of {@link #INSERT_PLAIN_MESSAGE}. */
+    record InsertPlainMessage(String tenant, String topic, String partitionKey, String id, String payloadJson,
+                              String metadataJson) implements Statement {
+        @Override
+        public String sql() {
+            return INSERT_PLAIN_MESSAGE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("id", id), Bind.of("payload", payloadJson), Bind.of("metadata", metadataJson));
+        }
+    }
+
+    /**
      * Binds of one {@link #MESSAGE_ROW}; alone, the binds of {@link #INSERT_MESSAGE}.
      * {@link PublishTransaction#insertRows} joins one per message into a multi-row statement.
      */

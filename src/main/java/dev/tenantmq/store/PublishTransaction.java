@@ -78,6 +78,14 @@ public final class PublishTransaction {
             this(partitionKey, id, payloadJson, metadataJson, false, null, null, null);
         }
 
+        /**
+         * Without trace context and delay: its row can go as {@link PublishSql#PLAIN_MESSAGE_ROW},
+         * which leaves those columns NULL.
+         */
+        boolean plain() {
+            return traceparent == null && tracestate == null && delay == null;
+        }
+
         /** Characters of its values, to size insert statements. */
         int chars() {
             return partitionKey.length() + id.length() + payloadJson.length() + metadataJson.length()
@@ -334,19 +342,37 @@ public final class PublishTransaction {
         return rows;
     }
 
+    /**
+     * The multi-row insert of {@code rows}, in list order. When no row has trace context or a
+     * delay ({@link NewMessage#plain}), each row is a {@link PublishSql#PLAIN_MESSAGE_ROW} of 6 binds;
+     * otherwise each is a {@link PublishSql#MESSAGE_ROW} of 10. A bind is driver work in the service
+     * for every message (docs/architecture.md, "Rows into statements").
+     */
+    static Statement insertStatement(String tenant, String topic, List<NewMessage> rows) {
+        boolean plain = rows.stream().allMatch(NewMessage::plain);
+        String sql = plain
+                ? PublishSql.INSERT_PLAIN_MESSAGE + (",\n" + PublishSql.PLAIN_MESSAGE_ROW).repeat(rows.size() - 1)
+                : PublishSql.INSERT_MESSAGE + (",\n" + PublishSql.MESSAGE_ROW).repeat(rows.size() - 1);
+        List<Bind> binds = new ArrayList<>(rows.size() * (plain ? 6 : 10));
+        for (NewMessage m : rows) { // one InsertPlainMessage or InsertMessage per row
+            Statement row = plain
+                    ? new PublishSql.InsertPlainMessage(tenant, topic, m.partitionKey(), m.id(), m.payloadJson(),
+                            m.metadataJson())
+                    : new PublishSql.InsertMessage(tenant, topic, m.partitionKey(), m.id(), m.payloadJson(),
+                            m.metadataJson(), m.traceparent(), m.tracestate(),
+                            m.delay() == null ? null : m.delay().atText(),
+                            m.delay() == null ? null : m.delay().afterMicros());
+            binds.addAll(row.binds());
+        }
+        return Statement.of(sql, binds);
+    }
+
     /** One multi-row insert of {@code rows}; writes their offsets into {@code offsets} from {@code at}. */
     private static void insertRows(Connection c, String tenant, String topic, List<NewMessage> rows, long[] offsets, int at)
             throws SQLException {
-        String sql = PublishSql.INSERT_MESSAGE + (",\n" + PublishSql.MESSAGE_ROW).repeat(rows.size() - 1);
-        try (PreparedStatement ps = c.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS)) {
-            int i = 1;
-            for (NewMessage m : rows) { // one InsertMessage per MESSAGE_ROW
-                for (Bind b : new PublishSql.InsertMessage(tenant, topic, m.partitionKey(), m.id(), m.payloadJson(),
-                        m.metadataJson(), m.traceparent(), m.tracestate(), m.delay() == null ? null : m.delay().atText(),
-                        m.delay() == null ? null : m.delay().afterMicros()).binds()) {
-                    ps.setObject(i++, b.value());
-                }
-            }
+        Statement insert = insertStatement(tenant, topic, rows);
+        try (PreparedStatement ps = c.prepareStatement(insert.sql(), java.sql.Statement.RETURN_GENERATED_KEYS)) {
+            insert.bindTo(ps);
             int inserted = ps.executeUpdate();
             if (inserted != rows.size()) {
                 throw new SQLException("insert of " + rows.size() + " messages affected " + inserted + " rows");
