@@ -158,7 +158,8 @@ class VitessRoutingTest {
                 "VTEXPLAIN is unset: set it to scripts/vtexplain.sh to check the SQL against Vitess's planner");
         Map<String, String> statements = StoreStatements.all();
         List<String> sql = new ArrayList<>(List.of("BEGIN", "INSERT INTO app_orders (tenant, order_id) VALUES ('acme', 'o-1')"));
-        for (String name : List.of("LOCK_HEADS", "CREATE_HEADS", "SELECT_EXISTING_IDS", "INSERT_MESSAGE", "ADVANCE_HEADS")) {
+        for (String name : List.of("LOCK_HEADS", "CREATE_HEADS", "SELECT_EXISTING_IDS", "INSERT_MESSAGE",
+                "INSERT_PLAIN_MESSAGE", "ADVANCE_HEADS")) {
             sql.add(bindLiterals(StoreStatements.expandTemplate(statements.get("PublishSql." + name))));
         }
         sql.add("COMMIT");

@@ -234,7 +234,7 @@ final class PublishSql {
             + " COALESCE(?, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND))";
 
     /**
-     * Inserts one message; {@link PublishTransaction#insert} appends a {@link #MESSAGE_ROW} per further message, so
+     * Inserts one message; {@link PublishTransaction#insertStatement} appends a {@link #MESSAGE_ROW} per further message, so
      * a batch is one multi-row statement whose rows take consecutive offsets in row order.
      */
     static final String INSERT_MESSAGE = """
@@ -252,7 +252,7 @@ final class PublishSql {
     static final String PLAIN_MESSAGE_ROW = "(?, ?, ?, ?, ?, ?, NULL, NULL, UTC_TIMESTAMP(6), NULL)";
 
     /**
-     * Inserts one message without trace context or delay; {@link PublishTransaction#insert} appends a
+     * Inserts one message without trace context or delay; {@link PublishTransaction#insertStatement} appends a
      * {@link #PLAIN_MESSAGE_ROW} per further message when no message of the statement has either.
      */
     static final String INSERT_PLAIN_MESSAGE = """
@@ -277,7 +277,7 @@ final class PublishSql {
 
     /**
      * Binds of one {@link #MESSAGE_ROW}; alone, the binds of {@link #INSERT_MESSAGE}.
-     * {@link PublishTransaction#insertRows} joins one per message into a multi-row statement.
+     * {@link PublishTransaction#insertStatement} joins one per message into a multi-row statement.
      */
     record InsertMessage(String tenant, String topic, String partitionKey, String id, String payloadJson,
                          String metadataJson, String traceparent, String tracestate, String deliverAt,

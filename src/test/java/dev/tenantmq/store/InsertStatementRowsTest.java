@@ -52,6 +52,7 @@ class InsertStatementRowsTest {
                 insert.binds().subList(0, 6).stream().map(Bind::name).toList());
         assertEquals(3, count(insert.sql(), "UTC_TIMESTAMP(6), NULL)"), "traceparent, tracestate, deliver_at NULL: "
                 + insert.sql());
+        assertEquals(insert.binds().size(), count(insert.sql(), "?"), "one bind per placeholder");
     }
 
     @Test
@@ -65,6 +66,7 @@ class InsertStatementRowsTest {
         assertEquals(List.of(TRACEPARENT, "vendor=1"),
                 insert.binds().subList(26, 28).stream().map(Bind::value).toList(), "the traced row's trace binds");
         assertEquals(0, count(insert.sql(), "UTC_TIMESTAMP(6), NULL)"));
+        assertEquals(insert.binds().size(), count(insert.sql(), "?"), "one bind per placeholder");
     }
 
     @Test
