@@ -95,9 +95,17 @@ final class Replay {
                     long lastProgress = System.nanoTime();
                     List<Mq.Msg> handled = List.of(); // acked by the next fetch, as ConsumerRunner does
                     while (got < want) {
-                        List<Mq.Msg> msgs = handled.isEmpty()
-                                ? mq.fetch(tenant, topic, "replay", maxMessages, 1, 120)
-                                : mq.fetchAcking(tenant, topic, "replay", maxMessages, 1, 120, handled).msgs();
+                        List<Mq.Msg> msgs;
+                        if (handled.isEmpty()) {
+                            msgs = mq.fetch(tenant, topic, "replay", maxMessages, 1, 120);
+                        } else {
+                            Mq.Fetched f = mq.fetchAcking(tenant, topic, "replay", maxMessages, 1, 120, handled);
+                            if (f.acked() != handled.size()) {
+                                throw new IllegalStateException("replay consumer " + tenant + "/" + topic + ": "
+                                        + f.acked() + " of " + handled.size() + " acks settled by the fetch");
+                            }
+                            msgs = f.msgs();
+                        }
                         handled = List.of();
                         if (msgs.isEmpty()) {
                             if (System.nanoTime() - lastProgress > 120e9) {
