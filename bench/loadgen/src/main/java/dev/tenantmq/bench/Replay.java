@@ -28,13 +28,10 @@ import java.util.zip.CRC32;
 import java.util.zip.GZIPInputStream;
 
 /**
- * The replay of real input (bench/README.md; the replay of the end_to_end row), the procedure of
- * bench/replay.py in Java: keys are split among publishers by CRC32 of tenant and key (so each key
- * is published in file order), each (tenant, topic) stream has one consumer that fetches and acks,
- * and at the end every event must have been delivered exactly once and in file order per key. The
- * consumer acks a batch with its next fetch (docs/api.md, "Fetch and ack in one call"), as the
- * Java client's {@code ConsumerRunner} does, and the last batch with a plain ack; bench/replay.py
- * acks each batch with a plain ack.
+ * The replay of real input (bench/README.md; the replay of the end_to_end row), the same procedure as bench/replay.py in Java: keys
+ * are split among publishers by CRC32 of tenant and key (so each key is published in file
+ * order), each (tenant, topic) stream has one consumer that fetches and acks, and at the end
+ * every event must have been delivered exactly once and in file order per key.
  */
 final class Replay {
     record Event(String tenant, String topic, String key, String id, String payloadJson) {}
@@ -93,20 +90,8 @@ final class Replay {
                 cf.add(consumers.submit(() -> {
                     long got = 0;
                     long lastProgress = System.nanoTime();
-                    List<Mq.Msg> handled = List.of(); // acked by the next fetch, as ConsumerRunner does
                     while (got < want) {
-                        List<Mq.Msg> msgs;
-                        if (handled.isEmpty()) {
-                            msgs = mq.fetch(tenant, topic, "replay", maxMessages, 1, 120);
-                        } else {
-                            Mq.Fetched f = mq.fetchAcking(tenant, topic, "replay", maxMessages, 1, 120, handled);
-                            if (f.acked() != handled.size()) {
-                                throw new IllegalStateException("replay consumer " + tenant + "/" + topic + ": "
-                                        + f.acked() + " of " + handled.size() + " acks settled by the fetch");
-                            }
-                            msgs = f.msgs();
-                        }
-                        handled = List.of();
+                        List<Mq.Msg> msgs = mq.fetch(tenant, topic, "replay", maxMessages, 1, 120);
                         if (msgs.isEmpty()) {
                             if (System.nanoTime() - lastProgress > 120e9) {
                                 throw new IllegalStateException("replay consumer " + tenant + "/" + topic
@@ -125,10 +110,7 @@ final class Replay {
                                     .add(m.id());
                             got++;
                         }
-                        handled = msgs;
-                    }
-                    if (!handled.isEmpty()) {
-                        mq.ack(tenant, topic, "replay", handled); // the last batch: no fetch follows
+                        mq.ack(tenant, topic, "replay", msgs);
                     }
                     return null;
                 }));
