@@ -311,8 +311,7 @@ class JwtAuthTest {
             assertForbidden(as(restricted).queryParam("tenant", other).get(path), other, "admin");
             as(restricted).queryParam("allTenants", "true").get(path).then().statusCode(403)
                     .contentType("application/problem+json").body("detail", containsString("allTenants=true"));
-            as(TestJwt.bearer(Map.of("*", List.of("admin")))).queryParam("allTenants", "true").get(path).then()
-                    .statusCode(200).body(list + ".tenant", hasItem(other));
+            assertListsOtherTenants(path, list);
         }
         // The served tenants it is shown are its own; the static token sees every served tenant.
         as(restricted).get("/admin/tenants").then().statusCode(200).body("tenants", equalTo(List.of(tenant)));
@@ -335,6 +334,27 @@ class JwtAuthTest {
         // The message of the other tenant is still there for its admin.
         as(grant(other, "admin")).queryParam("tenant", other).queryParam("topic", topic).queryParam("partitionKey", "k")
                 .queryParam("id", "m-1").get("/admin/messages").then().statusCode(200);
+    }
+
+    /**
+     * An unrestricted admin's {@code allTenants=true} listing shows tenants besides {@link #tenant}:
+     * {@link #other}'s rows when the listing holds every row. The listing is ordered by tenant and
+     * capped at {@code limit} rows, so in a database that other tests filled (the replay's tenants
+     * sort before {@code it-00}) its page can end before {@code other}; then its rows of other
+     * tenants show it is not restricted either.
+     */
+    private void assertListsOtherTenants(String path, String list) {
+        io.restassured.path.json.JsonPath all = as(TestJwt.bearer(Map.of("*", List.of("admin"))))
+                .queryParam("allTenants", "true").queryParam("limit", "10000").get(path).then().statusCode(200)
+                .extract().jsonPath();
+        List<String> tenants = all.getList(list + ".tenant", String.class);
+        if (all.getBoolean("truncated")) {
+            assertTrue(tenants.stream().anyMatch(t -> !t.equals(tenant)),
+                    path + " with allTenants=true lists other tenants than " + tenant);
+        } else {
+            assertTrue(tenants.contains(other),
+                    path + " with allTenants=true lists " + other);
+        }
     }
 
     @Test
