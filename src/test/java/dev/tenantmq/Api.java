@@ -75,6 +75,26 @@ public final class Api {
                 FetchAnswer.class).messages();
     }
 
+    /**
+     * Fetches carrying the ack of {@code receipts} (docs/api.md, "Fetch and ack in one call");
+     * asserts 200.
+     */
+    public static AckingAnswer fetchAcking(String tenant, String topic, String group, Fetch request,
+                                           List<String> receipts) {
+        Map<String, Object> body = new java.util.HashMap<>(request.body());
+        body.put("ack", List.copyOf(receipts));
+        return read(fetch(tenant, topic, group, body).then().statusCode(200).extract().asString(), AckingAnswer.class);
+    }
+
+    /** A fetch answer with the results of the acks the fetch carried, each {@code receipt} and {@code status}. */
+    @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
+    public record AckingAnswer(List<Delivered> messages, List<Map<String, String>> ackResults) {
+        /** The ack statuses, in the order of the receipts. */
+        public List<String> statuses() {
+            return ackResults.stream().map(r -> r.get("status")).toList();
+        }
+    }
+
     /** Acks receipts and returns the statuses in order; asserts 200. */
     public static List<String> ack(String tenant, String topic, String group, List<String> receipts) {
         return given().contentType(ContentType.JSON).body(Map.of("receipts", receipts))

@@ -84,7 +84,8 @@ class BacklogReadRulesTest {
      * every head row of every topic, once per scan branch: the benchmark's scans read 16 rows for
      * each row they returned. The ready look checks it per partition as a scalar subquery
      * (DeletionSql.topicNotBeingDeleted); a fetch's scan checks it once, in its own last branch
-     * (ConsumerSql.SCAN_DELETION_MARKER), and no scan branch looks at the heads.
+     * (ConsumerSql.SCAN_DELETION_MARKER, or FIRST_SCAN_DELETION_MARKER where the scan is read with
+     * the cursors), and no scan branch looks at the heads.
      */
     @Test
     void the_deletion_marker_is_looked_up_by_its_key_not_in_an_exists_over_all_heads() {
@@ -97,8 +98,10 @@ class BacklogReadRulesTest {
         int checks = find(scalarLookUp).size();
         assertTrue(checks >= 1, "found the marker check of the ready look (" + checks + ")");
         assertEquals(List.of(), wrong);
-        assertEquals(List.of("ConsumerSql.SCAN_DELETION_MARKER"), find(byKey).stream().map(Found::statement).distinct().toList());
-        for (String scan : List.of("ConsumerSql.SCAN_PARTITION", "ConsumerSql.SCAN_UNDELIVERED", "ConsumerSql.SCAN_REQUEUED")) {
+        assertEquals(List.of("ConsumerSql.SCAN_DELETION_MARKER", "ConsumerSql.FIRST_SCAN_DELETION_MARKER"),
+                find(byKey).stream().map(Found::statement).distinct().toList());
+        for (String scan : List.of("ConsumerSql.SCAN_PARTITION", "ConsumerSql.SCAN_UNDELIVERED", "ConsumerSql.SCAN_REQUEUED",
+                "ConsumerSql.FIRST_SCAN_PARTITION")) {
             assertFalse(StoreStatements.all().get(scan).contains("queue_partition_heads"), scan + " looks at no head");
         }
     }

@@ -23,19 +23,22 @@ import org.junit.jupiter.api.Test;
 /**
  * The fetch's scan statement (docs/architecture.md, "The fetch's scan"): a partition without
  * delivery rows above its committed offset is read without a join to them, the topic's deletion
- * marker is looked up once per statement rather than once per partition, and a scan that finds the
- * marker hands out nothing, even on the path that skips the ready-partition query. No periodic
- * tick and no ready look within the hour ({@link StatementBudgetTest.NoTicks}), so which path a
- * fetch takes does not depend on the machine's speed.
+ * marker is looked up once per statement rather than once per partition, the cursor read scans
+ * the partitions whose batch is closed (docs/architecture.md, "The cursors and the first scan in
+ * one read"), and a scan that finds the marker hands out nothing, even on the path that skips the
+ * ready-partition query. No periodic tick and no ready look within the hour
+ * ({@link StatementBudgetTest.NoTicks}), so which path a fetch takes does not depend on the
+ * machine's speed.
  */
 @QuarkusTest
 @TestProfile(StatementBudgetTest.NoTicks.class)
 class FetchScanTest {
     private static final int PARTITIONS = 20;
     private static final Pattern DELIVERY_JOIN = Pattern.compile("JOIN queue_delivery_state");
-    private static final Pattern MARKER_LOOK = Pattern.compile("FROM queue_partition_heads");
-    /** A column of every scan branch: one per partition scanned. */
-    private static final Pattern NOT_DUE = Pattern.compile("AS not_due");
+    /** The deletion marker's look-up; the cursor read also reads each partition's head, as {@code h}. */
+    private static final Pattern MARKER_LOOK = Pattern.compile("FROM queue_partition_heads dm");
+    /** A column of every scan branch: one per partition scanned (the cursor branch's is NULL). */
+    private static final Pattern NOT_DUE = Pattern.compile("m\\.deliver_at > UTC_TIMESTAMP\\(6\\) AS not_due");
     private static final int DEEP_PARTITIONS = 40;
 
     @Inject
@@ -68,11 +71,20 @@ class FetchScanTest {
         assertEquals(PARTITIONS + 2, third.size(), "k0's nacked and unacked messages, and one third message each");
         Delivered again = third.stream().filter(d -> d.id().equals("second-0")).findFirst().orElseThrow();
         assertEquals(2, again.deliveryAttempt(), "the joined delivery row still counts k0's attempts");
+        // The cursor read scans every partition from the end of its batch, without the join (docs/
+        // architecture.md, "The cursors and the first scan in one read"); k0, with a delivery row
+        // above its committed offset, is scanned again with it.
         List<String> scans = sent.stream().filter(sql -> sql.contains("AS not_due"))
                 .toList();
-        assertEquals(1, scans.size(), "one scan statement: " + sent);
-        assertEquals(1, count(DELIVERY_JOIN, scans.get(0)), "only k0's branch joins delivery rows");
-        assertEquals(1, count(MARKER_LOOK, scans.get(0)), "one look at the deletion marker");
+        assertEquals(2, scans.size(), "the cursor read's scan, and k0's: " + sent);
+        assertTrue(scans.get(0).contains("row_kind"), "the first is the cursor read's: " + scans.get(0));
+        assertEquals(0, count(DELIVERY_JOIN, scans.get(0)), "the first scan joins no delivery row");
+        assertEquals(PARTITIONS, count(NOT_DUE, scans.get(0)), "the first scan reads every partition");
+        assertEquals(1, count(NOT_DUE, scans.get(1)), "only k0 is scanned again");
+        assertEquals(1, count(DELIVERY_JOIN, scans.get(1)), "k0's branch joins its delivery rows");
+        for (String scan : scans) {
+            assertEquals(1, count(MARKER_LOOK, scan), "one look at the deletion marker per statement: " + scan);
+        }
     }
 
     @Test

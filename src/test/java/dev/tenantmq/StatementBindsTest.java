@@ -236,6 +236,7 @@ class StatementBindsTest {
                     : empty && types[i] == Optional.class ? Optional.empty()
                     : recordList(components[i]) != null ? List.of(sample(recordList(components[i]), false),
                             sample(recordList(components[i]), false))
+                    : integerValues(components[i]) ? new LinkedHashMap<>(Map.of("a", 1, "b", 2)) // per key, e.g. a LIMIT
                     : sampleValue(types[i], what);
         }
         Constructor<?> constructor = record.getDeclaredConstructor(types);
@@ -251,6 +252,13 @@ class StatementBindsTest {
             return element;
         }
         return null;
+    }
+
+    /** Whether the component is a map with Integer values (a LIMIT per partition key). */
+    private static boolean integerValues(RecordComponent component) {
+        return component.getType() == Map.class
+                && component.getGenericType() instanceof java.lang.reflect.ParameterizedType p
+                && p.getActualTypeArguments()[1] == Integer.class;
     }
 
     private static Object sampleValue(Class<?> type, String what) {

@@ -20,9 +20,10 @@ import java.util.TreeSet;
 /**
  * A fetch that carries acks (docs/api.md, "Fetch and ack in one call"): the ack of the receipts
  * and the lease-fetch in one transaction, under one set of lease row locks and one read of the
- * cursors. The ack runs first ({@link SettleTransaction}), so the partitions whose batch it
- * finishes can deliver again in the same walk ({@link FetchTransaction}); the locking rule is
- * {@link ConsumerStore}'s, with the lease rows of both locked together in key order.
+ * cursors, which also scans the partitions to walk ({@link FetchTransaction.FirstScan}). The ack
+ * runs first ({@link SettleTransaction}), so the partitions whose batch it finishes can deliver
+ * again in the same walk ({@link FetchTransaction}); the locking rule is {@link ConsumerStore}'s,
+ * with the lease rows of both locked together in key order.
  */
 @ApplicationScoped
 public class AckFetchTransaction {
@@ -47,8 +48,8 @@ public class AckFetchTransaction {
      * {@link FetchTransaction#lease} does from {@code partitions} and from the partitions the
      * targets name that this subscriber leases, walked in the order of {@code partitions} and then
      * the acked partitions in key order. One transaction: on the happy path (whole batches acked,
-     * partitions that give the budget) it locks, reads the cursors, scans, and moves the
-     * committed offsets and opens the new batches in one statement
+     * partitions that give the budget) it locks, reads the cursors and scans in one statement, and
+     * moves the committed offsets and opens the new batches in one statement
      * ({@link ConsumerSql#ADVANCE_AND_OPEN}) before it commits: the statements of a fetch.
      *
      * @param targets at least one
@@ -72,7 +73,17 @@ public class AckFetchTransaction {
                     held.put(l.partitionKey(), l.epoch());
                 }
             }
-            Map<String, Cursor> read = DeliveryBatches.cursors(c, s, all);
+            List<String> order = new ArrayList<>(partitions);
+            for (String key : ackKeys) {
+                if (!order.contains(key)) {
+                    order.add(key);
+                }
+            }
+            // The cursors with a first scan of the partitions the walk will offer the budget, in its
+            // order: where the ack closes a whole batch, the scan from its end is the walk's.
+            Map.Entry<Map<String, Cursor>, FetchTransaction.FirstScan> cursorsAndScan = FetchTransaction
+                    .cursorsAndFirstScan(c, s, all, order.stream().filter(held::containsKey).toList(), budget);
+            Map<String, Cursor> read = cursorsAndScan.getKey();
             Map<String, Cursor> ackCursors = new HashMap<>();
             ackKeys.forEach(k -> {
                 if (read.containsKey(k)) {
@@ -95,19 +106,13 @@ public class AckFetchTransaction {
             if (!reread.isEmpty()) {
                 cursors.putAll(DeliveryBatches.cursors(c, s, reread)); // the ack changed their rows
             }
-            List<String> order = new ArrayList<>(partitions);
-            for (String key : ackKeys) {
-                if (!order.contains(key)) {
-                    order.add(key);
-                }
-            }
             FetchTransaction.LeaseResult lease;
             if (held.isEmpty()) {
                 CommittedOffsets.write(c, s, ack.unwrittenMoves());
                 lease = FetchTransaction.LeaseResult.nothing(budget);
             } else {
                 lease = fetch.walk(c, FetchTransaction.Mode.FETCH, s, order, held, cursors, budget, visibilityMicros,
-                        policy, ack.unwrittenMoves());
+                        policy, ack.unwrittenMoves(), cursorsAndScan.getValue().without(ack.reread()));
             }
             return new Result(ack.statuses(), ack.mayHaveMore(), lease);
         });

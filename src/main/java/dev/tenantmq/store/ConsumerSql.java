@@ -344,6 +344,16 @@ final class ConsumerSql {
     }
 
     /**
+     * The rows of {@link #SELECT_CURSORS} and {@link #CURSORS_BRANCH}: %s is the IN list. A method,
+     * not a constant: a fragment is no statement for {@code StoreSqlRulesTest} to parse.
+     */
+    private static String cursorsFrom() {
+        return """
+                FROM queue_offsets o
+                WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%s) AND o.consumer_group = ?""";
+    }
+
+    /**
      * The group's position in the given partitions (%s is the IN list), one row each: committed
      * offset, the open batch, whether a requeued message waits at or below the committed offset,
      * the finished delivery rows above the committed offset, whether the open batch has delivery
@@ -355,8 +365,16 @@ final class ConsumerSql {
      * read the partition's whole backlog (docs/architecture.md, "Reads that do not grow with the
      * backlog"). Read after the lease row locks, which every writer of these rows takes first.
      */
-    static final String SELECT_CURSORS = StateSql.render("""
-            SELECT o.partition_key, o.committed_offset, o.delivered_offset,
+    static final String SELECT_CURSORS = "SELECT o.partition_key, " + cursorColumns() + cursorsFrom();
+
+    /**
+     * The columns of {@link #SELECT_CURSORS} after the partition key, over the row {@code o} of
+     * {@code queue_offsets}: one text for the plain cursor read and the cursor branch of
+     * {@link #CURSORS_BRANCH}.
+     */
+    private static String cursorColumns() {
+        return StateSql.render("""
+                   o.committed_offset, o.delivered_offset,
                    IF(o.batch_seq = o.delivery_seq, o.batch_messages, 0) AS batch_messages, o.delivery_epoch,
                    o.delivery_seq, CAST(o.visible_at AS CHAR) AS visible_at, o.visible_at > UTC_TIMESTAMP(6) AND %s AS batch_invisible,
                    EXISTS (SELECT 1 FROM queue_delivery_state r
@@ -378,9 +396,8 @@ final class ConsumerSql {
                    IFNULL((SELECT h.head_offset FROM queue_partition_heads h
                            WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key),
                           0) AS head_offset
-            FROM queue_offsets o
-            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key IN (%%s) AND o.consumer_group = ?"""
-            .formatted(batchHoldsAMessage()));
+                """.formatted(batchHoldsAMessage()));
+    }
 
     /** Binds of {@link #SELECT_CURSORS}, in placeholder order; {@code keys} fills the IN list. */
     record SelectCursors(GroupScope scope, List<String> keys) implements Statement {
@@ -521,10 +538,20 @@ final class ConsumerSql {
      * or nothing of it. One primary-key look-up per statement, where each branch looked it up
      * ({@link DeletionSql#topicNotBeingDeleted}). The columns are the scan's, all but the key empty.
      */
-    static final String SCAN_DELETION_MARKER = """
-            SELECT dm.partition_key, 0, '', NULL, 0, '', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-            FROM queue_partition_heads dm
-            WHERE dm.tenant = ? AND dm.topic = ? AND dm.partition_key = ?""";
+    static final String SCAN_DELETION_MARKER = "SELECT " + markerColumns() + deletionMarkerFrom();
+
+    /** The columns of {@link #SCAN_DELETION_MARKER}: the scan's, all but the key empty. */
+    private static String markerColumns() {
+        return "dm.partition_key, 0, '', NULL, 0, '', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
+    }
+
+    /** The row of {@link #SCAN_DELETION_MARKER}; a method, as {@link #cursorsFrom()}. */
+    private static String deletionMarkerFrom() {
+        return """
+
+                FROM queue_partition_heads dm
+                WHERE dm.tenant = ? AND dm.topic = ? AND dm.partition_key = ?""";
+    }
 
     /** Binds of {@link #SCAN_DELETION_MARKER}, in placeholder order. */
     record ScanDeletionMarker(GroupScope scope) implements Branch {
@@ -615,6 +642,123 @@ final class ConsumerSql {
         public List<Bind> binds() {
             return Bind.list(Bind.of("payload cap bytes", payloadCap), Bind.tenant(scope), Bind.group(scope), Bind.topic(scope),
                     Bind.of("partition_key", partitionKey), Bind.of("message_offset", committed), Bind.of("limit", limit));
+        }
+    }
+
+    /**
+     * {@link #SELECT_CURSORS}'s columns in a row of {@link SelectCursorsAndFirstScan}'s scan
+     * branches, where they are empty.
+     */
+    private static final String NO_CURSOR_COLUMNS =
+            "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
+
+    /**
+     * {@link #SCAN_COLUMNS} after the partition key, named, in the cursor branch of
+     * {@link SelectCursorsAndFirstScan}, where they are empty: the first branch names the columns of
+     * a UNION.
+     */
+    private static final String NO_SCAN_COLUMNS = """
+            NULL AS `offset`, NULL AS id, NULL AS payload, NULL AS payload_bytes, NULL AS metadata, NULL AS traceparent,
+            NULL AS tracestate, NULL AS created_at, NULL AS not_due, NULL AS state, NULL AS delivery_attempt,
+            NULL AS delivery_count, NULL AS lease_epoch, NULL AS invisible""";
+
+    /** The first branch of {@link SelectCursorsAndFirstScan}: {@link #SELECT_CURSORS} with the scan's columns empty. */
+    static final String CURSORS_BRANCH = "SELECT 'cursor' AS row_kind, o.partition_key, " + NO_SCAN_COLUMNS + ",\n"
+            + cursorColumns() + cursorsFrom();
+
+    /**
+     * A branch of {@link SelectCursorsAndFirstScan}: {@link #SCAN_UNDELIVERED} of one partition from
+     * the end of its batch, the larger of its committed and delivered offsets, which the
+     * subquery reads from the cursor row (one primary-key look-up, which MariaDB 10.11 and
+     * MySQL 9.7 evaluate before they plan the range, so the scan starts there: a bound that is a
+     * column of a joined row would give no range and read the partition's consumed rows). The rows
+     * serve the walk only where the cursor the ack leaves shows that this is where the walk would
+     * scan, with no delivery row above it ({@code FetchTransaction.FirstScan}); elsewhere they are
+     * not used, and the walk scans as it did.
+     */
+    static final String FIRST_SCAN_PARTITION = """
+            SELECT 'scan' AS row_kind, %s, %s
+            FROM queue_messages m
+            WHERE m.tenant = ? AND m.topic = ? AND m.partition_key = ?
+              AND m.`offset` > (SELECT GREATEST(o.committed_offset, o.delivered_offset) FROM queue_offsets o
+                                WHERE o.tenant = ? AND o.topic = ? AND o.partition_key = ? AND o.consumer_group = ?)
+            ORDER BY m.`offset`
+            LIMIT ?""".formatted(SCAN_COLUMNS.formatted(NO_DELIVERY_COLUMNS), NO_CURSOR_COLUMNS);
+
+    /** The last branch of {@link SelectCursorsAndFirstScan}: {@link #SCAN_DELETION_MARKER}, in the same snapshot. */
+    static final String FIRST_SCAN_DELETION_MARKER = "SELECT 'scan' AS row_kind, " + markerColumns() + ", "
+            + NO_CURSOR_COLUMNS + deletionMarkerFrom();
+
+    /**
+     * The cursor read and the fetch's first scan as one statement (docs/architecture.md, "The
+     * cursors and the first scan in one read"): the UNION ALL of {@link #CURSORS_BRANCH} over
+     * {@code keys}, one {@link #FIRST_SCAN_PARTITION} per partition of {@code limits} (in its
+     * iteration order) with that LIMIT, and {@link #FIRST_SCAN_DELETION_MARKER}; {@code payloadCap}
+     * as in {@link ScanPartition}. Each row says in {@code row_kind} whether it is a cursor
+     * ({@link Cursor#ROW}) or a scanned message ({@link Scanned#ROW}); the other kind's columns are
+     * NULL. It runs where {@link #SELECT_CURSORS} would, after the lease row locks, so its reads are
+     * the cursor read's.
+     */
+    record SelectCursorsAndFirstScan(GroupScope scope, List<String> keys, long payloadCap, Map<String, Integer> limits)
+            implements Statement {
+        @Override
+        public String sql() {
+            return union().sql();
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return union().binds();
+        }
+
+        private Statement union() {
+            List<Branch> branches = new ArrayList<>();
+            branches.add(new CursorsBranch(scope, keys));
+            limits.forEach((key, limit) -> branches.add(new FirstScanPartition(payloadCap, scope, key, limit)));
+            branches.add(new FirstScanDeletionMarker(scope));
+            return ConsumerSql.union(branches);
+        }
+    }
+
+    /** Binds of {@link #CURSORS_BRANCH}, in placeholder order; {@code keys} fills the IN list. */
+    record CursorsBranch(GroupScope scope, List<String> keys) implements Branch {
+        @Override
+        public String sql() {
+            return CURSORS_BRANCH.formatted(Db.placeholders(keys.size()));
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return new SelectCursors(scope, keys).binds();
+        }
+    }
+
+    /** Binds of one {@link #FIRST_SCAN_PARTITION} branch, in placeholder order. */
+    record FirstScanPartition(long payloadCap, GroupScope scope, String partitionKey, int limit) implements Branch {
+        @Override
+        public String sql() {
+            return FIRST_SCAN_PARTITION;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("payload cap bytes", payloadCap),
+                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey),
+                    Bind.tenant(scope), Bind.topic(scope), Bind.of("partition_key", partitionKey), Bind.group(scope), // o
+                    Bind.of("limit", limit));
+        }
+    }
+
+    /** Binds of {@link #FIRST_SCAN_DELETION_MARKER}, in placeholder order. */
+    record FirstScanDeletionMarker(GroupScope scope) implements Branch {
+        @Override
+        public String sql() {
+            return FIRST_SCAN_DELETION_MARKER;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return new ScanDeletionMarker(scope).binds();
         }
     }
 

@@ -112,6 +112,37 @@ final class ConsumerStatements {
     }
 
     /**
+     * What {@link ConsumerSql.SelectCursorsAndFirstScan} read: the cursor of each partition that
+     * has an offsets row, and the rows the first scan read per partition, in offset order (none
+     * while the topic is being deleted, as in {@link #scanPartitions}).
+     */
+    record CursorsAndFirstScan(Map<String, Cursor> cursors, Map<String, List<Scanned>> scanned) {}
+
+    /** {@link ConsumerSql.SelectCursorsAndFirstScan}: its rows by {@code row_kind}. */
+    static CursorsAndFirstScan cursorsAndFirstScan(Connection c, ConsumerSql.SelectCursorsAndFirstScan q)
+            throws SQLException {
+        Map<String, Cursor> cursors = new HashMap<>();
+        Map<String, List<Scanned>> scanned = new HashMap<>();
+        boolean[] deleting = {false};
+        Db.forEach(c, q.sql(), q, rs -> {
+            if ("cursor".equals(rs.getString("row_kind"))) {
+                Cursor cur = Cursor.ROW.map(rs);
+                cursors.put(cur.key(), cur);
+            } else if (DeletionSql.MARKER_KEY.equals(rs.getString("partition_key"))) {
+                deleting[0] = true; // the marker's key, empty, is no partition's (docs/api.md, "Identifiers")
+            } else {
+                Scanned m = Scanned.ROW.map(rs);
+                scanned.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m);
+            }
+        });
+        if (deleting[0]) {
+            scanned.clear(); // the topic is being deleted: nothing of it goes out
+        }
+        scanned.values().forEach(list -> list.sort(Comparator.comparingLong(Scanned::offset)));
+        return new CursorsAndFirstScan(cursors, scanned);
+    }
+
+    /**
      * {@link ConsumerSql#SCAN_PARTITION} or {@link ConsumerSql#SCAN_UNDELIVERED}, one UNION ALL
      * branch per partition: rows by partition, in offset order; none while the topic is being
      * deleted.

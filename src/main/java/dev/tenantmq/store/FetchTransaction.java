@@ -92,7 +92,8 @@ public class FetchTransaction {
      * still holds among {@code partitions}, and from each partition with nothing holding it back
      * takes, in offset order, first its requeued messages and then the messages above the
      * committed offset, as {@link PartitionWalk} decides. All partitions are scanned in one
-     * statement, each up to its share of {@code maxMessages}; budget that shallow partitions leave
+     * statement, each up to its share of {@code maxMessages}, and those whose batch is closed in
+     * the statement that reads their cursors ({@link FirstScan}); budget that shallow partitions leave
      * goes to the deeper ones in at most {@value #MAX_MORE_ROUNDS} more statements. One
      * transaction, a constant number of statements, however many partitions.
      *
@@ -196,6 +197,80 @@ public class FetchTransaction {
         }
     }
 
+    /**
+     * The rows of a fetch's first scan read with the cursors, in the statement that reads them
+     * ({@link ConsumerSql.SelectCursorsAndFirstScan}; docs/architecture.md, "The cursors and the
+     * first scan in one read"), so that the usual fetch needs no scan statement of its own. Each
+     * partition was scanned without its delivery rows from {@code from}, the end of its batch as
+     * the statement read it, up to {@code limits}. The walk takes them for a partition where they
+     * are what its own scan would read ({@link #serves}); elsewhere it scans as it did.
+     *
+     * @param from per partition scanned, the offset the rows lie above
+     * @param limits per partition scanned, the LIMIT of its branch
+     * @param rows per partition scanned, the rows read, in offset order (none while the topic is
+     *     being deleted)
+     */
+    record FirstScan(Map<String, Long> from, Map<String, Integer> limits, Map<String, List<Scanned>> rows) {
+        /** No first scan: the walk scans every partition itself. */
+        static final FirstScan NONE = new FirstScan(Map.of(), Map.of(), Map.of());
+
+        /**
+         * Whether the rows read for {@code cur}'s partition are what the walk's scan would read
+         * now, with {@code cur} the cursor after an ack earlier in the transaction: the batch is
+         * closed at the offset the rows lie above (a whole batch acked, or none open), nothing
+         * requeued waits below it, and no delivery row lies above it, so no row needs the join
+         * of {@link ConsumerSql#SCAN_PARTITION}.
+         */
+        boolean serves(Cursor cur) {
+            Long start = from.get(cur.key());
+            return start != null && !cur.batchOpen() && !cur.requeued() && !cur.rowsAbove()
+                    && start == cur.committed();
+        }
+
+        /** This scan without the partitions of {@code keys}, whose rows the transaction changed since. */
+        FirstScan without(Set<String> keys) {
+            Map<String, Long> keptFrom = new HashMap<>(from);
+            keptFrom.keySet().removeAll(keys);
+            return new FirstScan(keptFrom, limits, rows);
+        }
+    }
+
+    /**
+     * The cursors of {@code keys} and a first scan of {@code scan}, in one statement, under the
+     * lease row locks the caller holds. {@code scan} (a subset of {@code keys}, in the order the
+     * walk will offer them the budget) gets the LIMITs the walk would give them
+     * ({@link PartitionWalk#scanLimits}); without budget nothing is scanned and the cursors are read
+     * alone.
+     *
+     * @return the cursors by partition, and the first scan
+     */
+    static Map.Entry<Map<String, Cursor>, FirstScan> cursorsAndFirstScan(Connection c, GroupScope s,
+                                                                         java.util.Collection<String> keys,
+                                                                         List<String> scan, FetchBudget budget)
+            throws SQLException {
+        if (scan.isEmpty() || budget.messagesLeft() <= 0) {
+            return Map.entry(DeliveryBatches.cursors(c, s, new TreeSet<>(keys)), FirstScan.NONE);
+        }
+        int[] limits = PartitionWalk.scanLimits(budget.messagesLeft(), scan.size(), SCAN_SLACK);
+        Map<String, Integer> byKey = new java.util.LinkedHashMap<>();
+        long rows = 0;
+        for (int i = 0; i < scan.size(); i++) {
+            byKey.put(scan.get(i), limits[i]);
+            rows += limits[i];
+        }
+        long cap = payloadCap(Mode.FETCH, new FetchBudget.Meter(budget), rows);
+        ConsumerStatements.CursorsAndFirstScan read = ConsumerStatements.cursorsAndFirstScan(c,
+                new ConsumerSql.SelectCursorsAndFirstScan(s, new ArrayList<>(new TreeSet<>(keys)), cap, byKey));
+        Map<String, Long> from = new HashMap<>();
+        for (String key : byKey.keySet()) {
+            Cursor cur = read.cursors().get(key);
+            if (cur != null) {
+                from.put(key, Math.max(cur.committed(), cur.delivered())); // the subquery's bound
+            }
+        }
+        return Map.entry(read.cursors(), new FirstScan(from, byKey, read.scanned()));
+    }
+
     /** Most scan statements of one walk after the first: each takes the partitions that still had more to give. */
     private static final int MAX_MORE_ROUNDS = 3;
 
@@ -280,8 +355,11 @@ public class FetchTransaction {
         if (epochs.isEmpty()) {
             return LeaseResult.nothing(fetchBudget);
         }
-        return walk(c, mode, s, new ArrayList<>(epochs.keySet()), epochs, DeliveryBatches.cursors(c, s, epochs.keySet()),
-                fetchBudget, visibilityMicros, policy, List.of());
+        List<String> held = new ArrayList<>(epochs.keySet());
+        Map.Entry<Map<String, Cursor>, FirstScan> read = cursorsAndFirstScan(c, s, held,
+                mode == Mode.FETCH ? held : List.of(), fetchBudget);
+        return walk(c, mode, s, held, epochs, read.getKey(), fetchBudget, visibilityMicros, policy, List.of(),
+                read.getValue());
     }
 
     /**
@@ -295,10 +373,14 @@ public class FetchTransaction {
      * {@code cursors} already show them. The walk writes them with its batches in its last
      * statement ({@link DeliveryBatches#openAndAdvance}), or first, before it closes a batch or
      * dead-letters, which read or write the offsets rows.
+     *
+     * <p>{@code firstScan} holds rows read with {@code cursors} ({@link #cursorsAndFirstScan}):
+     * the partitions it {@link FirstScan#serves serves} take them in place of their first scan.
      */
     LeaseResult walk(Connection c, Mode mode, GroupScope s, List<String> order, Map<String, Long> epochs,
                      Map<String, Cursor> cursors, FetchBudget fetchBudget, long visibilityMicros,
-                     DeadLetterPolicy policy, List<ConsumerSql.Advance> ackMoves) throws SQLException {
+                     DeadLetterPolicy policy, List<ConsumerSql.Advance> ackMoves, FirstScan firstScan)
+            throws SQLException {
         List<ConsumerSql.Advance> unwritten = new ArrayList<>(ackMoves);
         // Per attempt of the transaction: a retried attempt starts again from the budget it was given.
         FetchBudget.Meter meter = new FetchBudget.Meter(fetchBudget);
@@ -328,9 +410,17 @@ public class FetchTransaction {
         long requeuedCap = payloadCap(mode, meter, (long) requeuedLanes.size() * requeuedLimit);
         Map<String, List<Scanned>> requeued = ConsumerStatements.scanRequeued(c, s, requeuedLanes.stream()
                 .map(l -> new ScanRequeued(requeuedCap, s, l.cur.key(), l.cur.committed(), requeuedLimit)).toList());
-        long cap = payloadCap(mode, meter, limit(lanes, PartitionWalk.scanLimits(budget, lanes.size(), SCAN_SLACK)));
-        Map<String, List<Scanned>> above = ConsumerStatements.scanPartitions(c, s, lanes.stream()
-                .map(l -> ConsumerSql.scanAbove(cap, s, l.cur, l.cur.committed(), l.limit)).toList());
+        List<Lane> unscanned = lanes.stream().filter(l -> !firstScan.serves(l.cur)).toList();
+        long cap = payloadCap(mode, meter,
+                limit(unscanned, PartitionWalk.scanLimits(budget, unscanned.size(), SCAN_SLACK)));
+        Map<String, List<Scanned>> above = new HashMap<>(ConsumerStatements.scanPartitions(c, s, unscanned.stream()
+                .map(l -> ConsumerSql.scanAbove(cap, s, l.cur, l.cur.committed(), l.limit)).toList()));
+        for (Lane lane : lanes) {
+            if (firstScan.serves(lane.cur)) {
+                lane.limit = firstScan.limits().get(lane.cur.key());
+                above.put(lane.cur.key(), firstScan.rows().getOrDefault(lane.cur.key(), List.of()));
+            }
+        }
         int delivered = 0;
         for (Lane lane : lanes) {
             int left = budget - delivered;
