@@ -93,6 +93,39 @@ class VitessRoutingTest {
     }
 
     /**
+     * The UNION ALL statements the store assembles at run time from branch constants, which the
+     * test above plans one branch at a time: the fetch's cursor read with its first scan (docs/
+     * architecture.md, "The cursors and the first scan in one read") and its scan with the deletion
+     * marker ("The fetch's scan"). Each must reach one shard as one query, so that it reads one
+     * snapshot there as on a single database: vtgate merges branches that name the same tenant.
+     */
+    @Test
+    void the_fetchs_union_statements_reach_one_shard_as_one_query() throws Exception {
+        String command = System.getenv("VTEXPLAIN");
+        assumeTrue(command != null && !command.isBlank(),
+                "VTEXPLAIN is unset: set it to scripts/vtexplain.sh to check the SQL against Vitess's planner");
+        Map<String, String> st = StoreStatements.all();
+        Map<String, List<String>> unions = new java.util.LinkedHashMap<>();
+        unions.put("cursors and first scan", List.of(StoreStatements.expandTemplate(st.get("ConsumerSql.CURSORS_BRANCH")),
+                st.get("ConsumerSql.FIRST_SCAN_PARTITION"), st.get("ConsumerSql.FIRST_SCAN_PARTITION"),
+                st.get("ConsumerSql.FIRST_SCAN_DELETION_MARKER")));
+        unions.put("scan", List.of(st.get("ConsumerSql.SCAN_UNDELIVERED"), st.get("ConsumerSql.SCAN_PARTITION"),
+                st.get("ConsumerSql.SCAN_DELETION_MARKER")));
+        List<String> names = new ArrayList<>(unions.keySet());
+        List<String> sql = unions.values().stream().map(b -> bindLiterals(dev.tenantmq.store.Db.unionAll(b))).toList();
+        List<String> wrong = new ArrayList<>();
+        List<JsonNode> entries = explainAll(command, names, sql, wrong);
+        for (int i = 0; i < sql.size(); i++) {
+            JsonNode entry = entries.get(i);
+            if (entry != null && (shards(entry).size() != 1 || shardQueries(entry) != 1)) {
+                wrong.add(names.get(i) + " ran " + shardQueries(entry) + " shard queries on " + shards(entry) + ": "
+                        + variants(entry));
+            }
+        }
+        assertEquals(List.of(), wrong, "unions that are not one single-shard query");
+    }
+
+    /**
      * A statement scoped to the served tenants ({@code tenant IN (%s)}, discovery) is explained
      * with several tenants bound, as at runtime: it must reach exactly the shards that the vindex
      * maps those tenants to (each found by explaining a single-tenant statement), one query per

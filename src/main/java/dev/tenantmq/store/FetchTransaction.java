@@ -91,11 +91,12 @@ public class FetchTransaction {
      * Leases messages for delivery: in one transaction, locks the lease rows this subscriber
      * still holds among {@code partitions}, and from each partition with nothing holding it back
      * takes, in offset order, first its requeued messages and then the messages above the
-     * committed offset, as {@link PartitionWalk} decides. All partitions are scanned in one
-     * statement, each up to its share of {@code maxMessages}, and those whose batch is closed in
-     * the statement that reads their cursors ({@link FirstScan}); budget that shallow partitions leave
-     * goes to the deeper ones in at most {@value #MAX_MORE_ROUNDS} more statements. One
-     * transaction, a constant number of statements, however many partitions.
+     * committed offset, as {@link PartitionWalk} decides. The statement that reads the cursors
+     * also scans every partition from the end of its batch, each up to its share of
+     * {@code maxMessages} ({@link FirstScan}); the partitions where that is not the walk's start
+     * are scanned again in one statement, and budget that shallow partitions leave goes to the
+     * deeper ones in at most {@value #MAX_MORE_ROUNDS} more statements. One transaction, a
+     * constant number of statements, however many partitions.
      *
      * @param budget what the fetch may still hand out, in messages (at least 1) and payload bytes
      *     ({@link FetchBudget}: the first message of a fetch always goes), shared by the partitions
@@ -238,9 +239,11 @@ public class FetchTransaction {
     /**
      * The cursors of {@code keys} and a first scan of {@code scan}, in one statement, under the
      * lease row locks the caller holds. {@code scan} (a subset of {@code keys}, in the order the
-     * walk will offer them the budget) gets the LIMITs the walk would give them
-     * ({@link PartitionWalk#scanLimits}); without budget nothing is scanned and the cursors are read
-     * alone.
+     * walk will offer them the budget) gets the LIMITs the walk gives them when it walks them all
+     * ({@link PartitionWalk#scanLimits}), and the payload cap of that many rows: a partition the
+     * walk then skips (its batch still holds it, no offsets row) leaves the others smaller LIMITs
+     * than the walk's own scan would give, and the walk's next rounds take what they leave. Without
+     * budget nothing is scanned and the cursors are read alone.
      *
      * @return the cursors by partition, and the first scan
      */
@@ -334,9 +337,10 @@ public class FetchTransaction {
      * The transaction's body. Every read after the lease row locks sees the same rows under
      * READ COMMITTED, because all writers of those rows take the same locks first.
      *
-     * <p>A fetch reads every given partition in one scan statement, each partition up to its
-     * share of the budget ({@link PartitionWalk#share}), and the first of them, those that can
-     * fill the budget, {@value #SCAN_SLACK} rows more ({@link PartitionWalk#scanLimits}); when
+     * <p>A fetch reads every given partition in its first scan, each partition up to its share
+     * of the budget ({@link PartitionWalk#share}), and the first of them, those that can fill the
+     * budget, {@value #SCAN_SLACK} rows more ({@link PartitionWalk#scanLimits}): the rows the cursor
+     * read took for the partitions {@code firstScan} serves, and one statement for the others; when
      * shallow partitions leave budget over, a next round (at most {@value #MAX_MORE_ROUNDS})
      * shares it among the partitions that had more, again in one statement. So a fetch over many
      * partitions takes a constant number of statements, and a deep partition among them reads
