@@ -204,6 +204,26 @@ class ValidationTest {
                 .then().statusCode(200).body("results.status", equalTo(List.of("INVALID")));
     }
 
+    /**
+     * A receipt with a lone surrogate is a 400 naming it, as any such string of a request
+     * (docs/api.md, "Limits"), not an INVALID that echoes the broken string back.
+     */
+    @Test
+    void a_receipt_with_a_lone_surrogate_is_400_naming_it() {
+        for (String action : List.of("ack", "nack")) {
+            given().contentType(ContentType.JSON).body("{\"receipts\":[\"garbage\",\"x\\ud800\"]}")
+                    .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/" + action, tenant, topic, "g")
+                    .then().statusCode(400).contentType("application/problem+json")
+                    .body("errors.field", equalTo(List.of("receipts[1]")));
+        }
+        given().contentType(ContentType.JSON).body("{\"receipts\":[\"\\udc00\"],\"visibilitySeconds\":10}")
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/extend", tenant, topic, "g")
+                .then().statusCode(400).body("errors.field", equalTo(List.of("receipts[0]")));
+        given().contentType(ContentType.JSON).body("{\"maxMessages\":1,\"waitSeconds\":0,\"ack\":[\"\\ud800\"]}")
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/fetch", tenant, topic, "g")
+                .then().statusCode(400).body("errors.field", equalTo(List.of("ack[0]")));
+    }
+
     /** {@code mq.publish.max-batch-size} and {@code mq.fetch.max-messages}: both default to 1000 in tests. */
     private static final int LIMIT = 1000;
 

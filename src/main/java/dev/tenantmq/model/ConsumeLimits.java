@@ -86,8 +86,8 @@ public final class ConsumeLimits {
 
     /**
      * The broken limits of the receipts of an ack, nack or extend: each entry a string of at most
-     * {@value #MAX_RECEIPT_LENGTH} characters (openapi.yaml, ReceiptsRequest), named
-     * {@code receipts[i]}. A receipt within the limit that this service did not sign is not a
+     * {@value #MAX_RECEIPT_LENGTH} characters (openapi.yaml, ReceiptsRequest) without a lone
+     * surrogate, named {@code receipts[i]}. A receipt within the limit that this service did not sign is not a
      * problem here: it answers {@code INVALID}.
      *
      * @return empty when every receipt is within the limit
@@ -109,6 +109,9 @@ public final class ConsumeLimits {
             } else if (r.length() > MAX_RECEIPT_LENGTH) {
                 problems.add(new FieldError(field + "[" + i + "]", "must be at most " + MAX_RECEIPT_LENGTH
                         + " characters, as a receipt of a fetch is (got " + r.length() + ")"));
+            } else if (!Identifiers.isWellFormed(r)) {
+                // As every string of a request (docs/api.md, "Limits"): not echoed back as INVALID.
+                problems.add(new FieldError(field + "[" + i + "]", "must be well-formed Unicode (it holds a lone surrogate)"));
             }
         }
         return problems;

@@ -32,6 +32,15 @@ class ConsumeLimitsTest {
     }
 
     @Test
+    void a_receipt_with_a_lone_surrogate_is_a_problem_named_for_its_index() {
+        assertEquals(List.of(new FieldError("receipts[1]", "must be well-formed Unicode (it holds a lone surrogate)"),
+                        new FieldError("receipts[2]", "must be well-formed Unicode (it holds a lone surrogate)")),
+                ConsumeLimits.receiptProblems(List.of("r\uD83D\uDE00", "r\uD800", "\uDC00r")));
+        assertEquals(List.of(new FieldError("ack[0]", "must be well-formed Unicode (it holds a lone surrogate)")),
+                ConsumeLimits.receiptProblems("ack", List.of("\uD800")));
+    }
+
+    @Test
     void a_duration_with_a_fraction_of_a_second_is_judged_and_printed_exactly() {
         assertEquals(List.of(new FieldError("waitSeconds", "must be between 0 and 30 (got 30.5)")),
                 ConsumeLimits.fetchProblems(1, 1, 1, 1, Duration.ofMillis(30_500), S30));
