@@ -87,8 +87,8 @@ public final class ConsumeLimits {
     /**
      * The broken limits of the receipts of an ack, nack or extend: each entry a string of at most
      * {@value #MAX_RECEIPT_LENGTH} characters (openapi.yaml, ReceiptsRequest) without a lone
-     * surrogate, named {@code receipts[i]}. A receipt within the limit that this service did not sign is not a
-     * problem here: it answers {@code INVALID}.
+     * surrogate, named {@code receipts[i]}. A receipt within the limits that this service did not
+     * sign is not a problem here: it answers {@code INVALID}.
      *
      * @return empty when every receipt is within the limit
      */
