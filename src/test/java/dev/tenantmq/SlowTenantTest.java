@@ -114,7 +114,12 @@ class SlowTenantTest {
                 WHERE tenant = ? AND consumer_group = ? AND topic = ?""", tenant, group, topic);
     }
 
-    /** Whether a transaction is waiting for a row lock in a heartbeat upsert (the hung tick). */
+    /**
+     * Whether a transaction is waiting for a row lock in a heartbeat upsert (the hung tick). MySQL
+     * 9.7 keeps {@code trx_query} in utf8mb3 and refuses to read the table while a running
+     * statement's text holds a 4-byte character (another test's partition key with an emoji, bound
+     * into a background statement's text): that poll answers "not yet", and the next one reads again.
+     */
     private boolean aHeartbeatWaitsForItsLock() throws Exception {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
                 SELECT COUNT(*) FROM information_schema.innodb_trx
@@ -122,6 +127,11 @@ class SlowTenantTest {
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getInt(1) > 0;
+        } catch (java.sql.SQLException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("Cannot convert string")) {
+                return false;
+            }
+            throw e;
         }
     }
 }
