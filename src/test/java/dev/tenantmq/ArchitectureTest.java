@@ -127,4 +127,22 @@ class ArchitectureTest {
                         .or(SHARED_WITH_THE_JDBC_LIBRARY))
                 .check(MAIN);
     }
+
+    /**
+     * Every statement of the service is prepared through {@code Jdbc.prepare}, so that the
+     * installed {@code StatementTexts} chooses, per text, a server-side prepared statement or text
+     * (docs/architecture.md, "Server-side prepared statements"): a statement prepared on the
+     * connection directly would go to the server on its first run.
+     */
+    @Test
+    void statements_are_prepared_only_through_the_stores_preparer() {
+        noClasses().that().doNotHaveFullyQualifiedName("dev.tenantmq.store.Jdbc")
+                .and().doNotHaveFullyQualifiedName("dev.tenantmq.store.StatementTexts")
+                .should().callMethodWhere(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
+                        com.tngtech.archunit.core.domain.properties.HasName.Predicates.name("prepareStatement"))
+                        .and(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
+                                com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner(
+                                        JavaClass.Predicates.assignableTo(java.sql.Connection.class)))))
+                .check(MAIN);
+    }
 }

@@ -15,9 +15,12 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * The database's own record of the statements it received (the general query log, written to
- * the table {@code mysql.general_log}), so a test can count what a request costs. Client-side
- * prepared statements arrive with their values in the text, so a test finds its own statements
- * by its unique topic name. Needs a user that may set global variables (the test databases' root).
+ * the table {@code mysql.general_log}), so a test can count what a request costs. The store's
+ * statements are server-side prepared: each run is logged as an {@code Execute} with its values
+ * in the text (a text the server refused to prepare, as a {@code Query}), so a test finds its own
+ * statements by its unique topic name. A text's {@code Prepare}, once per pooled connection, names
+ * no value and is not counted. Needs a user that may set global variables (the test databases'
+ * root).
  */
 public final class GeneralLog implements AutoCloseable {
     /** The SELECT list of the ready-partition query (ConsumerSql.SELECT_READY_PARTITIONS), and of no other statement. */
@@ -52,7 +55,7 @@ public final class GeneralLog implements AutoCloseable {
                 rs.next();
                 output = rs.getString(1);
             }
-            s.execute("SET GLOBAL general_log = 'OFF'");
+            pause(s);
             s.execute("SET GLOBAL log_output = 'TABLE'");
             s.execute("TRUNCATE TABLE mysql.general_log");
             s.execute("SET GLOBAL general_log = 'ON'");
@@ -60,11 +63,25 @@ public final class GeneralLog implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the log's writes to its table. On MariaDB the log stays on, writing nowhere
+     * ({@code log_output} NONE), as {@link GeneralLogFromStart} set it: MariaDB logs an {@code Execute}
+     * with its values only for a statement prepared while the log was on (MySQL 9.7 decides at
+     * each run), and the pool's connections keep their prepared statements from test to test.
+     */
+    private static void pause(Statement s) throws SQLException {
+        if (GeneralLogFromStart.isMariaDb(s.getConnection())) {
+            s.execute("SET GLOBAL log_output = 'NONE'");
+        } else {
+            s.execute("SET GLOBAL general_log = 'OFF'");
+        }
+    }
+
     /** Stops logging and returns the logged statements that contain {@code marker}, in order. */
     public List<String> stop(String marker) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             try (Statement s = c.createStatement()) {
-                s.execute("SET GLOBAL general_log = 'OFF'");
+                pause(s);
             }
             List<String> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("""
@@ -75,6 +92,31 @@ public final class GeneralLog implements AutoCloseable {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         out.add(new String(rs.getBytes(1), StandardCharsets.UTF_8));
+                    }
+                }
+            }
+            return out;
+        }
+    }
+
+    /**
+     * Stops logging and counts, by the server's command ({@code Query}, {@code Execute},
+     * {@code Prepare}, ...), the logged commands whose text contains {@code marker}.
+     */
+    public Map<String, Long> stopCountingCommands(String marker) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            try (Statement s = c.createStatement()) {
+                pause(s);
+            }
+            Map<String, Long> out = new LinkedHashMap<>();
+            try (PreparedStatement ps = c.prepareStatement("""
+                    SELECT command_type, COUNT(*) FROM mysql.general_log
+                    WHERE argument LIKE ?
+                    GROUP BY command_type""")) {
+                ps.setString(1, "%" + marker + "%");
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.put(rs.getString(1), rs.getLong(2));
                     }
                 }
             }
@@ -96,7 +138,7 @@ public final class GeneralLog implements AutoCloseable {
     public List<String> stopUnitsOf(String marker) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             try (Statement s = c.createStatement()) {
-                s.execute("SET GLOBAL general_log = 'OFF'");
+                pause(s);
             }
             // The CSV log table returns its rows in the order they were written.
             Map<Long, Units> byThread = new LinkedHashMap<>();
@@ -245,7 +287,7 @@ public final class GeneralLog implements AutoCloseable {
     @Override
     public void close() throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("SET GLOBAL general_log = 'OFF'");
+            pause(s);
             s.execute("TRUNCATE TABLE mysql.general_log");
             try (PreparedStatement ps = c.prepareStatement("SET GLOBAL log_output = ?")) {
                 ps.setString(1, previousOutput);

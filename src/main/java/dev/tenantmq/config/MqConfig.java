@@ -70,6 +70,17 @@ public interface MqConfig {
     @Min(value = 1, message = "must be at least 1")
     int maxLeaseAcquisitionsPerTick();
 
+    /**
+     * Runs of a statement text in this process before the service prepares it on the database
+     * server (docs/architecture.md, "Server-side prepared statements"): before that it goes as
+     * text with its values inlined. A prepared text saves the server its parse on each later run
+     * on a pooled connection, but costs each connection a prepare, so only frequent texts gain.
+     * At least 0 (every text on the server from its first run); default 512.
+     */
+    @WithDefault("512")
+    @Min(value = 0, message = "must be at least 0")
+    int serverPrepareAfterRuns();
+
     /** The message of a scheduler interval under 1 s. */
     String ONCE_A_SECOND = "must be at least 1s (the scheduler runs jobs at most once a second)";
 

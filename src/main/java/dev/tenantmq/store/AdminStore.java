@@ -594,7 +594,7 @@ public class AdminStore {
             // delivery row's lock, and nothing but a requeue moves a row out of DEAD.
             List<String> groups = new ArrayList<>(new java.util.TreeSet<>(DeadLetterMetadata.groups(m)));
             List<String> requeued = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(REQUEUE_DELIVERY)) {
+            try (PreparedStatement ps = Jdbc.prepare(c, REQUEUE_DELIVERY)) {
                 for (String g : groups) {
                     new RequeueDelivery(tenant, g, originalTopic, partitionKey, originalOffset).bindTo(ps);
                     int n = ps.executeUpdate();

@@ -42,6 +42,19 @@ public class Db {
         this.dataSource = dataSource;
     }
 
+    /**
+     * Prepares each statement text of the store on the database server after its first
+     * {@code runs} runs in this process, and as text with its values inlined until then
+     * (docs/architecture.md, "Server-side prepared statements"; {@code StatementTexts}). Until
+     * this is called every text is prepared as the pool's connections are configured.
+     *
+     * @param runs at least 0 ({@code mq.server-prepare-after-runs})
+     * @throws IllegalArgumentException when negative
+     */
+    public void prepareOnServerAfter(int runs) {
+        Jdbc.prepareWith(new StatementTexts(runs));
+    }
+
     /** Work on one open transaction. */
     @FunctionalInterface
     public interface Work<T> {
@@ -184,7 +197,7 @@ public class Db {
     /** Runs a query and returns its first column as strings, in row order. */
     public static List<String> column(Connection c, String sql, Object... params) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql)) {
             bind(ps, params);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -213,7 +226,7 @@ public class Db {
     /** Runs a query with {@code binds} and maps every row, in row order. */
     static <T> List<T> list(Connection c, String sql, Jdbc.Binds binds, RowMapper<T> mapper) throws SQLException {
         List<T> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql)) {
             binds.bindTo(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -246,7 +259,7 @@ public class Db {
         if (rows.isEmpty()) {
             return new int[0];
         }
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql)) {
             for (Jdbc.Binds row : rows) {
                 row.bindTo(ps);
                 ps.addBatch();

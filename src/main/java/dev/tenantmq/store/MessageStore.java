@@ -185,7 +185,7 @@ public class MessageStore {
         Long existing = null;
         String existingMetadata = null;
         LockMessageById lock = new LockMessageById(d.tenant(), d.dlqTopic(), d.partitionKey(), d.id());
-        try (PreparedStatement ps = c.prepareStatement(lock.sql())) {
+        try (PreparedStatement ps = Jdbc.prepare(c, lock.sql())) {
             lock.bindTo(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
@@ -243,7 +243,7 @@ public class MessageStore {
     private static List<DiscoveredPartition> discover(Connection c, List<String> tenants, String topic) throws SQLException {
         List<DiscoveredPartition> result = new ArrayList<>();
         DiscoverPartitions discover = new DiscoverPartitions(tenants, topic);
-        try (PreparedStatement ps = c.prepareStatement(discover.sql())) {
+        try (PreparedStatement ps = Jdbc.prepare(c, discover.sql())) {
             ps.setQueryTimeout(DISCOVERY_TIMEOUT_SECONDS);
             discover.bindTo(ps);
             try (ResultSet rs = ps.executeQuery()) {

@@ -371,7 +371,7 @@ public final class PublishTransaction {
     private static void insertRows(Connection c, String tenant, String topic, List<NewMessage> rows, long[] offsets, int at)
             throws SQLException {
         Statement insert = insertStatement(tenant, topic, rows);
-        try (PreparedStatement ps = c.prepareStatement(insert.sql(), java.sql.Statement.RETURN_GENERATED_KEYS)) {
+        try (PreparedStatement ps = Jdbc.prepare(c, insert.sql(), java.sql.Statement.RETURN_GENERATED_KEYS)) {
             insert.bindTo(ps);
             int inserted = ps.executeUpdate();
             if (inserted != rows.size()) {

@@ -102,7 +102,7 @@ public class QuotaStore {
         return db.read(c -> {
             List<String> topics = new ArrayList<>();
             RetentionStore.SelectTopics selectTopics = new RetentionStore.SelectTopics(tenant);
-            try (PreparedStatement ps = c.prepareStatement(selectTopics.sql())) {
+            try (PreparedStatement ps = Jdbc.prepare(c, selectTopics.sql())) {
                 selectTopics.bindTo(ps);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -124,7 +124,7 @@ public class QuotaStore {
     private static long unacked(Connection c, String tenant, String topic, long atMost) throws SQLException {
         long groups;
         CountGroups countGroups = new CountGroups(tenant, topic);
-        try (PreparedStatement ps = c.prepareStatement(countGroups.sql())) {
+        try (PreparedStatement ps = Jdbc.prepare(c, countGroups.sql())) {
             countGroups.bindTo(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -132,7 +132,7 @@ public class QuotaStore {
             }
         }
         CountUnacked countUnacked = new CountUnacked(tenant, topic, groups, atMost);
-        try (PreparedStatement ps = c.prepareStatement(countUnacked.sql())) {
+        try (PreparedStatement ps = Jdbc.prepare(c, countUnacked.sql())) {
             countUnacked.bindTo(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

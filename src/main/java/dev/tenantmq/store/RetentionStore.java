@@ -366,7 +366,7 @@ public class RetentionStore {
                 return new Floors(groups, min);
             }
             SelectFloors selectFloors = new SelectFloors(tenant, topic);
-            try (PreparedStatement ps = c.prepareStatement(selectFloors.sql())) {
+            try (PreparedStatement ps = Jdbc.prepare(c, selectFloors.sql())) {
                 selectFloors.bindTo(ps);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {

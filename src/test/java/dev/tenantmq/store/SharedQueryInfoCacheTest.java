@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import com.mysql.cj.jdbc.ClientPreparedStatement;
+import com.mysql.cj.jdbc.JdbcConnection;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -16,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The pool's connections share one cache of parsed statements ({@link SharedQueryInfoCache}): a
  * text parsed on one connection is not parsed again on another (docs/architecture.md, "Rows into
- * responses").
+ * responses"). The cache serves the statements sent as text with their values inlined, which
+ * the service prepares that way until a text is frequent ({@link StatementTexts}).
  */
 @QuarkusTest
 class SharedQueryInfoCacheTest {
@@ -27,7 +29,7 @@ class SharedQueryInfoCacheTest {
     void a_statement_parsed_on_one_connection_is_not_parsed_again_on_another() throws SQLException {
         String sql = "SELECT ? AS a /* " + UUID.randomUUID() + " */";
         try (Connection first = dataSource.getConnection(); Connection second = dataSource.getConnection();
-             PreparedStatement one = first.prepareStatement(sql); PreparedStatement other = second.prepareStatement(sql)) {
+             PreparedStatement one = asText(first, sql); PreparedStatement other = asText(second, sql)) {
             assertNotSame(first.unwrap(Connection.class), second.unwrap(Connection.class), "two connections");
             assertSame(one.unwrap(ClientPreparedStatement.class).getQueryInfo(),
                     other.unwrap(ClientPreparedStatement.class).getQueryInfo(), "one parse for both connections");
@@ -37,10 +39,15 @@ class SharedQueryInfoCacheTest {
     @Test
     void a_text_longer_than_the_driver_s_limit_is_parsed_each_time() throws SQLException {
         String sql = "SELECT ? AS a /* " + "x".repeat(70_000) + " */";
-        try (Connection c = dataSource.getConnection(); PreparedStatement one = c.prepareStatement(sql);
-             PreparedStatement other = c.prepareStatement(sql)) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement one = asText(c, sql);
+             PreparedStatement other = asText(c, sql)) {
             assertNotSame(one.unwrap(ClientPreparedStatement.class).getQueryInfo(),
                     other.unwrap(ClientPreparedStatement.class).getQueryInfo(), "prepStmtCacheSqlLimit is 65,536");
         }
+    }
+
+    /** A client-side prepared statement, as {@link StatementTexts} prepares a text that is not frequent yet. */
+    private static PreparedStatement asText(Connection c, String sql) throws SQLException {
+        return c.unwrap(JdbcConnection.class).clientPrepareStatement(sql);
     }
 }

@@ -17,7 +17,7 @@ import java.util.Map;
 final class Db {
     static final List<String> COUNTERS = List.of("Questions", "Com_select", "Com_insert", "Com_update", "Com_delete",
             "Com_commit", "Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted",
-            "Innodb_data_fsyncs", "Innodb_row_lock_waits", "Bytes_sent");
+            "Innodb_data_fsyncs", "Innodb_row_lock_waits", "Bytes_sent", "Com_stmt_prepare", "Com_stmt_execute");
     private final String url, user, password;
 
     Db(String serverUrl, String user, String password) {
