@@ -75,9 +75,9 @@ public interface MqConfig {
      * server (docs/architecture.md, "Server-side prepared statements"): before that it goes as
      * text with its values inlined. A prepared text saves the server its parse on each later run
      * on a pooled connection, but costs each connection a prepare, so only frequent texts gain.
-     * At least 0 (every text on the server from its first run); default 512.
+     * At least 0 (every text on the server from its first run); default 64.
      */
-    @WithDefault("512")
+    @WithDefault("64")
     @Min(value = 0, message = "must be at least 0")
     int serverPrepareAfterRuns();
 
