@@ -259,7 +259,7 @@ public class Db {
         if (rows.isEmpty()) {
             return new int[0];
         }
-        try (PreparedStatement ps = Jdbc.prepare(c, sql)) {
+        try (PreparedStatement ps = Jdbc.prepareAsText(c, sql)) {
             for (Jdbc.Binds row : rows) {
                 row.bindTo(ps);
                 ps.addBatch();

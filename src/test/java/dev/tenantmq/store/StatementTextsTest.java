@@ -56,41 +56,69 @@ class StatementTextsTest {
         StatementTexts texts = new StatementTexts(1);
         String sql = "SELECT ? + 1 AS " + alias();
         try (Connection c = dataSource.getConnection()) {
+            boolean vtgate = Jdbc.isVtgate(c);
             try (PreparedStatement cold = texts.prepare(c, sql, Statement.NO_GENERATED_KEYS)) {
                 assertEquals(42, plusOne(cold, 41));
                 assertFalse(cold.isWrapperFor(ServerPreparedStatement.class), "the first run goes as text");
             }
             try (PreparedStatement hot = texts.prepare(c, sql, Statement.NO_GENERATED_KEYS)) {
                 assertEquals(8, plusOne(hot, 7));
-                assertTrue(hot.isWrapperFor(ServerPreparedStatement.class),
-                        "the second run is prepared on the server (useServerPrepStmts)");
+                assertEquals(!vtgate, hot.isWrapperFor(ServerPreparedStatement.class), vtgate
+                        ? "through vtgate every statement goes as text"
+                        : "the second run is prepared on the server (useServerPrepStmts)");
+            }
+            try (PreparedStatement batch = texts.prepareAsText(c, sql)) {
+                assertFalse(batch.isWrapperFor(ServerPreparedStatement.class), "a JDBC batch goes as text");
             }
         }
     }
 
     /**
-     * With the server's {@code max_prepared_stmt_count} reached (here 0), a hot text the
-     * connection has not prepared yet runs as text, not as an error: the driver's
-     * {@code emulateUnsupportedPstmts}, on by default, which the service's settings rely on.
+     * A text the server refuses to prepare (here for more than 65,535 placeholders, error 1390;
+     * also when its {@code max_prepared_stmt_count} is reached) runs as text, not as an error:
+     * the driver's {@code emulateUnsupportedPstmts}, on by default, which the service's settings
+     * rely on. The statement is prepared on the connection directly, as a hot text would be.
      */
     @Test
-    void a_text_the_server_refuses_to_prepare_still_runs() throws Exception {
-        try (Connection admin = dataSource.getConnection(); Statement s = admin.createStatement()) {
-            Assumptions.assumeFalse(Jdbc.isVtgate(admin), "vtgate sets no global server variable");
-            long before;
-            try (ResultSet rs = s.executeQuery("SELECT @@GLOBAL.max_prepared_stmt_count")) {
-                rs.next();
-                before = rs.getLong(1);
-            }
-            s.execute("SET GLOBAL max_prepared_stmt_count = 0");
-            try (Connection c = dataSource.getConnection();
-                 PreparedStatement ps = new StatementTexts(0).prepare(c, "SELECT ? + 1 AS " + alias(),
-                         Statement.NO_GENERATED_KEYS)) {
-                assertEquals(42, plusOne(ps, 41));
+    void a_text_the_server_refuses_to_prepare_still_runs_as_text() throws Exception {
+        int placeholders = 65_536;
+        String sql = "SELECT COUNT(*) FROM (SELECT 1 AS one) o WHERE o.one IN (" + Jdbc.placeholders(placeholders) + ")";
+        try (Connection c = dataSource.getConnection()) {
+            Assumptions.assumeFalse(Jdbc.isVtgate(c), "through vtgate every statement goes as text");
+            long prepares = sessionPrepares(c);
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 1; i <= placeholders; i++) {
+                    ps.setLong(i, i);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertTrue(rs.next());
+                    assertEquals(1, rs.getLong(1));
+                }
                 assertFalse(ps.isWrapperFor(ServerPreparedStatement.class), "the driver fell back to text");
-            } finally {
-                s.execute("SET GLOBAL max_prepared_stmt_count = " + before);
             }
+            assertTrue(sessionPrepares(c) > prepares, "the server was asked to prepare the text first");
+        }
+    }
+
+    @Test
+    void the_service_prepares_its_statements_with_the_configured_threshold() {
+        Jdbc.Preparer installed = Jdbc.preparer();
+        assertTrue(installed instanceof StatementTexts, "installed at start-up (StatementPreparation): " + installed);
+        assertEquals(1, ((StatementTexts) installed).hotAfterRuns(), "mq.server-prepare-after-runs in the test profile");
+    }
+
+    @Test
+    void a_text_longer_than_the_drivers_cache_takes_is_never_hot() {
+        StatementTexts texts = new StatementTexts(0);
+        String sql = "SELECT 1 /* " + "x".repeat(StatementTexts.MAX_CACHED_CHARS) + " */";
+        assertFalse(texts.hot(sql), "prepared, run and closed on every run: it goes as text");
+        assertTrue(texts.hot("SELECT 1"));
+    }
+
+    private static long sessionPrepares(Connection c) throws Exception {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW SESSION STATUS LIKE 'Com_stmt_prepare'")) {
+            assertTrue(rs.next());
+            return rs.getLong(2);
         }
     }
 
