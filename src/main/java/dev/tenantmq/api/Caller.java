@@ -3,6 +3,7 @@ package dev.tenantmq.api;
 import dev.tenantmq.domain.AdminService;
 import dev.tenantmq.domain.Receipt;
 import dev.tenantmq.domain.ReceiptSigning;
+import dev.tenantmq.domain.ReceiptTokens;
 import dev.tenantmq.model.DeadLetterPolicy;
 import dev.tenantmq.model.Grants;
 import dev.tenantmq.model.Permission;
@@ -69,22 +70,31 @@ public class Caller {
      * service: docs/security.md, "Receipt signing") names no tenant; it is left to the service,
      * which answers INVALID.
      *
+     * @return the tokens with what each names, decoded here once: hand them to the service
      * @throws AccessDeniedException naming the receipt's index, tenant and the {@code consume} permission
      */
-    void requireReceipts(List<String> receipts) {
-        requireReceipts("receipts", receipts);
+    ReceiptTokens requireReceipts(List<String> receipts) {
+        return requireReceipts("receipts", receipts);
     }
 
-    /** As {@link #requireReceipts(List)}, for the receipts of the field {@code field} (a fetch's {@code ack}). */
-    void requireReceipts(String field, List<String> receipts) {
-        for (int i = 0; i < receipts.size(); i++) {
-            Optional<Receipt> r = signing.decode(receipts.get(i));
+    /**
+     * As {@link #requireReceipts(List)}, for the receipts of the field {@code field} (a fetch's
+     * {@code ack}).
+     *
+     * @return the tokens with what each names, decoded here once: hand them to the service, which
+     *     reads the same decode
+     */
+    ReceiptTokens requireReceipts(String field, List<String> receipts) {
+        ReceiptTokens tokens = signing.tokens(receipts);
+        for (int i = 0; i < tokens.size(); i++) {
+            Optional<Receipt> r = tokens.receipt(i);
             if (r.isPresent() && (grants == null
                     || !grants.allows(Permission.CONSUME, r.get().tenant(), r.get().topic(), r.get().consumerGroup()))) {
                 throw new AccessDeniedException(field + "[" + i + "] belongs to another queue: "
                         + consumeDenial(r.get().tenant(), r.get().topic(), r.get().consumerGroup()));
             }
         }
+        return tokens;
     }
 
     /**

@@ -54,11 +54,11 @@ public class ConsumerGroupResource {
         try {
             validator.objectOrNoBody(body, contentLength, transferEncoding);
             ConsumeService.Fetch fetch = validator.fetch(path, body);
-            var ack = validator.fetchAck(body);
-            caller.requireReceipts(ConsumeService.FETCH_ACK_FIELD, ack); // as an ack: 403 before the database
+            var ack = caller.requireReceipts(ConsumeService.FETCH_ACK_FIELD, // as an ack: 403 before the database
+                    validator.fetchAck(body));
             // An empty ack list is answered with empty results, no ack field with none.
-            noAcks = ack.isEmpty() ? (body != null && body.ack() != null ? List.of() : null) : null;
-            outcome = ack.isEmpty()
+            noAcks = ack.size() == 0 ? (body != null && body.ack() != null ? List.of() : null) : null;
+            outcome = ack.size() == 0
                     ? consumer.fetch(fetch).map(list -> new ConsumeService.FetchOutcome(List.of(), list))
                     : consumer.fetch(fetch, ack);
         } catch (RuntimeException e) {
@@ -99,8 +99,8 @@ public class ConsumerGroupResource {
         try {
             var receipts = validator.receipts(body == null ? null : body.receipts());
             span.messages(receipts.size());
-            caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
-            return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), receipts));
+            // A receipt of a queue the caller may not consume: 403, before the database.
+            return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), caller.requireReceipts(receipts)));
         } catch (RuntimeException e) {
             span.failed(e);
             throw e;
@@ -116,9 +116,9 @@ public class ConsumerGroupResource {
                                    @PathParam("consumerGroup") String consumerGroup, ExtendRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
         var receipts = validator.receipts(body == null ? null : body.receipts());
-        caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
+        var tokens = caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
         var visibility = validator.visibility(body == null ? null : body.visibilitySeconds());
-        return results(consumer.extend(path.tenant(), path.topic(), path.consumerGroup(), receipts, visibility));
+        return results(consumer.extend(path.tenant(), path.topic(), path.consumerGroup(), tokens, visibility));
     }
 
     /**
@@ -132,9 +132,9 @@ public class ConsumerGroupResource {
                                  @PathParam("consumerGroup") String consumerGroup, NackRequest body) {
         RequestValidator.GroupPath path = validator.groupPath(tenant, topic, consumerGroup);
         var receipts = validator.receipts(body == null ? null : body.receipts());
-        caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
+        var tokens = caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
         var options = validator.nack(body == null ? null : body.delaySeconds(), body == null ? null : body.reason());
-        return results(consumer.nack(path.tenant(), path.topic(), path.consumerGroup(), receipts, options.delay(),
+        return results(consumer.nack(path.tenant(), path.topic(), path.consumerGroup(), tokens, options.delay(),
                 options.reason()));
     }
 

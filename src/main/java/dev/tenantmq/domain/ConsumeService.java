@@ -148,7 +148,15 @@ public class ConsumeService {
      * @throws InvalidRequestException when a limit of the fetch or of {@code ack} is broken (400)
      */
     public Uni<FetchOutcome> fetch(Fetch f, List<String> ack) {
-        if (ack.isEmpty()) {
+        return fetch(f, receipts.tokens(ack));
+    }
+
+    /**
+     * {@link #fetch(Fetch, List)} with receipts the caller decoded already (the API, for its
+     * permission check): none is decoded again.
+     */
+    public Uni<FetchOutcome> fetch(Fetch f, ReceiptTokens ack) {
+        if (ack.size() == 0) {
             return fetch(f).map(messages -> new FetchOutcome(List.of(), messages));
         }
         TenantNotServedException.requireServed(identity, f.tenant());
@@ -166,7 +174,7 @@ public class ConsumeService {
                     List<Delivered> found = fetchOnce(scope, f, pending);
                     List<ReceiptResult> results = decoded.results(pending.statuses == null ? List.of() : pending.statuses,
                             ReceiptStatus.ACKED);
-                    acked(f.tenant(), f.topic(), results, found, pending.mayHaveMore, signalsBefore);
+                    acked(f.tenant(), f.topic(), ack, results, found, pending.mayHaveMore, signalsBefore);
                     return new FetchOutcome(results, found);
                 })
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
@@ -744,6 +752,11 @@ public class ConsumeService {
      * @throws InvalidRequestException when the list is empty or longer than the batch limit (400)
      */
     public List<ReceiptResult> ack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts) {
+        return ack(tenant, topic, group, this.receipts.tokens(receipts));
+    }
+
+    /** {@link #ack(Tenant, Topic, ConsumerGroup, List)} with receipts the caller decoded already. */
+    public List<ReceiptResult> ack(Tenant tenant, Topic topic, ConsumerGroup group, ReceiptTokens receipts) {
         List<Set<String>> mayHaveMore = new ArrayList<>(1);
         long signalsBefore = signals.signalsSent(tenant.value(), topic.value());
         List<ReceiptResult> out = settle(tenant, topic, group, receipts, ReceiptStatus.ACKED, (scope, targets) -> {
@@ -751,7 +764,7 @@ public class ConsumeService {
             mayHaveMore.add(result.mayHaveMore());
             return result.statuses();
         });
-        acked(tenant, topic, out, List.of(), mayHaveMore.isEmpty() ? Set.of() : mayHaveMore.get(0), signalsBefore);
+        acked(tenant, topic, receipts, out, List.of(), mayHaveMore.isEmpty() ? Set.of() : mayHaveMore.get(0), signalsBefore);
         return out;
     }
 
@@ -768,16 +781,16 @@ public class ConsumeService {
      * the topic had any signal since {@code signalsBefore} (read before the ack's transaction),
      * every acked partition is signalled, as if each may have more.
      */
-    private void acked(Tenant tenant, Topic topic, List<ReceiptResult> results, List<Delivered> delivered,
-                       Set<String> mayHaveMore, long signalsBefore) {
+    private void acked(Tenant tenant, Topic topic, ReceiptTokens receipts, List<ReceiptResult> results,
+                       List<Delivered> delivered, Set<String> mayHaveMore, long signalsBefore) {
         boolean signalledMeanwhile = signals.signalsSent(tenant.value(), topic.value()) != signalsBefore;
         Set<String> servedNow = new HashSet<>();
         delivered.forEach(d -> servedNow.add(d.partitionKey()));
         List<String> ackedPartitions = new ArrayList<>();
-        for (ReceiptResult r : results) {
-            if (r.status() == ReceiptStatus.ACKED) {
+        for (int i = 0; i < results.size(); i++) { // results are in request order, as the tokens
+            if (results.get(i).status() == ReceiptStatus.ACKED) {
                 // An acked receipt decoded before the ack: its partition is known; "" counts it only.
-                ackedPartitions.add(this.receipts.decode(r.receipt()).map(Receipt::partitionKey).orElse(""));
+                ackedPartitions.add(receipts.receipt(i).map(Receipt::partitionKey).orElse(""));
             }
         }
         metrics.acked(tenant.value(), topic.value(), ackedPartitions.size());
@@ -799,6 +812,12 @@ public class ConsumeService {
      *     visibility is out of range (400)
      */
     public List<ReceiptResult> extend(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
+                                      Duration visibility) {
+        return extend(tenant, topic, group, this.receipts.tokens(receipts), visibility);
+    }
+
+    /** {@link #extend(Tenant, Topic, ConsumerGroup, List, Duration)} with receipts the caller decoded already. */
+    public List<ReceiptResult> extend(Tenant tenant, Topic topic, ConsumerGroup group, ReceiptTokens receipts,
                                       Duration visibility) {
         ConsumeLimits.require(ConsumeLimits.visibilityProblem(visibility).stream().toList());
         ConsumeLimits.require(settings.effective(tenant.value(), topic.value(), group.value())
@@ -824,6 +843,12 @@ public class ConsumeService {
      *     delay or reason is out of range (400)
      */
     public List<ReceiptResult> nack(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
+                                    Optional<Duration> delay, String reason) {
+        return nack(tenant, topic, group, this.receipts.tokens(receipts), delay, reason);
+    }
+
+    /** {@link #nack(Tenant, Topic, ConsumerGroup, List, Optional, String)} with receipts the caller decoded already. */
+    public List<ReceiptResult> nack(Tenant tenant, Topic topic, ConsumerGroup group, ReceiptTokens receipts,
                                     Optional<Duration> delay, String reason) {
         ConsumeLimits.require(ConsumeLimits.nackProblems(delay, reason));
         int[] dead = {0};
@@ -885,7 +910,7 @@ public class ConsumeService {
      * queue's, with their index in the request, and INVALID for the others (a forged or altered
      * one is found without a database look-up).
      */
-    private record Decoded(List<String> receipts, List<AckTarget> targets, List<Integer> targetIndex) {
+    private record Decoded(ReceiptTokens receipts, List<AckTarget> targets, List<Integer> targetIndex) {
         /** One result per receipt, in request order, from the store's statuses of the targets. */
         List<ReceiptResult> results(List<SettleStatus> stored, ReceiptStatus done) {
             ReceiptStatus[] statuses = new ReceiptStatus[receipts.size()];
@@ -900,17 +925,17 @@ public class ConsumeService {
             }
             List<ReceiptResult> out = new ArrayList<>(receipts.size());
             for (int i = 0; i < receipts.size(); i++) {
-                out.add(new ReceiptResult(receipts.get(i), statuses[i]));
+                out.add(new ReceiptResult(receipts.tokens().get(i), statuses[i]));
             }
             return out;
         }
     }
 
-    private Decoded decode(GroupScope scope, List<String> receipts) {
+    private static Decoded decode(GroupScope scope, ReceiptTokens receipts) {
         List<AckTarget> targets = new ArrayList<>();
         List<Integer> targetIndex = new ArrayList<>();
         for (int i = 0; i < receipts.size(); i++) {
-            Optional<Receipt> r = this.receipts.decode(receipts.get(i)); // a forged or altered one: empty, no look-up
+            Optional<Receipt> r = receipts.receipt(i); // a forged or altered one: empty, no look-up
             if (r.isEmpty() || !r.get().tenant().equals(scope.tenant()) || !r.get().topic().equals(scope.topic())
                     || !r.get().consumerGroup().equals(scope.consumerGroup())) {
                 continue;
@@ -923,7 +948,7 @@ public class ConsumeService {
         return new Decoded(receipts, targets, targetIndex);
     }
 
-    private List<ReceiptResult> settle(Tenant tenant, Topic topic, ConsumerGroup group, List<String> receipts,
+    private List<ReceiptResult> settle(Tenant tenant, Topic topic, ConsumerGroup group, ReceiptTokens receipts,
                                        ReceiptStatus done,
                                        java.util.function.BiFunction<GroupScope, List<AckTarget>,
                                                List<SettleStatus>> action) {

@@ -8,6 +8,9 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Optional;
 
@@ -66,19 +69,46 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
         if (!keys.verify(signed)) {
             return Optional.empty();
         }
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(signed, 0,
-                signed.length - ReceiptKeys.TAG_BYTES))) {
-            if (in.readByte() != VERSION) {
+        ByteBuffer in = ByteBuffer.wrap(signed, 0, signed.length - ReceiptKeys.TAG_BYTES);
+        try {
+            if (in.get() != VERSION) {
                 return Optional.empty();
             }
-            Receipt r = new Receipt(in.readUTF(), in.readUTF(), in.readUTF(), in.readUTF(), in.readLong(), in.readLong(),
-                    in.readLong());
-            if (in.read() != -1 || Identifiers.keyProblem(r.partitionKey) != null || r.offset <= 0 || r.delivery < 1) {
+            Receipt r = new Receipt(readUtf(in), readUtf(in), readUtf(in), readUtf(in), in.getLong(), in.getLong(),
+                    in.getLong());
+            if (in.hasRemaining() || Identifiers.keyProblem(r.partitionKey) != null || r.offset <= 0 || r.delivery < 1) {
                 return Optional.empty();
             }
             return Optional.of(r);
-        } catch (IOException | IllegalArgumentException e) {
+        } catch (BufferUnderflowException | IOException | IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * Reads a string that {@link DataOutputStream#writeUTF} wrote: its length in bytes (two, big
+     * endian), then modified UTF-8. A string of ASCII characters other than NUL (what names almost
+     * always are) is those bytes; any other goes through {@link DataInputStream#readUTF}, the
+     * format's own reader. Not a {@code DataInputStream} for every field: its reads of a
+     * {@code ByteArrayInputStream} each take a lock, and were the largest single frame of the
+     * service's CPU samples in the benchmark's consume run (docs/architecture.md, "Rows into
+     * responses").
+     */
+    private static String readUtf(ByteBuffer in) throws IOException {
+        int length = Short.toUnsignedInt(in.getShort());
+        if (length > in.remaining()) {
+            throw new BufferUnderflowException();
+        }
+        byte[] array = in.array();
+        int start = in.arrayOffset() + in.position();
+        for (int i = start; i < start + length; i++) {
+            if (array[i] <= 0) { // NUL is two bytes in modified UTF-8; a negative byte starts a longer character
+                String s = new DataInputStream(new ByteArrayInputStream(array, start - 2, length + 2)).readUTF();
+                in.position(in.position() + length);
+                return s;
+            }
+        }
+        in.position(in.position() + length);
+        return new String(array, start, length, StandardCharsets.US_ASCII);
     }
 }

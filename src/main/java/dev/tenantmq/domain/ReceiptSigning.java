@@ -42,4 +42,12 @@ public class ReceiptSigning {
     public Optional<Receipt> decode(String token) {
         return Receipt.decode(token, keys);
     }
+
+    /**
+     * The tokens of one request, each decoded by {@link #decode} at most once, when first asked
+     * for: hand the same object to every step of the request that reads them.
+     */
+    public ReceiptTokens tokens(List<String> tokens) {
+        return new ReceiptTokens(tokens, this::decode);
+    }
 }

@@ -102,6 +102,28 @@ class ReceiptTest {
         assertEquals(Optional.empty(), Receipt.decode("!!!!", KEYS), "not base64");
     }
 
+    /** Names of ASCII and of other characters decode alike (the ASCII ones without the modified UTF-8 reader). */
+    @Test
+    void names_of_ascii_and_of_other_characters_round_trip() {
+        for (String key : List.of("order-42", "z\u00fcrich", "\u043a\u043b\u044e\u0447", "a\uD83D\uDE00b", "x".repeat(255))) {
+            Receipt r = new Receipt("t", "g", "topic", key, 7, 2, 3);
+            assertEquals(Optional.of(r), Receipt.decode(r.encode(KEYS), KEYS), key);
+        }
+    }
+
+    /** A record under a right tag whose lengths do not fit it: no exception, no receipt. */
+    @Test
+    void a_signed_record_whose_lengths_do_not_fit_it_is_invalid() {
+        byte[] pastTheEnd = {4, 0, 16, 't'}; // a tenant of 16 bytes, 1 present
+        assertEquals(Optional.empty(), Receipt.decode(RawReceipts.token(pastTheEnd, KEYS.sign(pastTheEnd)), KEYS));
+        byte[] valid = RawReceipts.record(4, "t", "g", "topic", "k", 1, 1, 1);
+        byte[] shortOfOffsets = java.util.Arrays.copyOf(valid, valid.length - 1);
+        assertEquals(Optional.empty(), Receipt.decode(RawReceipts.token(shortOfOffsets, KEYS.sign(shortOfOffsets)), KEYS));
+        byte[] trailing = java.util.Arrays.copyOf(valid, valid.length + 1);
+        assertEquals(Optional.empty(), Receipt.decode(RawReceipts.token(trailing, KEYS.sign(trailing)), KEYS));
+        assertTrue(Receipt.decode(RawReceipts.token(valid, KEYS.sign(valid)), KEYS).isPresent(), "the record itself is one");
+    }
+
     @Test
     void a_token_of_the_longest_accepted_length_decodes() {
         // 6144 bytes encode to exactly 8192 base64 characters: 33 bytes of framing and lengths,
