@@ -481,7 +481,7 @@ final class ConsumerSql {
 
     /**
      * Columns of the two message scans of {@link FetchTransaction#lease}, mapped by
-     * {@link Scanned#ROW}. The payload comes only when it is at most the bound number of bytes
+     * {@link Scanned#rows}. The payload comes only when it is at most the bound number of bytes
      * (the scan's payload cap, {@link FetchTransaction}): a scan of n rows then reads at most the
      * fetch's byte budget of payloads, however large the messages. Every row says its payload's
      * size in bytes ({@code LENGTH} of utf8mb4 text: its UTF-8 length), which the budget is
@@ -695,7 +695,7 @@ final class ConsumerSql {
      * {@code keys}, one {@link #FIRST_SCAN_PARTITION} per partition of {@code limits} (in its
      * iteration order) with that LIMIT, and {@link #FIRST_SCAN_DELETION_MARKER}; {@code payloadCap}
      * as in {@link ScanPartition}. Each row says in {@code row_kind} whether it is a cursor
-     * ({@link Cursor#ROW}) or a scanned message ({@link Scanned#ROW}); the other kind's columns are
+     * ({@link Cursor#ROW}) or a scanned message ({@link Scanned#rows}); the other kind's columns are
      * NULL. It runs where {@link #SELECT_CURSORS} would, after the lease row locks, so its reads are
      * the cursor read's.
      */
@@ -775,16 +775,28 @@ final class ConsumerSql {
             return new Scanned(key, offset, id, payload, payloadBytes, metadataJson, createdAt, row, trace);
         }
 
-        static final Db.RowMapper<Scanned> ROW = rs -> {
-            long offset = rs.getLong("offset");
-            DeliveryState state = DeliveryState.of(rs.getString("state"));
-            PartitionWalk.Row row = state == null ? PartitionWalk.Row.undelivered(offset, rs.getBoolean("not_due"))
-                    : new PartitionWalk.Row(offset, state, rs.getInt("delivery_attempt"), rs.getLong("delivery_count"),
-                            rs.getLong("lease_epoch"), rs.getBoolean("invisible"));
-            return new Scanned(rs.getString("partition_key"), offset, rs.getString("id"), Utf8Json.ofUtf8(rs.getBytes("payload")),
-                    rs.getLong("payload_bytes"), rs.getString("metadata"), rs.getObject("created_at", LocalDateTime.class).toInstant(ZoneOffset.UTC),
-                    row, TraceContext.stored(rs.getString("traceparent"), rs.getString("tracestate")));
-        };
+        /**
+         * Maps the rows of one execution of a scan: a new mapper per statement, which looks each
+         * column's index up once ({@link ColumnIndexes}).
+         */
+        static Db.RowMapper<Scanned> rows() {
+            ColumnIndexes column = new ColumnIndexes();
+            return rs -> {
+                long offset = rs.getLong(column.of(rs, "offset"));
+                DeliveryState state = DeliveryState.of(rs.getString(column.of(rs, "state")));
+                PartitionWalk.Row row = state == null
+                        ? PartitionWalk.Row.undelivered(offset, rs.getBoolean(column.of(rs, "not_due")))
+                        : new PartitionWalk.Row(offset, state, rs.getInt(column.of(rs, "delivery_attempt")),
+                                rs.getLong(column.of(rs, "delivery_count")), rs.getLong(column.of(rs, "lease_epoch")),
+                                rs.getBoolean(column.of(rs, "invisible")));
+                return new Scanned(rs.getString(column.of(rs, "partition_key")), offset, rs.getString(column.of(rs, "id")),
+                        Utf8Json.ofUtf8(rs.getBytes(column.of(rs, "payload"))), rs.getLong(column.of(rs, "payload_bytes")),
+                        rs.getString(column.of(rs, "metadata")),
+                        rs.getObject(column.of(rs, "created_at"), LocalDateTime.class).toInstant(ZoneOffset.UTC), row,
+                        TraceContext.stored(rs.getString(column.of(rs, "traceparent")),
+                                rs.getString(column.of(rs, "tracestate"))));
+            };
+        }
     }
 
     /**

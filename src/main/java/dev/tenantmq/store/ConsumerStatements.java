@@ -124,14 +124,16 @@ final class ConsumerStatements {
         Map<String, Cursor> cursors = new HashMap<>();
         Map<String, List<Scanned>> scanned = new HashMap<>();
         boolean[] deleting = {false};
+        ColumnIndexes column = new ColumnIndexes();
+        Db.RowMapper<Scanned> scan = Scanned.rows();
         Db.forEach(c, q.sql(), q, rs -> {
-            if ("cursor".equals(rs.getString("row_kind"))) {
+            if ("cursor".equals(rs.getString(column.of(rs, "row_kind")))) {
                 Cursor cur = Cursor.ROW.map(rs);
                 cursors.put(cur.key(), cur);
-            } else if (DeletionSql.MARKER_KEY.equals(rs.getString("partition_key"))) {
+            } else if (DeletionSql.MARKER_KEY.equals(rs.getString(column.of(rs, "partition_key")))) {
                 deleting[0] = true; // the marker's key, empty, is no partition's (docs/api.md, "Identifiers")
             } else {
-                Scanned m = Scanned.ROW.map(rs);
+                Scanned m = scan.map(rs);
                 scanned.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m);
             }
         });
@@ -167,8 +169,9 @@ final class ConsumerStatements {
         all.add(new ConsumerSql.ScanDeletionMarker(s)); // in the same statement, so the same snapshot
         Statement union = ConsumerSql.union(all);
         // The marker's row maps to null: its key, empty, is no partition's (docs/api.md, "Identifiers").
+        Db.RowMapper<Scanned> scan = Scanned.rows();
         List<Scanned> read = Db.list(c, union.sql(), union,
-                rs -> DeletionSql.MARKER_KEY.equals(rs.getString("partition_key")) ? null : Scanned.ROW.map(rs));
+                rs -> DeletionSql.MARKER_KEY.equals(rs.getString("partition_key")) ? null : scan.map(rs));
         if (read.contains(null)) {
             return rows; // the topic is being deleted: nothing of it goes out
         }
