@@ -115,6 +115,24 @@ class StatementTextsTest {
         assertTrue(texts.hot("SELECT 1"));
     }
 
+    /** A connection that prepares nothing on the server (every vtgate connection, VtgateTextStatements) gets text. */
+    @Test
+    void a_connection_with_server_prepares_off_gets_text_however_hot_the_statement() throws Exception {
+        StatementTexts texts = new StatementTexts(0);
+        try (Connection c = dataSource.getConnection()) {
+            var property = c.unwrap(com.mysql.cj.jdbc.JdbcConnection.class).getPropertySet()
+                    .getBooleanProperty(com.mysql.cj.conf.PropertyKey.useServerPrepStmts);
+            boolean before = property.getValue();
+            property.setValue(false);
+            try (PreparedStatement ps = texts.prepare(c, "SELECT ? + 1 AS " + alias(), Statement.NO_GENERATED_KEYS)) {
+                assertFalse(ps.isWrapperFor(ServerPreparedStatement.class), "as text: " + ps);
+                assertEquals(3, plusOne(ps, 2));
+            } finally {
+                property.setValue(before); // the pool's connection goes back as it came
+            }
+        }
+    }
+
     private static long sessionPrepares(Connection c) throws Exception {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW SESSION STATUS LIKE 'Com_stmt_prepare'")) {
             assertTrue(rs.next());
