@@ -111,6 +111,12 @@ class VitessRoutingTest {
                 st.get("ConsumerSql.FIRST_SCAN_DELETION_MARKER")));
         unions.put("scan", List.of(st.get("ConsumerSql.SCAN_UNDELIVERED"), st.get("ConsumerSql.SCAN_PARTITION"),
                 st.get("ConsumerSql.SCAN_DELETION_MARKER")));
+        // Retention's read: each branch's look-ups per partition are subqueries of their own, which
+        // must run inside the one query, in its snapshot (docs/operations.md, "Retention").
+        unions.put("retention rows", List.of(StoreStatements.expandTemplate(st.get("RetentionStore.SELECT_PARTITION_ROWS")),
+                StoreStatements.expandTemplate(st.get("RetentionStore.SELECT_PARTITION_ROWS"))));
+        unions.put("retention rows without groups", List.of(st.get("RetentionStore.SELECT_PARTITION_ROWS_WITHOUT_GROUPS"),
+                st.get("RetentionStore.SELECT_PARTITION_ROWS_WITHOUT_GROUPS")));
         List<String> names = new ArrayList<>(unions.keySet());
         List<String> sql = unions.values().stream().map(b -> bindLiterals(dev.tenantmq.store.Db.unionAll(b))).toList();
         List<String> wrong = new ArrayList<>();

@@ -182,18 +182,21 @@ public class RetentionStore {
      * partitions one read takes ({@link #rows(String, String, String, List, Map, long, int)}), so
      * it names its partition.
      *
-     * <p>Each row's two probes (a look-up of {@code uq_message_id} in the dead-letter topic, a
+     * <p>Each row's probes (a look-up of {@code uq_message_id} in the dead-letter topic, a
      * primary-key look-up of each group's delivery row) run only where the partition has a
-     * dead letter at all, or an unfinished delivery row of these groups at all: each condition is
-     * one uncorrelated look-up, which the server runs once per statement, and {@code IF} evaluates
-     * only the branch it takes. In the same statement, so the same snapshot: a row gets the flags
-     * the probes alone would give it. The probes were most of retention's read (on MariaDB 10.11,
-     * 6 to 9 µs of CPU per row with them, 1.3 to 2 without; docs/operations.md, "Retention").
+     * dead letter at all, or an unfinished delivery row of these groups above the read's start:
+     * each condition is an uncorrelated read, which the server runs once per statement (the
+     * second a range of the groups' delivery rows above that offset, up to the first unfinished
+     * one), and {@code IF} evaluates only the branch it takes. In the same statement, so the same
+     * snapshot: a row gets the flags the probes alone would give it. A partition with a message
+     * redelivered or handed back still pays the probes per row. They were most of retention's
+     * read (on MariaDB 10.11, 6 to 9 µs of CPU per row with them, 1.3 to 2 without;
+     * docs/operations.md, "Retention").
      */
     static final String SELECT_PARTITION_ROWS = StateSql.render(partitionRows("""
             IF(EXISTS (SELECT 1 FROM queue_delivery_state dp
                        WHERE dp.tenant = ? AND dp.consumer_group IN (%s) AND dp.topic = ? AND dp.partition_key = ?
-                         AND dp.state IN ({UNFINISHED})),
+                         AND dp.message_offset > ? AND dp.state IN ({UNFINISHED})),
                EXISTS (SELECT 1 FROM queue_delivery_state d
                        WHERE d.tenant = m.tenant AND d.consumer_group IN (%s) AND d.topic = m.topic
                          AND d.partition_key = m.partition_key AND d.message_offset = m.`offset`
@@ -247,7 +250,8 @@ public class RetentionStore {
                     Bind.of("topic", deadLetterTopic)));
             if (!groups.isEmpty()) { // undelivered: any unfinished delivery row in the partition, then the row's
                 binds.addAll(Bind.list(Bind.of("tenant", tenant), Bind.each("consumer_group", groups), Bind.of("topic", topic),
-                        Bind.of("partition_key", partitionKey), Bind.each("consumer_group", groups)));
+                        Bind.of("partition_key", partitionKey), Bind.of("message_offset", afterOffset),
+                        Bind.each("consumer_group", groups)));
             }
             binds.addAll(Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
                     Bind.of("offset", afterOffset), // WHERE
