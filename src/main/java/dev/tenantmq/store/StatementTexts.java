@@ -24,7 +24,10 @@ import java.util.Map;
  * the cache. So a text goes to the server once it has proved frequent here. The counts are kept
  * for the {@value #MAX_TEXTS} most recently run texts; a text that falls out starts again.
  *
- * <p>Through vtgate every statement goes as text, as before: vtgate plans a prepared statement's
+ * <p>Through vtgate every statement goes as text, as before: {@link VtgateTextStatements} turns
+ * the driver's {@code useServerPrepStmts} off on each new vtgate connection of the pool, and
+ * {@link #prepare} reads that setting, so the interceptor is the one place that decides it (a
+ * connection from elsewhere would need the same setting). vtgate plans a prepared statement's
  * placeholders as distinct values, where it plans a text's equal literals (the tenant in a
  * subquery too) as one, and the single-shard routing is proven on the text (docs/vitess.md,
  * "Routing, proven offline"). A text longer than {@value #MAX_CACHED_CHARS} characters goes as

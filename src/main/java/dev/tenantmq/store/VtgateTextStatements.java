@@ -6,6 +6,7 @@ import io.agroal.api.AgroalPoolInterceptor;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.jboss.logging.Logger;
 
 /**
  * Turns server-side prepared statements off on every new connection to vtgate, for everyone who
@@ -20,6 +21,8 @@ import java.sql.SQLException;
  */
 @ApplicationScoped
 public class VtgateTextStatements implements AgroalPoolInterceptor {
+    private static final Logger LOG = Logger.getLogger(VtgateTextStatements.class);
+
     @Override
     public void onConnectionCreate(Connection connection) {
         try {
@@ -29,6 +32,7 @@ public class VtgateTextStatements implements AgroalPoolInterceptor {
             }
         } catch (SQLException e) {
             // A connection that cannot answer this is broken: the pool finds out at its first use.
+            LOG.debugf(e, "could not read whether a new connection is to vtgate");
         }
     }
 }

@@ -115,20 +115,36 @@ class StatementTextsTest {
         assertTrue(texts.hot("SELECT 1"));
     }
 
-    /** A connection that prepares nothing on the server (every vtgate connection, VtgateTextStatements) gets text. */
+    /**
+     * A connection that prepares nothing on the server (every vtgate connection,
+     * VtgateTextStatements) gets text, and its runs do not count towards a text's server prepare.
+     */
     @Test
-    void a_connection_with_server_prepares_off_gets_text_however_hot_the_statement() throws Exception {
-        StatementTexts texts = new StatementTexts(0);
+    void a_connection_with_server_prepares_off_gets_text_and_its_runs_are_not_counted() throws Exception {
+        StatementTexts texts = new StatementTexts(1);
+        String sql = "SELECT ? + 1 AS " + alias();
         try (Connection c = dataSource.getConnection()) {
+            Assumptions.assumeFalse(Jdbc.isVtgate(c), "a connection that prepares on the server is needed");
             var property = c.unwrap(com.mysql.cj.jdbc.JdbcConnection.class).getPropertySet()
                     .getBooleanProperty(com.mysql.cj.conf.PropertyKey.useServerPrepStmts);
             boolean before = property.getValue();
             property.setValue(false);
-            try (PreparedStatement ps = texts.prepare(c, "SELECT ? + 1 AS " + alias(), Statement.NO_GENERATED_KEYS)) {
-                assertFalse(ps.isWrapperFor(ServerPreparedStatement.class), "as text: " + ps);
-                assertEquals(3, plusOne(ps, 2));
+            try {
+                for (int run = 0; run < 2; run++) {
+                    try (PreparedStatement ps = texts.prepare(c, sql, Statement.NO_GENERATED_KEYS)) {
+                        assertFalse(ps.isWrapperFor(ServerPreparedStatement.class), "as text: " + ps);
+                        assertEquals(3, plusOne(ps, 2));
+                    }
+                }
             } finally {
                 property.setValue(before); // the pool's connection goes back as it came
+            }
+            try (PreparedStatement ps = texts.prepare(c, sql, Statement.NO_GENERATED_KEYS)) {
+                assertFalse(ps.isWrapperFor(ServerPreparedStatement.class),
+                        "the text's first counted run goes as text: the two before were not counted: " + ps);
+            }
+            try (PreparedStatement ps = texts.prepare(c, sql, Statement.NO_GENERATED_KEYS)) {
+                assertTrue(ps.isWrapperFor(ServerPreparedStatement.class), "and its second is prepared: " + ps);
             }
         }
     }
