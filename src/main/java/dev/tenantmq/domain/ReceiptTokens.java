@@ -23,7 +23,7 @@ public final class ReceiptTokens {
 
     /** @param decoder what a token names ({@link ReceiptSigning#decode}) */
     ReceiptTokens(List<String> tokens, Function<String, Optional<Receipt>> decoder) {
-        this.tokens = List.copyOf(tokens);
+        this.tokens = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(tokens)); // a null token is INVALID, not an error
         this.decoder = decoder;
         this.decoded = new Optional<?>[this.tokens.size()];
     }

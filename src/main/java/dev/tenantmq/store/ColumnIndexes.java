@@ -9,7 +9,7 @@ import java.util.Map;
  * The index of each column of one statement's result set by its label, asked of the driver once
  * per label ({@link ResultSet#findColumn}). A getter by label asks Connector/J every time, and
  * its look-up walks a case-insensitive {@code TreeMap}: about 5% of the service's CPU samples in
- * the benchmark's consume run, where the fetch's scan maps 13 columns of each of about 130 rows
+ * the benchmark's consume run, where the fetch's scan maps 11 to 14 columns of each of about 130 rows
  * (docs/architecture.md, "Rows into responses"). Row mappers still name their columns.
  *
  * <p>One instance per statement execution: the same label may have another index in another

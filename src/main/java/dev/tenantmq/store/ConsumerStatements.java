@@ -170,8 +170,9 @@ final class ConsumerStatements {
         Statement union = ConsumerSql.union(all);
         // The marker's row maps to null: its key, empty, is no partition's (docs/api.md, "Identifiers").
         Db.RowMapper<Scanned> scan = Scanned.rows();
-        List<Scanned> read = Db.list(c, union.sql(), union,
-                rs -> DeletionSql.MARKER_KEY.equals(rs.getString("partition_key")) ? null : scan.map(rs));
+        ColumnIndexes column = new ColumnIndexes();
+        List<Scanned> read = Db.list(c, union.sql(), union, rs ->
+                DeletionSql.MARKER_KEY.equals(rs.getString(column.of(rs, "partition_key"))) ? null : scan.map(rs));
         if (read.contains(null)) {
             return rows; // the topic is being deleted: nothing of it goes out
         }

@@ -111,6 +111,23 @@ class ReceiptTest {
         }
     }
 
+    /**
+     * A NUL in a name: writeUTF writes it as two bytes, and a raw 0 byte, which no writer of this
+     * service makes, is read as the format's reader reads it.
+     */
+    @Test
+    void a_nul_in_a_name_decodes_as_the_formats_reader_reads_it() {
+        Receipt r = new Receipt("t", "g", "to\u0000pic", "k", 7, 2, 3);
+        assertEquals(Optional.of(r), Receipt.decode(r.encode(KEYS), KEYS));
+        byte[] record = RawReceipts.record(4, "t", "g", "toXpic", "k", 7, 2, 3);
+        for (int i = 0; i < record.length - 3; i++) {
+            if (record[i] == 't' && record[i + 1] == 'o' && record[i + 2] == 'X') {
+                record[i + 2] = 0; // the raw byte where the X was
+            }
+        }
+        assertEquals(Optional.of(r), Receipt.decode(RawReceipts.token(record, KEYS.sign(record)), KEYS));
+    }
+
     /** A record under a right tag whose lengths do not fit it: no exception, no receipt. */
     @Test
     void a_signed_record_whose_lengths_do_not_fit_it_is_invalid() {
