@@ -798,12 +798,17 @@ public final class Bench {
                 "filename=" + cfg.work.resolve(name + ".jfr"));
         if (db.performanceSchema()) {
             db.resetDigests();
+            preparedBefore = db.preparedCounters();
         }
     }
 
+    /** The server-prepared statements' counters when the profile started ({@link Db#preparedCounters}). */
+    private Map<Long, Object[]> preparedBefore = Map.of();
+
     /**
      * With {@code --profile}: stops the recording {@link #startProfile} started and summarizes it,
-     * with the 15 costliest statement digests since; otherwise null.
+     * with the 15 costliest statement digests since and the 15 costliest server-prepared
+     * statements' executions since; otherwise null.
      */
     private Map<String, Object> stopProfile(String name) throws Exception {
         if (!cfg.profile) {
@@ -813,6 +818,8 @@ public final class Bench {
         Map<String, Object> profile = Profiler.summarize(cfg.work.resolve(name + ".jfr"), 25);
         if (db.performanceSchema()) {
             profile.put("db_top_statements", db.topDigests(cfg.dbName, 15));
+            // Executions of server-prepared statements have no digest row: they are counted here.
+            profile.put("db_top_prepared_statements", Db.topPrepared(preparedBefore, db.preparedCounters(), 15));
         }
         return profile;
     }

@@ -91,6 +91,65 @@ final class Db {
         }
     }
 
+    /**
+     * The counters of every statement prepared on the server now, by instance: a statement the
+     * service prepares on the server is executed without a digest row
+     * ({@code events_statements_summary_by_digest} counts only its text runs before), so its
+     * executions are read here, before and after, and {@link #topPrepared} takes the difference.
+     * Empty where the table is not there.
+     */
+    Map<Long, Object[]> preparedCounters() throws Exception {
+        Map<Long, Object[]> out = new LinkedHashMap<>();
+        try (Connection c = connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("""
+                     SELECT OBJECT_INSTANCE_BEGIN, SQL_TEXT, COUNT_EXECUTE, SUM_TIMER_EXECUTE / 1e12,
+                            SUM_ROWS_AFFECTED, SUM_ROWS_EXAMINED, SUM_ROWS_SENT, SUM_LOCK_TIME / 1e12
+                     FROM performance_schema.prepared_statements_instances""")) {
+            while (rs.next()) {
+                out.put(rs.getLong(1), new Object[] {rs.getString(2), rs.getLong(3), rs.getDouble(4), rs.getLong(5),
+                        rs.getLong(6), rs.getLong(7), rs.getDouble(8)});
+            }
+        } catch (java.sql.SQLException e) {
+            return Map.of(); // no such table on this server
+        }
+        return out;
+    }
+
+    /**
+     * The server-prepared statements that took the most server time between two
+     * {@link #preparedCounters} readings, summed over the connections by their first 300
+     * characters, in the shape of {@link #topDigests}.
+     */
+    static List<Map<String, Object>> topPrepared(Map<Long, Object[]> before, Map<Long, Object[]> after, int top) {
+        Map<String, double[]> sums = new LinkedHashMap<>();
+        after.forEach((instance, now) -> {
+            Object[] then = before.get(instance);
+            String text = (String) now[0];
+            String key = text == null ? "" : text.length() > 300 ? text.substring(0, 300) + "..." : text;
+            double[] sum = sums.computeIfAbsent(key, k -> new double[6]);
+            for (int i = 0; i < 6; i++) {
+                double a = ((Number) now[i + 1]).doubleValue();
+                double b = then == null ? 0 : ((Number) then[i + 1]).doubleValue(); // prepared since: all of it
+                sum[i] += a - b;
+            }
+        });
+        List<Map<String, Object>> out = new ArrayList<>();
+        sums.entrySet().stream().filter(e -> e.getValue()[0] > 0)
+                .sorted((x, y) -> Double.compare(y.getValue()[1], x.getValue()[1])).limit(top).forEach(e -> {
+                    double[] v = e.getValue();
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("statement", e.getKey());
+                    m.put("count", (long) v[0]);
+                    m.put("total_s", Stats.round(v[1]));
+                    m.put("rows_affected", (long) v[2]);
+                    m.put("rows_examined", (long) v[3]);
+                    m.put("rows_sent", (long) v[4]);
+                    m.put("lock_s", Stats.round(v[5]));
+                    out.add(m);
+                });
+        return out;
+    }
+
     /** The statements of the service's schema that took the most server time since the reset. */
     List<Map<String, Object>> topDigests(String schema, int top) throws Exception {
         List<Map<String, Object>> out = new ArrayList<>();
