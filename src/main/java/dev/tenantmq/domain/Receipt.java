@@ -29,6 +29,8 @@ import java.util.Optional;
 public record Receipt(String tenant, String consumerGroup, String topic, String partitionKey, long offset,
                       long leaseEpoch, long delivery) {
     private static final byte VERSION = 4;
+    /** The one encoding of a token: URL-safe base64 without padding. */
+    private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     /** Longest token accepted, in characters: the limit of a request's receipts. */
     static final int MAX_TOKEN_LENGTH = ConsumeLimits.MAX_RECEIPT_LENGTH;
 
@@ -48,7 +50,7 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.toByteArray());
+        return ENCODER.encodeToString(bytes.toByteArray());
     }
 
     /**
@@ -66,7 +68,9 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
-        if (!keys.verify(signed)) {
+        if (!keys.verify(signed) || !ENCODER.encodeToString(signed).equals(token)) {
+            // The decoder ignores the unused low bits of the last character and takes '=' padding,
+            // so other strings decode to the same signed bytes: only the one encoding is the receipt.
             return Optional.empty();
         }
         ByteBuffer in = ByteBuffer.wrap(signed, 0, signed.length - ReceiptKeys.TAG_BYTES);

@@ -128,6 +128,40 @@ class ReceiptTest {
         assertEquals(Optional.of(r), Receipt.decode(RawReceipts.token(record, KEYS.sign(record)), KEYS));
     }
 
+    /**
+     * Other strings that base64 decodes to the same signed bytes are not the receipt: a last
+     * character that differs only in the bits the decoder ignores, and '=' padding.
+     */
+    @Test
+    void another_spelling_of_a_tokens_bytes_is_invalid() {
+        Receipt r = new Receipt("t", "g", "topic", "order-77", 3, 1, 1); // 64 bytes: the last character holds 4 unused bits
+        String token = r.encode(KEYS);
+        assertEquals(Optional.of(r), Receipt.decode(token, KEYS));
+        assertTrue(token.length() % 4 != 0, "a token whose last group has unused bits: " + token.length());
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        String head = token.substring(0, token.length() - 1);
+        int respelled = 0;
+        for (char c : alphabet.toCharArray()) {
+            String other = head + c;
+            if (other.equals(token)) {
+                continue;
+            }
+            byte[] same = null;
+            try {
+                same = Base64.getUrlDecoder().decode(other);
+            } catch (IllegalArgumentException e) {
+                // not base64 at all
+            }
+            if (same != null && java.util.Arrays.equals(same, Base64.getUrlDecoder().decode(token))) {
+                respelled++;
+                assertEquals(Optional.empty(), Receipt.decode(other, KEYS), "same bytes, other spelling: " + other);
+            }
+        }
+        assertTrue(respelled > 0, "the decoder takes other spellings of the last character");
+        String padded = token + "=".repeat((4 - token.length() % 4) % 4);
+        assertEquals(Optional.empty(), Receipt.decode(padded, KEYS), "padded: " + padded);
+    }
+
     /** A record under a right tag whose lengths do not fit it: no exception, no receipt. */
     @Test
     void a_signed_record_whose_lengths_do_not_fit_it_is_invalid() {
