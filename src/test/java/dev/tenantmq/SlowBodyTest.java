@@ -59,6 +59,16 @@ class SlowBodyTest {
 
     @Test
     void slow_bodies_of_one_client_neither_stall_other_tenants_nor_stay_open_past_the_read_timeout() throws Exception {
+        slowBodiesOfOneClient(false);
+    }
+
+    /** The same with chunked bodies, whose length no header announces: held to the same bounds. */
+    @Test
+    void slow_chunked_bodies_are_held_to_the_same_read_timeout_and_count_per_client() throws Exception {
+        slowBodiesOfOneClient(true);
+    }
+
+    private void slowBodiesOfOneClient(boolean chunked) throws Exception {
         String attacked = TestIds.tenant();
         String other = TestIds.tenant();
         while (other.equals(attacked)) {
@@ -67,7 +77,7 @@ class SlowBodyTest {
         List<Socket> slow = new ArrayList<>();
         try {
             for (int i = 0; i < SLOW; i++) {
-                slow.add(slowBody(attacked));
+                slow.add(slowBody(attacked, chunked));
             }
             // Every worker thread would be taken by now if bodies were read on them.
             long started = System.nanoTime();
@@ -163,7 +173,11 @@ class SlowBodyTest {
     }
 
     /** A publish that declares 100,000 bytes and sends 1 of them, from 127.0.0.2. */
-    private Socket slowBody(String tenant) throws IOException {
+    /**
+     * A connection from 127.0.0.2 that has sent a publish's head and the first byte of its body:
+     * a body of 100,000 bytes announced by Content-Length, or the first chunk of one, as long.
+     */
+    private Socket slowBody(String tenant, boolean chunked) throws IOException {
         Socket s = new Socket();
         try {
             s.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0));
@@ -173,7 +187,8 @@ class SlowBodyTest {
         }
         s.connect(new InetSocketAddress(base.getHost(), base.getPort()), 10_000);
         String head = "POST /tenants/" + tenant + "/topics/x/messages HTTP/1.1\r\nHost: localhost\r\n"
-                + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{";
+                + "Content-Type: application/json\r\n"
+                + (chunked ? "Transfer-Encoding: chunked\r\n\r\n186A0\r\n{" : "Content-Length: 100000\r\n\r\n{");
         s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
         s.getOutputStream().flush();
         return s;

@@ -68,11 +68,6 @@ public class BodyReader {
     @ServerRequestFilter(preMatching = true)
     public Uni<Response> read(ContainerRequestContext request, RoutingContext ctx) {
         HttpServerRequest http = ctx.request();
-        if (ctx.body() != null && ctx.body().buffer() != null) {
-            // Read already (a chunked HTTP/1.1 body, by HttpRoutes' body-limit route).
-            handOn(request, ctx, ctx.body().buffer().getBytes());
-            return Uni.createFrom().nullItem();
-        }
         if (http.isEnded() || !hasBody(http)) {
             return Uni.createFrom().nullItem();
         }

@@ -10,7 +10,6 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.LinkedHashMap;
@@ -53,18 +52,19 @@ public class HttpRoutes {
         // other paths of the same resource class).
         router.route().method(HttpMethod.OPTIONS).handler(this::options);
         // Just ahead of Quarkus's own body-size route, which ends an oversized request with a bare 413.
-        BodyHandler chunkedBodies = BodyHandler.create(false).setBodyLimit(maxBodyBytes);
         router.route().order(RouteConstants.ROUTE_ORDER_UPLOAD_LIMIT - 1)
-                .handler(ctx -> limitBody(ctx, chunkedBodies))
+                .handler(this::limitBody)
                 .failureHandler(this::failure);
     }
 
     /**
      * A body declared larger than the limit gets 413 problem+json at once. A body without a
-     * declared length (chunked) is read here, up to the limit: past it the body handler fails the
-     * request with 413, which {@link #failure} answers. The resources then use the read body.
+     * declared length (chunked) goes on unread: {@link BodyReader} reads it as it reads every
+     * body, within the read timeout, the size limit and the per-client and per-tenant counts of
+     * bodies in flight (docs/security.md, "Slow clients"); read here by a body handler, it was
+     * held to none of them but the size.
      */
-    private void limitBody(RoutingContext ctx, BodyHandler chunkedBodies) {
+    private void limitBody(RoutingContext ctx) {
         String declared = ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH);
         if (declared != null) {
             long length;
@@ -79,10 +79,6 @@ public class HttpRoutes {
                 return;
             }
             ctx.next();
-            return;
-        }
-        if (ctx.request().headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
-            chunkedBodies.handle(ctx);
             return;
         }
         ctx.next();
@@ -166,7 +162,7 @@ public class HttpRoutes {
     }
 
     /**
-     * A 413 of the body limit (this route's or the body handler's) as problem+json. Anything
+     * A 413 of the declared body length (this route) as problem+json. Anything
      * else, and a response already started, goes on to the default handling.
      */
     private void failure(RoutingContext ctx) {
