@@ -114,6 +114,23 @@ class SlowBodyTest {
         }
     }
 
+    /**
+     * An HTTP/1.0 request with chunks and a Content-Length of 0 beside them: the chunks are its
+     * body (RFC 9112 section 6.3), read within the read timeout like any other.
+     */
+    @Test
+    void a_chunked_body_with_a_content_length_beside_it_is_held_to_the_read_timeout() throws Exception {
+        try (Socket s = new Socket(base.getHost(), base.getPort())) {
+            String head = "POST /tenants/" + TestIds.tenant() + "/topics/x/messages HTTP/1.0\r\nHost: localhost\r\n"
+                    + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: 0\r\n\r\n186A0\r\n{";
+            s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            s.setSoTimeout((int) readTimeout.plusSeconds(30).toMillis());
+            byte[] status = s.getInputStream().readNBytes(12);
+            assertEquals("HTTP/1.0 408", new String(status, StandardCharsets.US_ASCII));
+        }
+    }
+
     @Test
     void a_client_that_goes_away_mid_body_is_one_info_line_and_no_error() throws Exception {
         try (LogCapture log = LogCapture.start(); Socket s = new Socket(base.getHost(), base.getPort())) {
@@ -172,7 +189,6 @@ class SlowBodyTest {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
     }
 
-    /** A publish that declares 100,000 bytes and sends 1 of them, from 127.0.0.2. */
     /**
      * A connection from 127.0.0.2 that has sent a publish's head and the first byte of its body:
      * a body of 100,000 bytes announced by Content-Length, or the first chunk of one, as long.

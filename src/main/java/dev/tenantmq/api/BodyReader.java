@@ -68,6 +68,12 @@ public class BodyReader {
     @ServerRequestFilter(preMatching = true)
     public Uni<Response> read(ContainerRequestContext request, RoutingContext ctx) {
         HttpServerRequest http = ctx.request();
+        if (ctx.body() != null && ctx.body().buffer() != null) {
+            // Read already by a body handler on an earlier route (none of this service's reads
+            // one): hand it on, so that its content type and UTF-8 are still checked.
+            handOn(request, ctx, ctx.body().buffer().getBytes());
+            return Uni.createFrom().nullItem();
+        }
         if (http.isEnded() || !hasBody(http)) {
             return Uni.createFrom().nullItem();
         }
@@ -141,8 +147,15 @@ public class BodyReader {
         return n == null ? 0 : n;
     }
 
-    /** Whether a body may follow the headers: a declared length above 0, chunked, or an open HTTP/2 stream. */
+    /**
+     * Whether a body may follow the headers: chunked, a declared length above 0, or an open HTTP/2
+     * stream. Chunked first: the chunks are the body whatever a Content-Length beside them says
+     * (RFC 9112 section 6.3; Netty drops that header only from an HTTP/1.1 request).
+     */
     static boolean hasBody(HttpServerRequest http) {
+        if (http.headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
+            return true;
+        }
         String length = http.getHeader(HttpHeaders.CONTENT_LENGTH);
         if (length != null) {
             try {
@@ -150,9 +163,6 @@ public class BodyReader {
             } catch (NumberFormatException e) {
                 return false; // Vert.x refuses a malformed length itself
             }
-        }
-        if (http.headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
-            return true;
         }
         // HTTP/2 has no Transfer-Encoding: DATA frames may follow unless the stream ended. Methods
         // without a body are left to Quarkus REST.

@@ -66,7 +66,8 @@ public class HttpRoutes {
      */
     private void limitBody(RoutingContext ctx) {
         String declared = ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH);
-        if (declared != null) {
+        // With Transfer-Encoding the length is not the body's (RFC 9112 section 6.3).
+        if (declared != null && !ctx.request().headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
             long length;
             try {
                 length = Long.parseLong(declared.trim());
@@ -167,8 +168,8 @@ public class HttpRoutes {
      */
     private void failure(RoutingContext ctx) {
         if (ctx.failure() != null && ClientGone.isClientGone(ctx.failure())) {
-            // The client closed the connection while its body was read: not a server error, and
-            // no answer can reach it (the default handling would log an ERROR with a stack trace).
+            // The client closed the connection before its answer: not a server error, and no
+            // answer can reach it (the default handling would log an ERROR with a stack trace).
             LOG.infof("client went away before its answer: %s %s: %s", ctx.request().method(), ctx.request().path(),
                     ClientGone.describe(ctx.failure()));
             if (!ctx.response().closed() && !ctx.response().ended()) {

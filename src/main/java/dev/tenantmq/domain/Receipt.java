@@ -23,7 +23,8 @@ import java.util.Optional;
  * message keeps). Encoded as URL-safe base64 without padding of a versioned binary record followed
  * by its tag: HMAC-SHA256 of the record under the shared receipt key, truncated to 128 bits
  * ({@link ReceiptKeys}; docs/security.md, "Receipt signing"). Every field is covered, so a receipt
- * built from guessed values or altered in any byte decodes to nothing, without a database look-up.
+ * built from guessed values or altered in any byte decodes to nothing, without a database look-up;
+ * and a token is its one spelling, so one altered in any character does too.
  * Version 4 is the signed record; the unsigned versions 1 to 3 are INVALID (anyone could build them).
  */
 public record Receipt(String tenant, String consumerGroup, String topic, String partitionKey, long offset,
