@@ -99,8 +99,8 @@ public class ConsumerGroupResource {
         try {
             var receipts = validator.receipts(body == null ? null : body.receipts());
             span.messages(receipts.size());
-            // A receipt of a queue the caller may not consume: 403, before the database.
-            return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), caller.requireReceipts(receipts)));
+            var tokens = caller.requireReceipts(receipts); // a receipt of a queue the caller may not consume: 403, before the database
+            return results(consumer.ack(path.tenant(), path.topic(), path.consumerGroup(), tokens));
         } catch (RuntimeException e) {
             span.failed(e);
             throw e;
