@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.Callable;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
 
@@ -24,6 +25,21 @@ final class HandlerReads {
             String version = c.getMetaData().getDatabaseProductVersion();
             Assumptions.assumeFalse(version.endsWith("-Vitess"), "the rows-read guard counts one mysqld's reads; this is " + version);
         }
+    }
+
+    /** What {@link #during} ran, and the rows read meanwhile. */
+    record Measured<T>(T result, long rows) {}
+
+    /**
+     * Runs {@code work} and counts the rows read meanwhile, by every session, without the rows
+     * that reading the counters adds itself (measured by a second reading just before). Another
+     * session's reads can only raise the count, so callers take the least of a few tries.
+     */
+    static <T> Measured<T> during(DataSource dataSource, Callable<T> work) throws Exception {
+        long idleStart = rowsRead(dataSource);
+        long before = rowsRead(dataSource); // what one SHOW adds by itself: before - idleStart
+        T result = work.call();
+        return new Measured<>(result, (rowsRead(dataSource) - before) - (before - idleStart));
     }
 
     /**

@@ -50,10 +50,10 @@ class RetentionHeadsReadTest {
         long least = Long.MAX_VALUE;
         List<RetentionStore.Head> heads = List.of();
         for (int attempt = 0; attempt < 3; attempt++) {
-            long idleStart = HandlerReads.rowsRead(dataSource);
-            long before = HandlerReads.rowsRead(dataSource); // what one SHOW adds by itself: before - idleStart
-            heads = store.heads(tenant, topic, 0);
-            least = Math.min(least, (HandlerReads.rowsRead(dataSource) - before) - (before - idleStart));
+            HandlerReads.Measured<List<RetentionStore.Head>> read = HandlerReads.during(dataSource,
+                    () -> store.heads(tenant, topic, 0));
+            heads = read.result();
+            least = Math.min(least, read.rows());
         }
 
         assertEquals(List.of("p0", "p1", "p2"), heads.stream().map(RetentionStore.Head::partitionKey).toList());
