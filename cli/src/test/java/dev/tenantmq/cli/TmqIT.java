@@ -82,11 +82,19 @@ class TmqIT {
     }
 
     /** Nacks every message of {@code topic} for {@code group} until {@code dlqCount} dead letters exist. */
-    private static void deadLetter(String topic, String group, long dlqCount) {
-        await("dead letters in " + topic + ".dlq").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            http.fetchAndNack(tenant, topic, group, "cli test");
-            return http.storedMessages(ServiceUnderTest.ADMIN_TOKEN, tenant, topic + ".dlq") >= dlqCount;
-        });
+    /**
+     * Nacks what {@code group} reads until {@code count} dead letters name it. Counting the
+     * dead-letter topic's messages would not do: a message another group dead-lettered already
+     * adds this group to its dead letter, not a message, so the count could be reached before
+     * the group had failed them all.
+     */
+    private static void deadLetter(String topic, String group, int count) {
+        await(count + " dead letters of " + group + " in " + topic + ".dlq").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100)).until(() -> {
+                    http.fetchAndNack(tenant, topic, group, "cli test");
+                    return json(tmq.run("dlq", "list", "--tenant", tenant, "--topic", topic, "--group", group, "--json"))
+                            .path("deadLetters").size() >= count;
+                });
     }
 
     private static long storedMessages(String topic) throws Exception {
