@@ -599,7 +599,9 @@ public final class Bench {
     Map<String, Object> publishBatch() throws Exception {
         long n = sizes.publishBatch();
         Stats.Latencies lat = new Stats.Latencies();
+        startProfile("publish_batch");
         Map<String, Object> mine = repeat("tenant-mq", i -> publishMq(mq, TENANT, topic("pb", i), n, 4, 100, lat), n, true);
+        Map<String, Object> profile = stopProfile("publish_batch");
         mine.put("request_p99_ms", Stats.round(lat.percentileMs(99)));
         Map<String, Object> base = repeat("raw JDBC", i -> raw.insert(topic("pb", i), "pb" + i, n, 4, 100, PARTITIONS, null), n, false);
         Map<String, Object> rmq = repeat("RabbitMQ", i -> {
@@ -623,6 +625,9 @@ public final class Bench {
         e.put("rabbitmq_msgs_per_s", rmq.get("median"));
         e.put("params", params("messages_per_run", n, "clients", 4, "batch", 100, "partitions", PARTITIONS,
                 "partition_choice", "uniform random per message", "rabbitmq", "4 connections, 100 persistent messages then waitForConfirms"));
+        if (profile != null) {
+            e.put("profile", profile);
+        }
         return e;
     }
 
@@ -630,12 +635,17 @@ public final class Bench {
     Map<String, Object> publishSingle() throws Exception {
         long n = sizes.publishSingle();
         Stats.Latencies lat = new Stats.Latencies();
+        startProfile("publish_single");
         Map<String, Object> mine = repeat("tenant-mq", i -> publishMq(mq, TENANT, topic("ps", i), n, 32, 1, lat), n, true);
+        Map<String, Object> profile = stopProfile("publish_single");
         mine.put("request_p99_ms", Stats.round(lat.percentileMs(99)));
         Map<String, Object> base = repeat("raw JDBC", i -> raw.insert(topic("ps", i), "ps" + i, n, 32, 1, PARTITIONS, null), n, false);
         Map<String, Object> e = throughput(mine, base, "raw JDBC single-row INSERT, autocommit, 32 connections", 0.6,
                 "at least 0.6 of raw JDBC");
         e.put("params", params("messages_per_run", n, "clients", 32, "batch", 1, "partitions", PARTITIONS));
+        if (profile != null) {
+            e.put("profile", profile);
+        }
         return e;
     }
 
