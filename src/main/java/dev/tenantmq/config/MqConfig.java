@@ -244,8 +244,9 @@ public interface MqConfig {
          * one (tenant, topic) wait for each other to share one transaction, as Kafka's producer
          * {@code linger.ms}. Only while another publish transaction of that topic runs in this
          * process; a lone publish never waits. A group runs as soon as that transaction commits,
-         * when it holds {@link #groupMaxMessages()} messages, or after this long. Default 2 ms;
-         * 0 turns group commit off; at most 1 s.
+         * when it holds {@link #groupMaxMessages()} messages, or after this long, but never while
+         * a running transaction writes one of its partitions. Default 2 ms; 0 turns group commit
+         * off; at most 1 s.
          */
         @WithDefault("2ms")
         @DurationMin(message = NOT_NEGATIVE)

@@ -2,13 +2,16 @@ package dev.tenantmq.domain;
 
 import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.model.GroupCommit;
+import dev.tenantmq.model.HeadQueue;
 import dev.tenantmq.store.MessageStore;
 import dev.tenantmq.store.PublishTransaction.NewMessage;
 import dev.tenantmq.store.PublishTransaction.Published;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -70,7 +73,7 @@ public class PublishGroups {
                 try {
                     run(tenant, topic, led.members, dedupWindowMicros);
                 } finally {
-                    lane.finished();
+                    lane.finished(led);
                 }
             }
             return me.await();
@@ -124,10 +127,13 @@ public class PublishGroups {
         private int running;
         /** The group still waiting for members, or null. */
         private Group open;
+        /** Which waiting group may take its partitions' head locks ({@link HeadQueue}). */
+        private final HeadQueue heads = new HeadQueue();
 
         /**
          * Places a request: joins the open group (returns null: its leader runs it), or leads a
-         * group, waiting for it to be ready when the rules say so (returns the group, to run).
+         * group, waiting for it to be ready when the rules say so, and for the running groups
+         * and the groups before it that share a partition with it (returns the group, to run).
          */
         synchronized Group enter(Member me, GroupCommit rules) {
             switch (rules.arrive(open == null ? 0 : open.messages, me.messages.size(), running)) {
@@ -140,18 +146,16 @@ public class PublishGroups {
                 }
                 case RUN -> {
                     closeOpen();
-                    running++;
-                    return new Group(me);
+                    Group group = new Group(me);
+                    group.closed = true; // a group of its own: nobody joins it
+                    awaitStart(group, rules);
+                    return group;
                 }
                 case OPEN -> {
                     closeOpen();
                     Group group = new Group(me);
                     open = group;
-                    awaitReady(group, rules);
-                    if (open == group) {
-                        open = null;
-                    }
-                    running++;
+                    awaitStart(group, rules);
                     return group;
                 }
                 default -> throw new IllegalStateException();
@@ -159,12 +163,13 @@ public class PublishGroups {
         }
 
         /** A running group committed or failed: a waiting group may run now. */
-        synchronized void finished() {
+        synchronized void finished(Group group) {
             running--;
+            heads.finish(group.keys);
             notifyAll();
         }
 
-        /** The open group can take no more: its leader runs it now. */
+        /** The open group can take no more: its leader runs it once its partitions are free. */
         private void closeOpen() {
             if (open != null) {
                 open.closed = true;
@@ -173,16 +178,38 @@ public class PublishGroups {
             }
         }
 
-        private void awaitReady(Group group, GroupCommit rules) {
+        /**
+         * Waits until the group may run: ready by the rules (closed, full, no sibling running, or
+         * lingered long enough), and no running or earlier waiting group shares a partition with
+         * it, however long that takes: the group would wait as long for those partitions' head
+         * locks in its own transaction. Then the group takes no more members and starts.
+         */
+        private void awaitStart(Group group, GroupCommit rules) {
+            heads.waitFor(group.keys);
             long start = System.nanoTime();
-            while (!group.closed && !rules.flush(group.messages, running, System.nanoTime() - start)) {
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(this, rules.lingerNanos() - (System.nanoTime() - start));
-                } catch (InterruptedException e) {
-                    // Stop waiting and run the group; the caller sees the interrupt afterwards.
-                    Thread.currentThread().interrupt();
-                    return;
+            try {
+                while (true) {
+                    long waited = System.nanoTime() - start;
+                    boolean ready = group.closed || rules.flush(group.messages, running, waited);
+                    if (ready && heads.mayStart(group.keys)) {
+                        return;
+                    }
+                    if (ready) {
+                        wait(); // for a group that shares a partition: finished() wakes this
+                    } else {
+                        TimeUnit.NANOSECONDS.timedWait(this, rules.lingerNanos() - waited);
+                    }
                 }
+            } catch (InterruptedException e) {
+                // Stop waiting and run the group (its transaction waits for the head locks, if
+                // need be); the caller sees the interrupt afterwards.
+                Thread.currentThread().interrupt();
+            } finally {
+                if (open == group) {
+                    open = null;
+                }
+                heads.start(group.keys);
+                running++;
             }
         }
     }
@@ -190,6 +217,8 @@ public class PublishGroups {
     /** Requests that share a transaction; guarded by their lane until it runs. */
     private static final class Group {
         final List<Member> members = new ArrayList<>();
+        /** The partitions whose heads the group's transaction locks. */
+        final Set<String> keys = new HashSet<>();
         int messages;
         boolean closed;
 
@@ -200,6 +229,7 @@ public class PublishGroups {
         void add(Member m) {
             members.add(m);
             messages += m.messages.size();
+            m.messages.forEach(message -> keys.add(message.partitionKey()));
         }
     }
 

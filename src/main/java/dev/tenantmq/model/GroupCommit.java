@@ -17,6 +17,10 @@ import java.util.List;
  *       {@code batch.size}), when no sibling transaction is running any more (its commit is what
  *       the group waited for), or when it has waited {@code linger} (Kafka's {@code linger.ms}),
  *       whichever comes first.</li>
+ *   <li>Whatever these rules say, a group never starts while a running transaction of its (tenant,
+ *       topic), or a group that began waiting before it, writes one of its partitions
+ *       ({@link HeadQueue}): it would wait for that partition's head lock anyway, in its own
+ *       transaction; waiting in the process, it can still take requests.</li>
  *   <li>A request joins the open group only if the group stays within {@code maxMessages}; a
  *       request that does not fit closes that group (it runs now) and opens the next one, so a
  *       request is never split across transactions.</li>

@@ -43,7 +43,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Groups form deterministically: the test holds the head lock of the partition, so the first
  * publish waits inside its transaction; the next {@link #FOLLOWERS} requests, arriving while it
- * runs, wait for each other (the linger is long) and run when the group is full.
+ * runs, wait for each other and, as they write its partition, for it: they run as one group when
+ * it has ended.
  */
 @QuarkusTest
 class PublishGroupsTest {
@@ -90,7 +91,8 @@ class PublishGroupsTest {
                 for (int i = 0; i < FOLLOWERS; i++) {
                     followers.add(publishAsync(groups, List.of(message("own-" + i), message("shared"))));
                 }
-                awaitWaitingOnHead(2); // the first request and the full group
+                // The full group waits in the process for the first request, which writes its partition.
+                awaitWaitingInPublishGroups(FOLLOWERS);
                 holder.commit();
             }
             first.get(60, TimeUnit.SECONDS);
@@ -123,6 +125,57 @@ class PublishGroupsTest {
         assertEquals(newestOffset(), headOffset(), "the head is the newest offset of the partition");
     }
 
+    /**
+     * The linger is short (1 ms), far shorter than the first transaction, which waits for the
+     * test's head lock. Requests for its partition that arrive meanwhile wait in the process, not
+     * in the database, past the linger, and run as one group once it ended. Before, each group
+     * ran when its linger was over and waited for the head lock inside its own transaction, a
+     * pooled connection each.
+     */
+    @Test
+    void publishes_to_a_partition_a_running_transaction_writes_wait_in_the_process_past_the_linger_and_run_as_one_group()
+            throws Exception {
+        store.publish(tenant, topic, List.of(message("seed")), WINDOW);
+        PublishGroups groups = new PublishGroups(store, new GroupCommit(TimeUnit.MILLISECONDS.toNanos(1), 1000));
+        List<CompletableFuture<List<Published>>> followers = new ArrayList<>();
+        CompletableFuture<List<Published>> first;
+        List<String> inserts;
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            try (Connection holder = holdHead()) {
+                first = publishAsync(groups, List.of(message("first")));
+                awaitWaitingOnHead(1);
+                for (int i = 0; i < FOLLOWERS; i++) {
+                    followers.add(publishAsync(groups, List.of(message("own-" + i))));
+                }
+                awaitWaitingInPublishGroups(FOLLOWERS);
+                awaitWaitingOnHead(1); // still only the first request waits in the database
+                holder.commit();
+            }
+            first.get(60, TimeUnit.SECONDS);
+            for (CompletableFuture<List<Published>> f : followers) {
+                assertFalse(f.get(60, TimeUnit.SECONDS).get(0).duplicate());
+            }
+            inserts = log.stop(topic).stream().filter(sql -> sql.startsWith("INSERT INTO queue_messages")).toList();
+        }
+        assertEquals(2, inserts.size(), "one transaction for the first request and one for the " + FOLLOWERS
+                + " that waited for it: " + inserts);
+        assertEquals(FOLLOWERS + 2, storedIds().size());
+        assertEquals(newestOffset(), headOffset());
+    }
+
+    /**
+     * Waits until {@code n} requests wait inside {@link PublishGroups}: threads parked there, for
+     * their group's turn or for its leader (a request in its transaction is running, not parked).
+     */
+    private static void awaitWaitingInPublishGroups(int n) {
+        await(n + " requests waiting in the process").atMost(Duration.ofSeconds(60)).until(() -> Thread.getAllStackTraces()
+                .entrySet().stream()
+                .filter(e -> e.getKey().getState() == Thread.State.WAITING || e.getKey().getState() == Thread.State.TIMED_WAITING)
+                .filter(e -> java.util.Arrays.stream(e.getValue())
+                        .anyMatch(frame -> frame.getClassName().startsWith(PublishGroups.class.getName())))
+                .count() == n);
+    }
+
     @Test
     void a_request_the_database_refuses_fails_alone_and_its_neighbours_are_stored() throws Exception {
         try (Connection c = dataSource.getConnection()) {
@@ -147,7 +200,7 @@ class PublishGroupsTest {
                 for (int i = 0; i < FOLLOWERS; i++) {
                     followers.add(publishAsync(groups, List.of(message(i == 3 ? poison : "own-" + i))));
                 }
-                awaitWaitingOnHead(2);
+                awaitWaitingInPublishGroups(FOLLOWERS);
                 holder.commit();
             }
             first.get(60, TimeUnit.SECONDS);
