@@ -71,7 +71,7 @@ public class PublishGroups {
             Group led = lane.enter(me, rules);
             if (led != null) {
                 try {
-                    run(tenant, topic, led.members, dedupWindowMicros);
+                    run(tenant, topic, led.members, dedupWindowMicros, () -> lane.committing(led));
                 } finally {
                     lane.finished(led);
                 }
@@ -82,17 +82,20 @@ public class PublishGroups {
         }
     }
 
-    /** Runs a group's shared transaction and hands out the results; falls back to one transaction per request. */
-    private void run(String tenant, String topic, List<Member> members, long dedupWindowMicros) {
+    /**
+     * Runs a group's shared transaction and hands out the results; falls back to one transaction
+     * per request. {@code committing} runs as the transaction's statements are done.
+     */
+    private void run(String tenant, String topic, List<Member> members, long dedupWindowMicros, Runnable committing) {
         try {
             if (members.size() == 1) {
-                members.get(0).done(store.publish(tenant, topic, members.get(0).messages, dedupWindowMicros));
+                members.get(0).done(store.publish(tenant, topic, members.get(0).messages, dedupWindowMicros, committing));
                 return;
             }
             List<List<Published>> results;
             try {
                 results = store.publishAll(tenant, topic, members.stream().map(m -> m.messages).toList(),
-                        dedupWindowMicros);
+                        dedupWindowMicros, committing);
             } catch (RuntimeException e) {
                 // Nothing of the group was stored: each request alone, so that a faulty one fails
                 // alone, in arrival order as the group would have stored them.
@@ -162,10 +165,24 @@ public class PublishGroups {
             }
         }
 
+        /**
+         * A running group's statements are done and its {@code COMMIT} goes next: InnoDB releases
+         * its head locks as the commit starts, before the log flush, so a group waiting for its
+         * partitions may start now and overlap that flush, as it would have in the database.
+         * Once per group; a group whose transaction fails before it frees them in {@link #finished}.
+         */
+        synchronized void committing(Group group) {
+            if (!group.freed) {
+                group.freed = true;
+                heads.finish(group.keys);
+                notifyAll();
+            }
+        }
+
         /** A running group committed or failed: a waiting group may run now. */
         synchronized void finished(Group group) {
             running--;
-            heads.finish(group.keys);
+            committing(group);
             notifyAll();
         }
 
@@ -221,6 +238,8 @@ public class PublishGroups {
         final Set<String> keys = new HashSet<>();
         int messages;
         boolean closed;
+        /** Its partitions were handed back to the lane's {@link HeadQueue} (guarded by the lane). */
+        boolean freed;
 
         Group(Member leader) {
             add(leader);

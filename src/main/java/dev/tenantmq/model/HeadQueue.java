@@ -15,7 +15,9 @@ import java.util.Set;
  * connection while it waits. So a group starts only when no running transaction and no group that
  * began waiting before it shares one of its partitions: it waits in the process instead, where
  * later requests can still join it, and groups that share a partition start in the order they
- * began waiting. Groups without a shared partition start independently.
+ * began waiting. Groups without a shared partition start independently. A transaction counts as
+ * running here until its statements are done and its commit starts, when InnoDB releases its
+ * locks ({@link #finish}).
  *
  * <p>Pure and not thread-safe: the caller guards one instance per (tenant, topic). A group is
  * named by its set of partition keys, compared by identity: an open group's set grows as
@@ -70,7 +72,7 @@ public final class HeadQueue {
         throw new IllegalStateException("not a waiting group");
     }
 
-    /** The group {@code keys} committed or failed: its partitions are free of it. */
+    /** The group {@code keys} is committing, or failed: its partitions are free of it. Once per group. */
     public void finish(Set<String> keys) {
         for (String key : keys) {
             running.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);

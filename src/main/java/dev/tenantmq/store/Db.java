@@ -89,6 +89,20 @@ public class Db {
      * @throws StoreException on any other database error
      */
     public <T> T inTransaction(Isolation isolation, Work<T> work) {
+        return inTransaction(isolation, work, NOTHING);
+    }
+
+    private static final Runnable NOTHING = () -> { };
+
+    /**
+     * As {@link #inTransaction(Isolation, Work)}, and runs {@code beforeCommit} each time the work
+     * has run without error, just before its {@code COMMIT} is sent: InnoDB releases the
+     * transaction's row locks as the commit starts, before its log flush, so whoever waits for
+     * them may go then (group commit's head queue, docs/architecture.md "Group commit").
+     * {@code beforeCommit} must not throw; it may run more than once when a commit fails and
+     * the work is retried.
+     */
+    public <T> T inTransaction(Isolation isolation, Work<T> work, Runnable beforeCommit) {
         for (int attempt = 1; ; attempt++) {
             try (Connection c = connect()) {
                 // READ COMMITTED is the pool's default (application.properties): the common case
@@ -103,6 +117,7 @@ public class Db {
                 PoolAutocommit.setAutoCommit(c, false);
                 try {
                     T result = work.run(c);
+                    beforeCommit.run();
                     execute(c, "COMMIT");
                     return result;
                 } catch (SQLException e) {

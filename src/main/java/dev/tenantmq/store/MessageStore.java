@@ -72,8 +72,19 @@ public class MessageStore {
      */
     public List<PublishTransaction.Published> publish(String tenant, String topic,
                                                       List<PublishTransaction.NewMessage> messages, long dedupWindowMicros) {
+        return publish(tenant, topic, messages, dedupWindowMicros, () -> { });
+    }
+
+    /**
+     * As {@link #publish(String, String, List, long)}, running {@code beforeCommit} when the
+     * statements are done, just before the {@code COMMIT} ({@link Db#inTransaction(Db.Isolation,
+     * Db.Work, Runnable)}): from then on the heads' locks are about to be released.
+     */
+    public List<PublishTransaction.Published> publish(String tenant, String topic,
+                                                      List<PublishTransaction.NewMessage> messages, long dedupWindowMicros,
+                                                      Runnable beforeCommit) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> PublishTransaction.publish(c, tenant, topic, messages,
-                dedupWindowMicros, PublishTransaction.LookUp.IN_LOCK_STATEMENT));
+                dedupWindowMicros, PublishTransaction.LookUp.IN_LOCK_STATEMENT), beforeCommit);
     }
 
     /**
@@ -84,14 +95,15 @@ public class MessageStore {
      * request's messages were stored.
      *
      * @param requests each request's messages, in request order
+     * @param beforeCommit as {@link #publish(String, String, List, long, Runnable)}
      * @return one result list per request, in request order, each in its request's message order
      * @throws dev.tenantmq.model.StoreUnavailableException when the database is unreachable; nothing was written
      */
     public List<List<PublishTransaction.Published>> publishAll(String tenant, String topic,
                                                                 List<List<PublishTransaction.NewMessage>> requests,
-                                                                long dedupWindowMicros) {
+                                                                long dedupWindowMicros, Runnable beforeCommit) {
         List<PublishTransaction.NewMessage> all = GroupCommit.concat(requests);
-        List<PublishTransaction.Published> stored = publish(tenant, topic, all, dedupWindowMicros);
+        List<PublishTransaction.Published> stored = publish(tenant, topic, all, dedupWindowMicros, beforeCommit);
         return GroupCommit.split(stored, requests.stream().map(List::size).toList());
     }
 

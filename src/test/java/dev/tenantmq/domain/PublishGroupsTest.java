@@ -172,7 +172,8 @@ class PublishGroupsTest {
                 .entrySet().stream()
                 .filter(e -> e.getKey().getState() == Thread.State.WAITING || e.getKey().getState() == Thread.State.TIMED_WAITING)
                 .filter(e -> java.util.Arrays.stream(e.getValue())
-                        .anyMatch(frame -> frame.getClassName().startsWith(PublishGroups.class.getName())))
+                        .anyMatch(frame -> frame.getClassName().equals(PublishGroups.class.getName())
+                                || frame.getClassName().startsWith(PublishGroups.class.getName() + "$")))
                 .count() == n);
     }
 
