@@ -89,8 +89,6 @@ class StartupConfigTest {
         "mq.max-deliveries, 0, mq.max-deliveries must be at least 1",
         "mq.retention.batch-size, 0, mq.retention.batch-size must be between 1 and 10000",
         "mq.retention.batch-size, 10001, mq.retention.batch-size must be between 1 and 10000",
-        "mq.retention.pause-ratio, -0.5, mq.retention.pause-ratio must be between 0 and 100",
-        "mq.retention.pause-ratio, 101, mq.retention.pause-ratio must be between 0 and 100",
         "mq.retention.max-age, -1s, mq.retention.max-age must not be negative",
         "mq.tick-interval, 500ms, mq.tick-interval must be at least 1s",
         "mq.retention.interval, 900ms, mq.retention.interval must be at least 1s",

@@ -4,8 +4,6 @@ import dev.tenantmq.model.SettingOverrides;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
-import jakarta.validation.constraints.DecimalMax;
-import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.PositiveOrZero;
@@ -368,21 +366,6 @@ public interface MqConfig {
 
         /** The message of a retention batch size out of range. */
         String BATCH_RANGE = "must be between 1 and 10000";
-
-        /**
-         * After each delete transaction of a periodic run, retention pauses this many times as
-         * long as its work since the last pause took, at most 1 s (as pt-archiver's
-         * {@code --sleep-coef}): at 1 it keeps its connection busy at most about half of the time,
-         * and the database's other half goes to publishers and consumers (docs/operations.md,
-         * "Retention"). 0 never pauses. Default 1; 0 to 100 ({@code MQ_RETENTION_PAUSE_RATIO}).
-         */
-        @WithDefault("1")
-        @DecimalMin(value = "0", message = PAUSE_RANGE)
-        @DecimalMax(value = "100", message = PAUSE_RANGE)
-        double pauseRatio();
-
-        /** The message of a pause ratio out of range. */
-        String PAUSE_RANGE = "must be between 0 and 100";
     }
 
     /**

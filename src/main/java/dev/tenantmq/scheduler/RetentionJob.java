@@ -11,7 +11,6 @@ import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.store.RetentionStore;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -59,31 +57,8 @@ public class RetentionJob {
     /** A run cut short by the shutdown is not a failure to warn about. */
     private final dev.tenantmq.config.Stopping stopping;
 
-    /** How a periodic run waits between its delete transactions; tests record instead. */
-    @FunctionalInterface
-    interface Sleeper {
-        /** Waits {@code nanos} nanoseconds. */
-        void sleep(long nanos) throws InterruptedException;
-    }
-
-    /** Sleeps on the scheduler's thread. */
-    static final Sleeper THREAD_SLEEP = nanos -> TimeUnit.NANOSECONDS.sleep(nanos);
-
-    /** The longest pause between two delete transactions, whatever they took. */
-    static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    private final Sleeper sleeper;
-
-    @Inject
     RetentionJob(RetentionStore store, ProcessIdentity identity, QueueMetrics metrics, MqConfig config,
                  FetchSignals signals, SettingsCache settings, dev.tenantmq.config.Stopping stopping) {
-        this(store, identity, metrics, config, signals, settings, stopping, THREAD_SLEEP);
-    }
-
-    /** With an explicit {@link Sleeper} (tests see the pauses of a periodic run). */
-    RetentionJob(RetentionStore store, ProcessIdentity identity, QueueMetrics metrics, MqConfig config,
-                 FetchSignals signals, SettingsCache settings, dev.tenantmq.config.Stopping stopping, Sleeper sleeper) {
-        this.sleeper = sleeper;
         this.stopping = stopping;
         this.settings = settings;
         this.store = store;
@@ -119,9 +94,8 @@ public class RetentionJob {
      * Runs the policy once for every served tenant with each topic's maximum age (its
      * {@code retentionMaxAgeSeconds}, else {@code mq.retention.max-age}; docs/settings.md,
      * "Per-topic and per-group settings") and the configured batch size, whether or not
-     * {@code mq.retention.enabled} is set, pausing after each delete transaction as
-     * {@code mq.retention.pause-ratio} says ({@link #pauseNanos}). Failures are logged, counted
-     * in the result and do not stop the run.
+     * {@code mq.retention.enabled} is set. Failures are logged, counted in the result and do not
+     * stop the run.
      */
     public RetentionResult runOnce() {
         long maxAgeMicros = TOPIC_MAX_AGE;
@@ -129,9 +103,8 @@ public class RetentionJob {
         int topics = 0;
         int failures = 0;
         long deleted = 0;
-        Pacer pacer = new Pacer(config.retention().pauseRatio());
         for (String tenant : identity.tenantNames()) {
-            TenantOutcome outcome = purge(tenant, maxAgeMicros, batchSize, pacer);
+            TenantOutcome outcome = purge(tenant, maxAgeMicros, batchSize);
             topics += outcome.topics;
             failures += outcome.failures;
             deleted += outcome.deleted;
@@ -152,8 +125,7 @@ public class RetentionJob {
      */
     public long purgeTenant(String tenant, Duration maxAge) {
         TenantNotServedException.requireServed(identity, tenant);
-        // An explicit purge (an operator's, a test's) does not pause.
-        return purge(tenant, micros(requireAge(maxAge)), config.retention().batchSize(), new Pacer(0)).deleted;
+        return purge(tenant, micros(requireAge(maxAge)), config.retention().batchSize()).deleted;
     }
 
     /**
@@ -174,7 +146,7 @@ public class RetentionJob {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
         }
-        return purgeTopic(tenant, topic, micros(requireAge(maxAge)), batchSize, new Pacer(0)); // does not pause
+        return purgeTopic(tenant, topic, micros(requireAge(maxAge)), batchSize);
     }
 
     private record TenantOutcome(int topics, int failures, long deleted) {}
@@ -185,7 +157,7 @@ public class RetentionJob {
      */
     private static final long TOPIC_MAX_AGE = -1;
 
-    private TenantOutcome purge(String tenant, long maxAgeMicros, int batchSize, Pacer pacer) {
+    private TenantOutcome purge(String tenant, long maxAgeMicros, int batchSize) {
         List<String> topics;
         try {
             topics = store.topics(tenant);
@@ -208,7 +180,7 @@ public class RetentionJob {
             try {
                 long age = maxAgeMicros != TOPIC_MAX_AGE ? maxAgeMicros
                         : micros(settings.effective(tenant, topic, null).retentionMaxAge());
-                deleted += purgeTopic(tenant, topic, age, batchSize, pacer);
+                deleted += purgeTopic(tenant, topic, age, batchSize);
                 done++;
                 recovered(tenant, topic);
             } catch (RuntimeException ex) {
@@ -227,10 +199,10 @@ public class RetentionJob {
      * deleted together, up to {@code batchSize} per transaction: most partitions hold a few
      * consumed rows, and a commit per partition would cost more than the deletes.
      */
-    private long purgeTopic(String tenant, String topic, long maxAgeMicros, int batchSize, Pacer pacer) {
+    private long purgeTopic(String tenant, String topic, long maxAgeMicros, int batchSize) {
         RetentionStore.Floors floors = store.floors(tenant, topic);
         String deadLetterTopic = topic + config.dlqSuffix();
-        Pending pending = new Pending(tenant, topic, floors.groups(), batchSize, pacer);
+        Pending pending = new Pending(tenant, topic, floors.groups(), batchSize);
         List<RetentionStore.Head> due = store.heads(tenant, topic, maxAgeMicros).stream()
                 .filter(head -> head.offset() <= floors.floor(head.partitionKey()) || head.expired()).toList();
         int perRead = RetentionStore.partitionsPerRead(batchSize);
@@ -280,10 +252,7 @@ public class RetentionJob {
         private final java.util.Set<String> unconsumed = new java.util.HashSet<>();
         long deleted;
 
-        private final Pacer pacer;
-
-        Pending(String tenant, String topic, List<String> groups, int batchSize, Pacer pacer) {
-            this.pacer = pacer;
+        Pending(String tenant, String topic, List<String> groups, int batchSize) {
             this.tenant = tenant;
             this.topic = topic;
             this.groups = groups;
@@ -322,42 +291,6 @@ public class RetentionJob {
             ranges.clear();
             size = 0;
             unconsumed.clear();
-            pacer.pause();
-        }
-    }
-
-    /**
-     * The pause after a delete transaction that took {@code workNanos} since the last pause (its
-     * reads and its writes): {@code ratio} times as long, at most {@link #MAX_PAUSE_NANOS}; 0 for
-     * a ratio of 0. At ratio r retention's connection works at most 1 / (1 + r) of the time.
-     */
-    static long pauseNanos(long workNanos, double ratio) {
-        if (workNanos <= 0 || ratio <= 0) {
-            return 0;
-        }
-        return (long) Math.min(MAX_PAUSE_NANOS, workNanos * ratio);
-    }
-
-    /** Pauses a periodic run after each delete transaction ({@link #pauseNanos}). */
-    private final class Pacer {
-        private final double ratio;
-        private long workSince = System.nanoTime();
-
-        Pacer(double ratio) {
-            this.ratio = ratio;
-        }
-
-        void pause() {
-            long pause = pauseNanos(System.nanoTime() - workSince, ratio);
-            if (pause > 0 && !stopping.now()) {
-                try {
-                    sleeper.sleep(pause);
-                } catch (InterruptedException e) {
-                    // The scheduler is stopping: finish this run without pauses.
-                    Thread.currentThread().interrupt();
-                }
-            }
-            workSince = System.nanoTime();
         }
     }
 

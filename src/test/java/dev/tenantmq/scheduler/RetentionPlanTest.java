@@ -92,13 +92,4 @@ class RetentionPlanTest {
                 "gaps in the offsets do not split a run: one range for the whole batch");
         assertEquals(List.of(), RetentionJob.runs("p", List.of(), List.of()));
     }
-
-    @Test
-    void the_pause_is_the_ratio_times_the_work_at_most_a_second_and_none_at_ratio_zero() {
-        assertEquals(5_000_000, RetentionJob.pauseNanos(10_000_000, 0.5));
-        assertEquals(10_000_000, RetentionJob.pauseNanos(10_000_000, 1));
-        assertEquals(RetentionJob.MAX_PAUSE_NANOS, RetentionJob.pauseNanos(600_000_000, 2));
-        assertEquals(0, RetentionJob.pauseNanos(10_000_000, 0));
-        assertEquals(0, RetentionJob.pauseNanos(0, 1));
-    }
 }
