@@ -245,8 +245,8 @@ public interface MqConfig {
          * {@code linger.ms}. Only while another publish transaction of that topic runs in this
          * process; a lone publish never waits. A group runs as soon as that transaction commits,
          * when it holds {@link #groupMaxMessages()} messages, or after this long, but never while
-         * a running transaction writes one of its partitions. Default 2 ms; 0 turns group commit
-         * off; at most 1 s.
+         * a running transaction or an earlier waiting group writes one of its partitions. Default
+         * 2 ms; 0 turns group commit off; at most 1 s.
          */
         @WithDefault("2ms")
         @DurationMin(message = NOT_NEGATIVE)

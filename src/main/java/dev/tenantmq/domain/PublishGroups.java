@@ -41,7 +41,7 @@ public class PublishGroups {
         this(store, new GroupCommit(config.publish().linger().toNanos(), config.publish().groupMaxMessages()));
     }
 
-    /** With explicit rules (tests take a long linger to form groups deterministically). */
+    /** With explicit rules (tests choose the linger and the group size to form groups deterministically). */
     PublishGroups(MessageStore store, GroupCommit rules) {
         this.store = store;
         this.rules = rules;
@@ -212,7 +212,7 @@ public class PublishGroups {
                         return;
                     }
                     if (ready) {
-                        wait(); // for a group that shares a partition: finished() wakes this
+                        wait(); // for a group that shares a partition: committing() or finished() wakes this
                     } else {
                         TimeUnit.NANOSECONDS.timedWait(this, rules.lingerNanos() - waited);
                     }

@@ -54,10 +54,13 @@ public record GroupCommit(long lingerNanos, int maxMessages) {
         JOIN,
         /**
          * Lead a new group and wait for others to join; an open group that could not take this
-         * request closes (runs now).
+         * request closes (takes no more members, and runs as soon as its partitions are free).
          */
         OPEN,
-        /** Run now as a group of its own (an open group that could not take it closes too). */
+        /**
+         * Run as a group of its own, without waiting for members, as soon as its partitions are
+         * free ({@link HeadQueue}); an open group that could not take it closes too.
+         */
         RUN
     }
 

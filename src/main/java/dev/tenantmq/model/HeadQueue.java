@@ -72,8 +72,19 @@ public final class HeadQueue {
         throw new IllegalStateException("not a waiting group");
     }
 
-    /** The group {@code keys} is committing, or failed: its partitions are free of it. Once per group. */
+    /**
+     * The group {@code keys} is committing, or failed: its partitions are free of it. Once per
+     * group.
+     *
+     * @throws IllegalStateException when one of its partitions is not written by a running group
+     *     (a group finished twice, or never started)
+     */
     public void finish(Set<String> keys) {
+        for (String key : keys) {
+            if (!running.containsKey(key)) {
+                throw new IllegalStateException("partition " + key + " is not written by a running group");
+            }
+        }
         for (String key : keys) {
             running.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);
         }

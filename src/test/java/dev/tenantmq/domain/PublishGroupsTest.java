@@ -43,8 +43,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Groups form deterministically: the test holds the head lock of the partition, so the first
  * publish waits inside its transaction; the next {@link #FOLLOWERS} requests, arriving while it
- * runs, wait for each other and, as they write its partition, for it: they run as one group when
- * it has ended.
+ * runs, wait for each other and, as they write its partition, for it: they run as one group once
+ * its statements are done (the test's lock released).
  */
 @QuarkusTest
 class PublishGroupsTest {
@@ -71,7 +71,10 @@ class PublishGroupsTest {
         pool.shutdownNow();
     }
 
-    /** Long linger, groups of exactly the followers' messages: a group runs when full. */
+    /**
+     * Long linger, groups of exactly the followers' messages: a group is ready when full, and
+     * runs once the first request's transaction, which writes its partition, has ended.
+     */
     private PublishGroups groups(int messagesPerFollower) {
         return new PublishGroups(store, new GroupCommit(TimeUnit.SECONDS.toNanos(60), FOLLOWERS * messagesPerFollower));
     }

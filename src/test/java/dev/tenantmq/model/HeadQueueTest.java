@@ -85,11 +85,14 @@ class HeadQueueTest {
     }
 
     @Test
-    void asking_for_a_group_that_is_not_waiting_is_a_bug() {
+    void asking_for_a_group_that_is_not_waiting_or_finishing_one_twice_is_a_bug() {
         Set<String> stranger = keys("a");
         assertThrows(IllegalStateException.class, () -> queue.mayStart(stranger));
         assertThrows(IllegalStateException.class, () -> queue.start(stranger));
         queue.waitFor(keys("a"));
         assertThrows(IllegalStateException.class, () -> queue.start(keys("a")), "compared by identity, not by value");
+        Set<String> once = started("b");
+        queue.finish(once);
+        assertThrows(IllegalStateException.class, () -> queue.finish(once), "finished twice");
     }
 }

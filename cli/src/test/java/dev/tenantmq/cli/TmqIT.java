@@ -81,7 +81,6 @@ class TmqIT {
         assertTrue(r.out().startsWith("published "), r::toString);
     }
 
-    /** Nacks every message of {@code topic} for {@code group} until {@code dlqCount} dead letters exist. */
     /**
      * Nacks what {@code group} reads until {@code count} dead letters name it. Counting the
      * dead-letter topic's messages would not do: a message another group dead-lettered already
