@@ -166,9 +166,10 @@ public class PublishGroups {
         }
 
         /**
-         * A running group's statements are done and its {@code COMMIT} goes next: InnoDB releases
-         * its head locks as the commit starts, before the log flush, so a group waiting for its
-         * partitions may start now and overlap that flush, as it would have in the database.
+         * A running group's statements are done and its {@code COMMIT} goes next: the database
+         * releases its head locks during the commit (InnoDB without a binary log, before the log
+         * flush), so a group waiting for its partitions may start now and overlap the rest of the
+         * commit, as it would have had it waited for the locks in the database.
          * Once per group; a group whose transaction fails before it frees them in {@link #finished}.
          */
         synchronized void committing(Group group) {

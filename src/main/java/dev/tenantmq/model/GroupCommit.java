@@ -22,8 +22,8 @@ import java.util.List;
  *       ({@link HeadQueue}): it would wait for that partition's head lock anyway, in its own
  *       transaction; waiting in the process, it can still take requests.</li>
  *   <li>A request joins the open group only if the group stays within {@code maxMessages}; a
- *       request that does not fit closes that group (it runs now) and opens the next one, so a
- *       request is never split across transactions.</li>
+ *       request that does not fit closes that group (it runs as soon as its partitions are free)
+ *       and opens the next one, so a request is never split across transactions.</li>
  *   <li>A linger of zero turns grouping off: every publish is a transaction of its own.</li>
  * </ul>
  *

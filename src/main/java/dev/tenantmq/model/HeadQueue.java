@@ -16,8 +16,8 @@ import java.util.Set;
  * began waiting before it shares one of its partitions: it waits in the process instead, where
  * later requests can still join it, and groups that share a partition start in the order they
  * began waiting. Groups without a shared partition start independently. A transaction counts as
- * running here until its statements are done and its commit starts, when InnoDB releases its
- * locks ({@link #finish}).
+ * running here until its statements are done and its commit starts, when the database is about
+ * to release its locks ({@link #finish}).
  *
  * <p>Pure and not thread-safe: the caller guards one instance per (tenant, topic). A group is
  * named by its set of partition keys, compared by identity: an open group's set grows as

@@ -96,9 +96,10 @@ public class Db {
 
     /**
      * As {@link #inTransaction(Isolation, Work)}, and runs {@code beforeCommit} each time the work
-     * has run without error, just before its {@code COMMIT} is sent: InnoDB releases the
-     * transaction's row locks as the commit starts, before its log flush, so whoever waits for
-     * them may go then (group commit's head queue, docs/architecture.md "Group commit").
+     * has run without error, just before its {@code COMMIT} is sent: the database releases the
+     * transaction's row locks during the commit (InnoDB without a binary log, before its log
+     * flush), so whoever waits for them may go then (group commit's head queue,
+     * docs/architecture.md "Group commit").
      * {@code beforeCommit} must not throw; it may run more than once when a commit fails and
      * the work is retried.
      */
