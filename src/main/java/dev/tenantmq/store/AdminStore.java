@@ -28,10 +28,15 @@ public class AdminStore {
     /** Replaces {@code %s}: every tenant (explicit fleet-wide read; scatters on Vitess). */
     private static final String ALL_TENANTS = "TRUE";
 
-    /** Topics with partition and message counts. %s is the tenant predicate. Binds: see {@link ListTopics}. */
+    /**
+     * Topics with partition and message counts. %s is the tenant predicate. The counts need the
+     * key columns only, so they read {@code uq_message_id}, whose entries hold them without the
+     * payload, where the optimizer reads the primary key and every message's page
+     * (docs/operations.md, "Counting messages"). Binds: see {@link ListTopics}.
+     */
     private static final String TOPICS = """
             SELECT tenant, topic, COUNT(DISTINCT partition_key) AS partition_count, COUNT(*) AS message_count
-            FROM queue_messages
+            FROM queue_messages FORCE INDEX (uq_message_id)
             WHERE %s
             GROUP BY tenant, topic
             ORDER BY tenant, topic

@@ -44,11 +44,13 @@ public class QuotaStore {
      * table's LIMIT bounds the work to the limit being checked). A partition's floor is the
      * lowest committed offset of its offset rows when every group of the topic has one there,
      * else 0. The outer WHERE repeats the tenant, as every statement's WHERE leads with it
-     * (StoreSqlRulesTest). See {@link CountUnacked} for the binds.
+     * (StoreSqlRulesTest). The rows read need their key columns only: {@code uq_message_id} holds
+     * them without the payload (docs/operations.md, "Counting messages"). See {@link CountUnacked}
+     * for the binds.
      */
     static final String COUNT_UNACKED = """
             SELECT COUNT(*) AS unacked FROM (
-                SELECT m.tenant FROM queue_messages m
+                SELECT m.tenant FROM queue_messages m FORCE INDEX (uq_message_id)
                 WHERE m.tenant = ? AND m.topic = ?
                   AND m.`offset` > COALESCE((
                       SELECT CASE WHEN COUNT(*) >= ? THEN MIN(o.committed_offset) ELSE 0 END
