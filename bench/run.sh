@@ -4,8 +4,8 @@
 #   bench/run.sh            full run (the sizes; about an hour or more on 2 cores)
 #   bench/run.sh --quick    smaller sizes, under 10 minutes
 #   options: --profile      JFR recording of the service and performance_schema statement
-#                           digests during the publish rows, consume_ack and the replay (changes the
-#                           numbers a little)
+#                           digests during the publish rows, consume_ack, the replay and the
+#                           wake runs (changes the numbers a little)
 #            --rows a,b     only these rows (for working on the harness)
 #
 # It starts its own database (MariaDB 10.11 from Debian, innodb_flush_log_at_trx_commit=1) and

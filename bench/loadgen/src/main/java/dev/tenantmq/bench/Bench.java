@@ -843,6 +843,7 @@ public final class Bench {
         AtomicInteger warm = new AtomicInteger();
         Stats.Latencies[] lat = {new Stats.Latencies()};
         List<Double> p50 = new ArrayList<>(), p99 = new ArrayList<>();
+        Map<String, Object> profile = null;
         Cpu cpu = new Cpu();
         try (Mq polls = new Mq(service.base); ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int w = 0; w < 4; w++) {
@@ -876,6 +877,7 @@ public final class Bench {
             if (warm.get() < parts) {
                 throw new IllegalStateException("wake warm-up: " + warm.get() + " of " + parts + " delivered in 60 s");
             }
+            startProfile("wake_latency_ms");
             for (int r = 0; r < sizes.runs(); r++) {
                 lat[0] = new Stats.Latencies();
                 paced(rate, sizes.wakeSeconds(), r, (i, id) -> {
@@ -893,6 +895,7 @@ public final class Bench {
                 p99.add(lat[0].percentileMs(99));
                 log("  wake run %d: p50 %.1f ms, p99 %.1f ms (%d samples)", r + 1, p50.get(r), p99.get(r), lat[0].count());
             }
+            profile = stopProfile("wake_latency_ms");
             stop.set(true);
             polls.close(); // aborts the waiting long polls
         }
@@ -928,6 +931,9 @@ public final class Bench {
                 "long_polls", 4, "waitSeconds", 20, "fetch_max", 10,
                 "measure", "from just before the publish request is sent to the fetch response that delivers it",
                 "rabbitmq", "1 publisher with asynchronous confirms, 1 consumer (basicConsume, prefetch 10, manual ack)"));
+        if (profile != null) {
+            e.put("profile", profile);
+        }
         return e;
     }
 
