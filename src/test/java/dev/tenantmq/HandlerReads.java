@@ -1,9 +1,12 @@
 package dev.tenantmq;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
@@ -40,6 +43,32 @@ final class HandlerReads {
         long before = rowsRead(dataSource); // what one SHOW adds by itself: before - idleStart
         T result = work.call();
         return new Measured<>(result, (rowsRead(dataSource) - before) - (before - idleStart));
+    }
+
+    /**
+     * Rows of {@code table} read so far through each of its indexes, by every session, by index
+     * name: MariaDB's {@code information_schema.INDEX_STATISTICS}, which counts only while the
+     * global {@code userstat} is on (the caller turns it on and back), or MySQL's
+     * {@code performance_schema.table_io_waits_summary_by_index_usage}.
+     */
+    static Map<String, Long> rowsReadPerIndex(DataSource dataSource, String table) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            String sql = GeneralLogFromStart.isMariaDb(c)
+                    ? "SELECT INDEX_NAME, ROWS_READ FROM information_schema.INDEX_STATISTICS"
+                            + " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?"
+                    : "SELECT INDEX_NAME, COUNT_READ FROM performance_schema.table_io_waits_summary_by_index_usage"
+                            + " WHERE OBJECT_SCHEMA = DATABASE() AND OBJECT_NAME = ? AND INDEX_NAME IS NOT NULL";
+            Map<String, Long> rows = new HashMap<>();
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setString(1, table);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.put(rs.getString(1), rs.getLong(2));
+                    }
+                }
+            }
+            return rows;
+        }
     }
 
     /**

@@ -65,20 +65,26 @@ public class AdminStore {
      * Committed offset per (partition, group), with the partition's newest offset (at least the
      * committed one: retention may have deleted every consumed row) and the lag: the messages
      * above the committed offset. Optional topic and group filters (null = any).
-     * Correlated subqueries, not a join with GROUP BY: they stop at LIMIT and read only the
-     * newest row and the rows above the committed offset, where a join groups every row of every
-     * partition first. They correlate on tenant, so vtgate pushes the statement down whole. The
+     * Correlated subqueries, not a join with GROUP BY: they stop at LIMIT, where a join groups
+     * every row of every partition first. The newest offset is one backward step of the primary
+     * key (a correlated {@code MAX} read the whole partition; docs/architecture.md, "Reads that do
+     * not grow with the backlog"). A correlated {@code offset > o.committed_offset} gives the count
+     * no range, so it reads every stored message of the partition: from {@code uq_message_id},
+     * whose entries hold the keys without the payload (docs/operations.md, "Counting messages").
+     * They correlate on tenant, so vtgate pushes the statement down whole. The
      * COALESCE around each subquery changes no value; it lets vtexplain's fake tablets type the
      * column, without which its scatter merge fails (see VitessRoutingTest).
      */
     private static final String OFFSETS = """
             SELECT o.tenant, o.topic, o.partition_key, o.consumer_group, o.committed_offset,
                    GREATEST(o.committed_offset, COALESCE((
-                       SELECT MAX(m.`offset`) FROM queue_messages m
-                       WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key), 0))
+                       SELECT m.`offset` FROM queue_messages m FORCE INDEX (PRIMARY)
+                       WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                       ORDER BY m.tenant DESC, m.topic DESC, m.partition_key DESC, m.`offset` DESC
+                       LIMIT 1), 0))
                      AS latest_offset,
                    COALESCE((
-                       SELECT COUNT(*) FROM queue_messages m
+                       SELECT COUNT(*) FROM queue_messages m FORCE INDEX (uq_message_id)
                        WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
                          AND m.`offset` > o.committed_offset), 0)
                      AS lag_messages

@@ -866,38 +866,52 @@ public final class Bench {
                     return null;
                 });
             }
-            // Warm-up: one message per partition, so every partition is leased before measuring.
-            for (int p = 0; p < parts; p++) {
-                mq.publish(TENANT, topic, Payloads.single(Payloads.partition(p), "warm-" + p));
-            }
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (warm.get() < parts && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
-            if (warm.get() < parts) {
-                throw new IllegalStateException("wake warm-up: " + warm.get() + " of " + parts + " delivered in 60 s");
-            }
-            startProfile("wake_latency_ms");
-            for (int r = 0; r < sizes.runs(); r++) {
-                lat[0] = new Stats.Latencies();
-                paced(rate, sizes.wakeSeconds(), r, (i, id) -> {
-                    sent.put(id, System.nanoTime());
-                    mq.publish(TENANT, topic, Payloads.single(Payloads.partition((int) (i % parts)), id));
-                });
-                long until = System.nanoTime() + 30_000_000_000L;
-                while (!sent.isEmpty() && System.nanoTime() < until) {
-                    Thread.sleep(20);
+            boolean profiling = false;
+            try {
+                // Warm-up: one message per partition, so every partition is leased before measuring.
+                for (int p = 0; p < parts; p++) {
+                    mq.publish(TENANT, topic, Payloads.single(Payloads.partition(p), "warm-" + p));
                 }
-                if (!sent.isEmpty()) {
-                    throw new IllegalStateException(sent.size() + " wake messages not delivered within 30 s");
+                long deadline = System.nanoTime() + 60_000_000_000L;
+                while (warm.get() < parts && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
                 }
-                p50.add(lat[0].percentileMs(50));
-                p99.add(lat[0].percentileMs(99));
-                log("  wake run %d: p50 %.1f ms, p99 %.1f ms (%d samples)", r + 1, p50.get(r), p99.get(r), lat[0].count());
+                if (warm.get() < parts) {
+                    throw new IllegalStateException("wake warm-up: " + warm.get() + " of " + parts + " delivered in 60 s");
+                }
+                startProfile("wake_latency_ms");
+                profiling = true;
+                for (int r = 0; r < sizes.runs(); r++) {
+                    lat[0] = new Stats.Latencies();
+                    paced(rate, sizes.wakeSeconds(), r, (i, id) -> {
+                        sent.put(id, System.nanoTime());
+                        mq.publish(TENANT, topic, Payloads.single(Payloads.partition((int) (i % parts)), id));
+                    });
+                    long until = System.nanoTime() + 30_000_000_000L;
+                    while (!sent.isEmpty() && System.nanoTime() < until) {
+                        Thread.sleep(20);
+                    }
+                    if (!sent.isEmpty()) {
+                        throw new IllegalStateException(sent.size() + " wake messages not delivered within 30 s");
+                    }
+                    p50.add(lat[0].percentileMs(50));
+                    p99.add(lat[0].percentileMs(99));
+                    log("  wake run %d: p50 %.1f ms, p99 %.1f ms (%d samples)", r + 1, p50.get(r), p99.get(r), lat[0].count());
+                }
+                profiling = false;
+                profile = stopProfile("wake_latency_ms");
+            } finally {
+                // Closing the executor waits for the long polls, so they stop here, whatever threw.
+                stop.set(true);
+                polls.close(); // aborts the waiting long polls
+                if (profiling) { // a run failed: the recording must not go on into the next rows
+                    try {
+                        Profiler.jcmd(cfg.jcmd, service.pid, "JFR.stop", "name=wake_latency_ms");
+                    } catch (Exception e) {
+                        log("  could not stop the wake profile: %s", e);
+                    }
+                }
             }
-            profile = stopProfile("wake_latency_ms");
-            stop.set(true);
-            polls.close(); // aborts the waiting long polls
         }
         Map<String, Object> cpuInfo = cpu.since();
 
