@@ -4,6 +4,8 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.QuotaStore;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -19,13 +21,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The counts that need only the messages' keys, the topic listing's, a quota's unacknowledged
- * messages and the offsets listing's lag, read them from {@code uq_message_id}'s entries, not from
+ * The reads that need only the messages' keys (the topic listing's counts, a quota's unacknowledged
+ * messages, the offsets listing's lag, the tick's idle check) read them from {@code uq_message_id}'s entries, not from
  * the primary key, whose rows hold the payloads (docs/operations.md, "Counting messages"): MariaDB
  * 10.11 takes the primary key unless told. Measured with the server's rows read per index
  * ({@link HandlerReads#rowsReadPerIndex}), the least of three tries, as another session's reads
@@ -42,6 +45,9 @@ class MessageCountsReadTest {
 
     @Inject
     QuotaStore quotas;
+
+    @Inject
+    LeaseStore leases;
 
     private String tenant;
     private String topic;
@@ -111,6 +117,29 @@ class MessageCountsReadTest {
         });
 
         assertReadFromTheIdentityIndex(read);
+    }
+
+    @Test
+    void the_idle_check_of_a_drained_partition_reads_the_identity_index() throws Exception {
+        String group = TestIds.group();
+        drain(group);
+        GroupScope scope = new GroupScope(tenant, group, topic);
+
+        Map<String, Long> read = leastRowsReadPerIndex(() -> assertEquals(Set.of("k0", "k1", "k2", "k3"),
+                leases.idlePartitions(scope, 0)));
+
+        assertReadFromTheIdentityIndex(read);
+    }
+
+    /** Fetches and acknowledges every message of the topic for {@code group}: its offsets rows at the heads. */
+    private void drain(String group) {
+        int acked = 0;
+        while (acked < MESSAGES) {
+            List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(100).waitSeconds(1));
+            assertTrue(!got.isEmpty(), "the group drains the topic: " + acked + " of " + MESSAGES + " acknowledged");
+            Api.ack(tenant, topic, group, Delivered.receipts(got));
+            acked += got.size();
+        }
     }
 
     /**
