@@ -30,9 +30,10 @@ import org.junit.jupiter.api.Test;
  * The reads that need only the messages' keys (the topic listing's counts, a quota's
  * unacknowledged messages, the offsets listing's lag, the tick's idle check) read them from
  * {@code uq_message_id}'s entries, not from the primary key, whose rows hold the payloads
- * (docs/operations.md, "Counting messages"): MariaDB 10.11 takes the primary key unless told.
- * Measured with the server's rows read per index ({@link HandlerReads#rowsReadPerIndex}), the
- * least of three tries, as another session's reads only add.
+ * (docs/operations.md, "Counting messages"): MariaDB 10.11 and MySQL 9.7 take the primary key
+ * unless told. Measured with the server's rows read per index
+ * ({@link HandlerReads#rowsReadPerIndex}), the least of three tries, as another session's reads
+ * only add.
  */
 @QuarkusTest
 @TestProfile(StatementBudgetTest.NoTicks.class)
