@@ -126,12 +126,16 @@ final class ConsumerSql {
         // A method, not a constant: a predicate is no statement for StoreSqlRulesTest to parse;
         // it checks it inside each statement that embeds it. Requires StateSql.render.
         // The gate is a conjunct of its own beside the heads EXISTS, not inside it: vtgate
-        // (v0.24.4) cannot plan a subquery nested in a subquery's expression (VT12001).
+        // (v0.24.4) cannot plan a subquery nested in a subquery's expression (VT12001). It looks
+        // the head up as a scalar subquery on its whole key, not as a NOT EXISTS: MariaDB turned
+        // that into a NOT IN and materialized it from every head row of every tenant, once per
+        // look (34,751 rows per look in the benchmark's wake row; docs/architecture.md, "Reads
+        // that do not grow with the backlog").
         String due = !dueNow ? "" : ("\n" + """
-                AND (NOT EXISTS (SELECT 1 FROM queue_partition_heads dh
-                                 WHERE dh.tenant = o.tenant AND dh.topic = o.topic
-                                   AND dh.partition_key = o.partition_key
-                                   AND dh.delayed_until > UTC_TIMESTAMP(6))
+                AND ((SELECT COUNT(*) FROM queue_partition_heads dh
+                      WHERE dh.tenant = o.tenant AND dh.topic = o.topic
+                        AND dh.partition_key = o.partition_key
+                        AND dh.delayed_until > UTC_TIMESTAMP(6)) = 0
                      OR (SELECT IFNULL(nm.deliver_at, UTC_TIMESTAMP(6)) FROM queue_messages nm FORCE INDEX (PRIMARY)
                          WHERE nm.tenant = o.tenant AND nm.topic = o.topic
                            AND nm.partition_key = o.partition_key
