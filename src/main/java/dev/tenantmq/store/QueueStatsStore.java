@@ -41,9 +41,8 @@ public class QueueStatsStore {
      *       committed offset); NULL when there is none.</li>
      * </ul>
      * The UNION ALL part lists each topic with stored messages (consumer_group NULL), so that the
-     * metrics of a topic that no longer exists can be removed; grouped by (tenant, topic), a prefix
-     * of the primary key, it is a loose index scan (one look per topic), where GROUP BY topic alone
-     * reads every message of the tenant. Every subquery correlates on
+     * metrics of a topic that no longer exists can be removed ({@link TopicListSql}: the tenant's
+     * head rows and one message per topic). Every subquery correlates on
      * tenant, so the statement stays on the tenant's shard; the COALESCE around each subquery lets
      * vtexplain's fake tablets type the column (see {@code AdminStore.OFFSETS}).
      * Cost per offsets row: a primary-key scan of its partition's messages in the open batch's
@@ -98,10 +97,7 @@ public class QueueStatsStore {
             WHERE o.tenant = ?
             GROUP BY o.topic, o.consumer_group
             UNION ALL
-            SELECT t.topic, NULL, 0, 0, NULL
-            FROM queue_messages t
-            WHERE t.tenant = ?
-            GROUP BY t.tenant, t.topic""".formatted(NONE));
+            %2$s""".formatted(NONE, TopicListSql.topicsWithStoredMessages("h.topic, NULL, 0, 0, NULL")));
 
     /**
      * The lag's first step: per (topic, group, partition) of one tenant, the committed offset of

@@ -22,17 +22,11 @@ import java.util.Set;
 @ApplicationScoped
 public class RetentionStore {
     /**
-     * Topics of a tenant, in name order, so an original topic is handled before its
-     * dead-letter topic {@code <topic><suffix>} in the same run. Grouping by the bound
-     * {@code tenant} too is what makes MySQL 9 and MariaDB 10.11 skip through the primary key
-     * (one probe per topic); with {@code DISTINCT topic} alone both read every row of the tenant.
-     * Binds: {@link SelectTopics}.
+     * Topics of a tenant with stored messages ({@link TopicListSql}), in name order, so an
+     * original topic is handled before its dead-letter topic {@code <topic><suffix>} in the same
+     * run. Binds: {@link SelectTopics}.
      */
-    static final String SELECT_TOPICS = """
-            SELECT topic FROM queue_messages
-            WHERE tenant = ?
-            GROUP BY tenant, topic
-            ORDER BY topic""";
+    static final String SELECT_TOPICS = TopicListSql.topicsWithStoredMessages("h.topic") + "\nORDER BY h.topic";
 
     /**
      * Locks the lease rows of the given groups and partitions of a topic before retention deletes
