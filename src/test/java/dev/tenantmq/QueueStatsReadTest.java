@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * stored row, so it runs only where the partition's head is above the committed offset
  * (docs/architecture.md, "Reads that do not grow with the backlog"). Measured with the server's
  * handler counters, the least of three refreshes (another session's reads only raise a try), with
- * 2,001 consumed messages of the partition still stored (no scheduler tick, so no retention), less
+ * 2,001 consumed messages of the partition still stored (retention is off in the test profile), less
  * the rows read with one: the tenant is shared with other tests, whose partitions cost the same in
  * both.
  */

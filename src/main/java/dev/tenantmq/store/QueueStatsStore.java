@@ -47,14 +47,14 @@ public class QueueStatsStore {
      * </ul>
      * The UNION ALL part lists each topic with stored messages (consumer_group NULL), so that the
      * metrics of a topic that no longer exists can be removed ({@link TopicListSql}: the tenant's
-     * head rows and one message per topic). Every subquery correlates on
-     * tenant, so the statement stays on the tenant's shard; the COALESCE around each subquery lets
-     * vtexplain's fake tablets type the column (see {@code AdminStore.OFFSETS}).
-     * Cost per offsets row: while a delivery batch is open, a primary-key scan of its partition's
-     * messages from the oldest stored one to the end of the batch (the bounds are columns, so they
-     * give no range); one look-up of the partition's head and, when it is above the committed offset,
-     * the step to the first message above it; and primary-key range scans of the group's delivery
-     * rows of the partition (EXPLAIN: docs/operations.md, "Metrics").
+     * head rows and one message per topic). Every subquery correlates on tenant, so the statement
+     * stays on the tenant's shard; the COALESCE around each subquery lets vtexplain's fake tablets
+     * type the column (see {@code AdminStore.OFFSETS}).
+     * Cost per offsets row: while a delivery batch is open, a read of every stored message of its
+     * partition (the batch's bounds are columns, which give no range and no stop); one look-up of
+     * the partition's head and, when it is above the committed offset, the step to the first
+     * message above it; and primary-key range scans of the group's delivery rows of the partition
+     * (EXPLAIN: docs/operations.md, "Metrics").
      * Binds: see {@link StatsBinds}.
      */
     static final String QUEUE_STATS = StateSql.render("""

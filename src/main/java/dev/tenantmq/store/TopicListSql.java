@@ -20,9 +20,12 @@ final class TopicListSql {
     /**
      * A statement over the heads {@code h} of one tenant (one {@code ?}: the tenant), one row per
      * topic with at least one stored message, selecting {@code columns} (the grouped
-     * {@code h.topic}, or constants). The probe stands in {@code HAVING}, so it runs once per
-     * topic, not once per partition; a {@code LIMIT 1} scalar subquery, not an {@code EXISTS},
-     * which the optimizer may turn into a semi-join materialized from every message.
+     * {@code h.topic}, or constants). The probe stands in {@code HAVING}, so MariaDB and MySQL run
+     * it once per topic, not once per partition (vtgate v0.24.4, which rebuilds a statement with
+     * subqueries, moves a HAVING condition without an aggregate into WHERE: through it the probe
+     * runs once per head row, the same answer at a cost that still grows with the partitions, not
+     * the messages). A {@code LIMIT 1} scalar subquery, not an {@code EXISTS}, which MariaDB may
+     * turn into a semi-join materialized from every message.
      */
     static String topicsWithStoredMessages(String columns) {
         return """
@@ -30,7 +33,7 @@ final class TopicListSql {
                 FROM queue_partition_heads h
                 WHERE h.tenant = ?
                 GROUP BY h.tenant, h.topic
-                HAVING (SELECT t.partition_key FROM queue_messages t
+                HAVING (SELECT t.partition_key FROM queue_messages t FORCE INDEX (PRIMARY)
                         WHERE t.tenant = h.tenant AND t.topic = h.topic
                         LIMIT 1) IS NOT NULL""".formatted(columns);
     }
