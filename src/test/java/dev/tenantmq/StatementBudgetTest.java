@@ -151,6 +151,37 @@ class StatementBudgetTest {
         assertTrue(sent.size() <= FETCH_ACKING_BUDGET, "fetch of 100 acking 100 over 50 partitions: " + brief(sent));
     }
 
+    /**
+     * The usual fetch of a deep partition (the benchmark's consume loop): it acks the partition's
+     * last batch and takes its next. Its cursor read and first scan are one join, not the union of
+     * the fetch over several partitions, which costs MariaDB about twice as much for the same rows
+     * (docs/architecture.md, "The cursors and the first scan in one read"); still 4 statements.
+     */
+    @Test
+    void a_fetch_of_one_partition_that_acks_its_last_batch_reads_its_cursor_and_scan_without_a_union()
+            throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int i = 0; i < 2 * MESSAGES; i++) {
+            batch.add(Api.msg("deep", "m-" + i, Map.of("n", i)));
+        }
+        Api.publishOk(tenant, topic, batch);
+        List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(MESSAGES).waitSeconds(5));
+        assertEquals(MESSAGES, got.size(), "the first fetch takes the partition's first 100");
+
+        List<Delivered> next = new ArrayList<>();
+        List<String> sent = statementsOf(topic, () -> next.addAll(Api.fetchAcking(tenant, topic, group,
+                Fetch.upTo(MESSAGES).waitSeconds(0), Delivered.receipts(got)).messages()));
+
+        assertEquals(MESSAGES, next.size(), "the acked partition gives its next 100 in the same call");
+        assertEquals("m-" + MESSAGES, next.get(0).id(), "the next batch starts after the acked one");
+        assertTrue(sent.size() <= FETCH_ACKING_BUDGET, "fetch of 100 acking 100 in one partition: " + brief(sent));
+        assertEquals(List.of(), sent.stream().filter(sql -> sql.toUpperCase(java.util.Locale.ROOT).contains("UNION"))
+                .map(sql -> sql.replaceAll("\\s+", " ")).toList(), "statements with a UNION: " + brief(sent));
+    }
+
     @Test
     void a_publish_of_100_messages_over_50_partitions_runs_a_constant_number_of_statements() throws Exception {
         String tenant = TestIds.tenant();

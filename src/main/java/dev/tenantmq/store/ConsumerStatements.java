@@ -145,6 +145,35 @@ final class ConsumerStatements {
     }
 
     /**
+     * {@link ConsumerSql.SelectCursorAndScanOne}: as {@link #cursorsAndFirstScan} for one
+     * partition, or empty when it read no row (no offsets row, or no message above the offset),
+     * where the union says which.
+     */
+    static Optional<CursorsAndFirstScan> cursorAndScanOne(Connection c, ConsumerSql.SelectCursorAndScanOne q)
+            throws SQLException {
+        Map<String, Cursor> cursors = new HashMap<>();
+        List<Scanned> rows = new ArrayList<>();
+        boolean[] deleting = {false};
+        ColumnIndexes column = new ColumnIndexes();
+        Db.RowMapper<Scanned> scan = Scanned.rows();
+        Db.forEach(c, q.sql(), q, rs -> {
+            if (cursors.isEmpty()) { // every row carries the same cursor
+                cursors.put(q.partitionKey(), Cursor.ROW.map(rs));
+                deleting[0] = rs.getLong(column.of(rs, "topic_deleting")) > 0;
+            }
+            rows.add(scan.map(rs));
+        });
+        if (cursors.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, List<Scanned>> scanned = new HashMap<>();
+        if (!deleting[0]) { // the topic is being deleted: nothing of it goes out
+            scanned.put(q.partitionKey(), rows);
+        }
+        return Optional.of(new CursorsAndFirstScan(cursors, scanned));
+    }
+
+    /**
      * {@link ConsumerSql#SCAN_PARTITION} or {@link ConsumerSql#SCAN_UNDELIVERED}, one UNION ALL
      * branch per partition: rows by partition, in offset order; none while the topic is being
      * deleted.

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -262,7 +263,12 @@ public class FetchTransaction {
             rows += limits[i];
         }
         long cap = payloadCap(Mode.FETCH, new FetchBudget.Meter(budget), rows);
-        ConsumerStatements.CursorsAndFirstScan read = ConsumerStatements.cursorsAndFirstScan(c,
+        // One partition: a join, which costs the server about half the union (docs/architecture.md,
+        // "The cursors and the first scan in one read"); the union when it reads no row.
+        Optional<ConsumerStatements.CursorsAndFirstScan> one = keys.size() == 1 && scan.size() == 1
+                ? ConsumerStatements.cursorAndScanOne(c, new ConsumerSql.SelectCursorAndScanOne(s, scan.get(0), cap, limits[0]))
+                : Optional.empty();
+        ConsumerStatements.CursorsAndFirstScan read = one.isPresent() ? one.get() : ConsumerStatements.cursorsAndFirstScan(c,
                 new ConsumerSql.SelectCursorsAndFirstScan(s, new ArrayList<>(new TreeSet<>(keys)), cap, byKey));
         Map<String, Long> from = new HashMap<>();
         for (String key : byKey.keySet()) {
