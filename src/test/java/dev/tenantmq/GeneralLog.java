@@ -183,6 +183,11 @@ public final class GeneralLog implements AutoCloseable {
 
         void add(String sql) {
             String s = sql.strip().toUpperCase(java.util.Locale.ROOT);
+            if (s.startsWith("SET GLOBAL")) {
+                // The log's own switch ({@link GeneralLog#start}): on MariaDB the log is on when it
+                // runs, and the pooled connection that ran it may carry the next unit of work.
+                return;
+            }
             boolean set = s.startsWith("SET ") && !s.startsWith("SET GLOBAL");
             String compact = s.replace(" ", "");
             if (set && compact.contains("AUTOCOMMIT=0")) {

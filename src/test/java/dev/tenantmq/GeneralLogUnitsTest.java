@@ -49,6 +49,12 @@ class GeneralLogUnitsTest {
     }
 
     @Test
+    void the_logs_own_switch_on_the_connection_that_runs_the_next_unit_belongs_to_none() {
+        assertEquals(List.of(List.of("SELECT l", "UPDATE t", "COMMIT")),
+                cut("SET GLOBAL general_log = 'ON'", "SELECT l", "UPDATE t", "COMMIT"));
+    }
+
+    @Test
     void session_sets_right_after_a_unit_are_its_pool_reset() {
         assertEquals(List.of(List.of("START TRANSACTION", "UPDATE t", "COMMIT",
                         "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"), List.of("SELECT 1")),
