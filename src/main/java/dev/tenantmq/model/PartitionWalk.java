@@ -281,6 +281,26 @@ public final class PartitionWalk {
         return limits;
     }
 
+    /**
+     * {@link #scanLimits} of a fetch that continues in the partitions whose batches it acks, and
+     * in no other (docs/api.md, "Fetch and ack in one call"): the first of them gets the whole
+     * budget plus {@code slack}, so that when it is deep it fills the fetch alone and the next
+     * fetch, acking that one batch, reads one partition (docs/architecture.md, "The cursors and
+     * the first scan in one read"). With its share alone the first of two deep partitions left
+     * part of every fetch to the second for as long as both lasted, and each fetch acked and read
+     * two. The others keep their limits: when the first is shallower, they take the rest as in any
+     * fetch.
+     *
+     * @return one limit per partition, as {@link #scanLimits}
+     */
+    public static int[] continuationLimits(int budget, int partitions, int slack) {
+        int[] limits = scanLimits(budget, partitions, slack);
+        if (budget > 0 && partitions > 0) {
+            limits[0] = budget + slack;
+        }
+        return limits;
+    }
+
     /** The decisions so far, in offset order. */
     public List<Step> steps() {
         return List.copyOf(steps);

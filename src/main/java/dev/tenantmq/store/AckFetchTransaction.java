@@ -80,9 +80,11 @@ public class AckFetchTransaction {
                 }
             }
             // The cursors with a first scan of the partitions the walk will offer the budget, in its
-            // order: where the ack closes a whole batch, the scan from its end is the walk's.
+            // order: where the ack closes a whole batch, the scan from its end is the walk's. A fetch
+            // that continues in its acked partitions alone lets the first fill the budget.
             Map.Entry<Map<String, Cursor>, FetchTransaction.FirstScan> cursorsAndScan = FetchTransaction
-                    .cursorsAndFirstScan(c, s, all, order.stream().filter(held::containsKey).toList(), budget);
+                    .cursorsAndFirstScan(c, s, all, order.stream().filter(held::containsKey).toList(), budget,
+                            partitions.isEmpty());
             Map<String, Cursor> read = cursorsAndScan.getKey();
             Map<String, Cursor> ackCursors = new HashMap<>();
             ackKeys.forEach(k -> {

@@ -241,7 +241,9 @@ public class FetchTransaction {
      * The cursors of {@code keys} and a first scan of {@code scan}, in one statement, under the
      * lease row locks the caller holds. {@code scan} (a subset of {@code keys}, in the order the
      * walk will offer them the budget) gets the LIMITs the walk gives them when it walks them all
-     * ({@link PartitionWalk#scanLimits}), and the payload cap of that many rows: a partition the
+     * ({@link PartitionWalk#scanLimits}; {@link PartitionWalk#continuationLimits} when
+     * {@code continuing}, a fetch that walks only the partitions it acks), and the payload cap of
+     * that many rows: a partition the
      * walk then skips (its batch still holds it, no offsets row) leaves the others smaller LIMITs
      * than the walk's own scan would give, and the walk's next rounds take what they leave. Without
      * budget nothing is scanned and the cursors are read alone.
@@ -250,12 +252,15 @@ public class FetchTransaction {
      */
     static Map.Entry<Map<String, Cursor>, FirstScan> cursorsAndFirstScan(Connection c, GroupScope s,
                                                                          java.util.Collection<String> keys,
-                                                                         List<String> scan, FetchBudget budget)
+                                                                         List<String> scan, FetchBudget budget,
+                                                                         boolean continuing)
             throws SQLException {
         if (scan.isEmpty() || budget.messagesLeft() <= 0) {
             return Map.entry(DeliveryBatches.cursors(c, s, new TreeSet<>(keys)), FirstScan.NONE);
         }
-        int[] limits = PartitionWalk.scanLimits(budget.messagesLeft(), scan.size(), SCAN_SLACK);
+        int[] limits = continuing
+                ? PartitionWalk.continuationLimits(budget.messagesLeft(), scan.size(), SCAN_SLACK)
+                : PartitionWalk.scanLimits(budget.messagesLeft(), scan.size(), SCAN_SLACK);
         Map<String, Integer> byKey = new java.util.LinkedHashMap<>();
         long rows = 0;
         for (int i = 0; i < scan.size(); i++) {
@@ -367,7 +372,7 @@ public class FetchTransaction {
         }
         List<String> held = new ArrayList<>(epochs.keySet());
         Map.Entry<Map<String, Cursor>, FirstScan> read = cursorsAndFirstScan(c, s, held,
-                mode == Mode.FETCH ? held : List.of(), fetchBudget);
+                mode == Mode.FETCH ? held : List.of(), fetchBudget, false);
         return walk(c, mode, s, held, epochs, read.getKey(), fetchBudget, visibilityMicros, policy, List.of(),
                 read.getValue());
     }

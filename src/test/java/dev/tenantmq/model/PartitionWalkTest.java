@@ -185,6 +185,17 @@ class PartitionWalkTest {
     }
 
     @Test
+    void a_fetch_that_continues_in_its_acked_partitions_lets_the_first_fill_the_budget() {
+        assertArrayEquals(new int[] {116, 66}, PartitionWalk.continuationLimits(100, 2, 16),
+                "two deep partitions: the first may take the budget, where its share left a third to the second");
+        assertArrayEquals(new int[] {66, 66}, PartitionWalk.scanLimits(100, 2, 16));
+        assertArrayEquals(new int[] {116, 25, 25, 25, 9, 9, 9, 9, 9, 9, 9, 9},
+                PartitionWalk.continuationLimits(100, 12, 16), "behind a shallow first, the others as in any fetch");
+        assertArrayEquals(new int[] {116}, PartitionWalk.continuationLimits(100, 1, 16));
+        assertArrayEquals(new int[] {16, 16}, PartitionWalk.continuationLimits(0, 2, 16), "a sweep: the slack each");
+    }
+
+    @Test
     void a_sweep_reads_the_slack_of_every_partition() {
         assertArrayEquals(new int[] {16, 16, 16}, PartitionWalk.scanLimits(0, 3, 16));
     }
