@@ -182,6 +182,42 @@ class StatementBudgetTest {
                 .map(sql -> sql.replaceAll("\\s+", " ")).toList(), "statements with a UNION: " + brief(sent));
     }
 
+    /**
+     * Two deep partitions: the first fetch, after a look, splits its budget between them (their
+     * shares and slack, 66 rows each). The fetch that acks that batch continues in those two
+     * partitions alone and lets the first fill the budget (model.PartitionWalk#continuationLimits),
+     * so the fetch after it acks and reads one partition, without a union.
+     */
+    @Test
+    void a_fetch_that_acks_two_deep_partitions_takes_its_next_batch_from_the_first_alone() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = TestIds.group();
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int i = 0; i < 3 * MESSAGES; i++) {
+            batch.add(Api.msg("a", "a-" + i, Map.of("n", i)));
+            batch.add(Api.msg("b", "b-" + i, Map.of("n", i)));
+        }
+        Api.publishOk(tenant, topic, batch);
+        List<Delivered> first = Api.fetchOk(tenant, topic, group, Fetch.upTo(MESSAGES).waitSeconds(5));
+        assertEquals(Map.of("a", 66L, "b", 34L), byPartition(first), "the look's fetch shares the budget");
+
+        List<Delivered> second = Api.fetchAcking(tenant, topic, group, Fetch.upTo(MESSAGES).waitSeconds(0),
+                Delivered.receipts(first)).messages();
+        assertEquals(Map.of("a", 100L), byPartition(second), "the fetch acking both takes its next 100 from the first");
+        assertEquals("a-66", second.get(0).id());
+
+        List<String> sent = statementsOf(topic, () -> Api.fetchAcking(tenant, topic, group,
+                Fetch.upTo(MESSAGES).waitSeconds(0), Delivered.receipts(second)));
+        assertEquals(List.of(), sent.stream().filter(sql -> sql.toUpperCase(java.util.Locale.ROOT).contains("UNION"))
+                .toList(), "the next fetch acks and reads one partition: " + brief(sent));
+    }
+
+    private static Map<String, Long> byPartition(List<Delivered> messages) {
+        return messages.stream().collect(java.util.stream.Collectors.groupingBy(Delivered::partitionKey,
+                java.util.TreeMap::new, java.util.stream.Collectors.counting()));
+    }
+
     @Test
     void a_publish_of_100_messages_over_50_partitions_runs_a_constant_number_of_statements() throws Exception {
         String tenant = TestIds.tenant();
