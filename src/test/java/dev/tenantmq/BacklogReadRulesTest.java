@@ -87,8 +87,9 @@ class BacklogReadRulesTest {
      * partitions (docs/architecture.md, "Reads that do not grow with the backlog"). The ready look
      * checks the marker per partition as a scalar subquery (DeletionSql.topicNotBeingDeleted); a
      * fetch's scan checks it once, in its own last branch (ConsumerSql.SCAN_DELETION_MARKER, or
-     * FIRST_SCAN_DELETION_MARKER where the scan is read with the cursors), and no scan branch looks
-     * at the heads.
+     * FIRST_SCAN_DELETION_MARKER where the scan is read with the cursors; a scalar COUNT on its whole
+     * key in the one-partition read, SELECT_CURSOR_AND_SCAN_ONE), and no scan branch looks at the
+     * heads.
      */
     @Test
     void a_head_that_must_be_absent_is_looked_up_by_its_key_not_in_a_not_exists_over_all_heads() {

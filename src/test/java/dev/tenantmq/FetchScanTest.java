@@ -105,6 +105,41 @@ class FetchScanTest {
                 "without the marker the same fetch hands the messages out");
     }
 
+    /**
+     * The same with one partition, whose fetch that acks its batch reads the cursor and scan as a
+     * join (docs/architecture.md, "The cursors and the first scan in one read"): the marker rides
+     * in the cursor's row there, and a scan that sees it hands out nothing either.
+     */
+    @Test
+    void a_one_partition_fetch_that_finds_the_deletion_marker_hands_out_nothing() throws Exception {
+        List<Map<String, Object>> messages = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            messages.add(Api.msg("only", "only-" + i, i));
+        }
+        Api.publishOk(tenant, topic, messages);
+        List<Delivered> first = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> first.addAll(Api.fetchOk(tenant, topic, group, Fetch.upTo(10).waitSeconds(1))));
+        assertEquals(10, first.size(), "the first fetch takes the partition's first 10");
+        mark(true);
+
+        List<Object> delivered = new ArrayList<>();
+        List<String> sent;
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            delivered.addAll(Api.fetchAcking(tenant, topic, group, Fetch.upTo(10).waitSeconds(0),
+                    Delivered.receipts(first)).messages());
+            sent = log.stopUnitsOf(topic);
+        }
+        assertEquals(List.of(), delivered, "nothing of a topic being deleted goes out");
+        assertTrue(sent.stream().anyMatch(sql -> sql.contains("AS not_due") && sql.contains("topic_deleting")
+                && !sql.contains("UNION")), "the fetch read its cursor and scan as the join: " + sent);
+
+        mark(false);
+        List<Delivered> after = Api.fetchOk(tenant, topic, group, Fetch.upTo(10).waitSeconds(0));
+        assertEquals(List.of("only-10", "only-11", "only-12", "only-13", "only-14", "only-15", "only-16", "only-17",
+                "only-18", "only-19"), Delivered.ids(after), "without the marker the partition goes on after the ack");
+    }
+
     @Test
     void a_fetch_over_deep_partitions_claims_and_scans_as_many_partitions_as_their_last_depth_needs() throws Exception {
         int depth = 25;

@@ -188,7 +188,7 @@ public final class GeneralLog implements AutoCloseable {
                 // runs, and the pooled connection that ran it may carry the next unit of work.
                 return;
             }
-            boolean set = s.startsWith("SET ") && !s.startsWith("SET GLOBAL");
+            boolean set = s.startsWith("SET ");
             String compact = s.replace(" ", "");
             if (set && compact.contains("AUTOCOMMIT=0")) {
                 implicit = Boolean.TRUE;

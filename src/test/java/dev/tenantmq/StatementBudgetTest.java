@@ -154,7 +154,7 @@ class StatementBudgetTest {
     /**
      * The usual fetch of a deep partition (the benchmark's consume loop): it acks the partition's
      * last batch and takes its next. Its cursor read and first scan are one join, not the union of
-     * the fetch over several partitions, which costs MariaDB about twice as much for the same rows
+     * the fetch over several partitions, which costs MariaDB about 1.5 times as much for the same rows
      * (docs/architecture.md, "The cursors and the first scan in one read"); still 4 statements.
      */
     @Test

@@ -268,8 +268,9 @@ public class FetchTransaction {
             rows += limits[i];
         }
         long cap = payloadCap(Mode.FETCH, new FetchBudget.Meter(budget), rows);
-        // One partition: a join, which costs the server about half the union (docs/architecture.md,
-        // "The cursors and the first scan in one read"); the union when it reads no row.
+        // One partition: a join, which costs the server about two thirds of the union
+        // (docs/architecture.md, "The cursors and the first scan in one read"); the union when it
+        // reads no row.
         Optional<ConsumerStatements.CursorsAndFirstScan> one = keys.size() == 1 && scan.size() == 1
                 ? ConsumerStatements.cursorAndScanOne(c, new ConsumerSql.SelectCursorAndScanOne(s, scan.get(0), cap, limits[0]))
                 : Optional.empty();
