@@ -243,10 +243,11 @@ public class FetchTransaction {
      * walk will offer them the budget) gets the LIMITs the walk gives them when it walks them all
      * ({@link PartitionWalk#scanLimits}; {@link PartitionWalk#continuationLimits} when
      * {@code continuing}, a fetch that walks only the partitions it acks), and the payload cap of
-     * that many rows: a partition the
-     * walk then skips (its batch still holds it, no offsets row) leaves the others smaller LIMITs
-     * than the walk's own scan would give, and the walk's next rounds take what they leave. Without
-     * budget nothing is scanned and the cursors are read alone.
+     * that many rows: a partition the walk then skips (its batch still holds it, no offsets row)
+     * leaves the others smaller LIMITs than the walk's own scan would give, and the walk's next
+     * rounds take what they leave. Without budget nothing is scanned and the cursors are read
+     * alone. One partition to read and scan is read with {@link ConsumerSql.SelectCursorAndScanOne}
+     * when that finds a row.
      *
      * @return the cursors by partition, and the first scan
      */
