@@ -3,15 +3,25 @@ package dev.tenantmq;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -88,6 +98,84 @@ class ReadyLookRestTest {
         // lease from the rest, k02..k10; the tenth looks at the 10 after k10 and takes k11; the
         // last two lease from that look's rest. One look per fetch without the rest: 12.
         assertEquals(1, looks, "ready looks in " + fetches + " fetches");
+    }
+
+    /**
+     * The group's fetches here lease from the same rest at once: while one of them waits for a
+     * lease row lock inside its lease transaction (here held by the test), another claims the
+     * next partition of the rest and leases from it, with no look of its own. When the rest was
+     * taken out for the length of a fetch, the other fetch found none and looked.
+     */
+    @Test
+    void a_fetch_leases_from_the_rest_that_another_fetch_of_the_group_is_leasing_from() throws Exception {
+        List<Map<String, Object>> backlog = new ArrayList<>();
+        for (int n = 0; n < DEPTH; n++) {
+            for (int i = 0; i < PARTITIONS; i++) {
+                backlog.add(Api.msg(key(i), key(i) + "-" + n, n));
+            }
+        }
+        Api.publishOk(tenant, topic, backlog);
+        List<Delivered> first = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> first.addAll(Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(1))));
+        assertEquals(List.of(key(0)), partitions(first));
+        Api.ack(tenant, topic, group, Delivered.receipts(first));
+        // As above: an admin delete ends the news, so the next fetch looks; its look names
+        // k01..k10 and stops at its limit, it takes k01, and k02..k10 are the rest.
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic).queryParam("partitionKey", key(PARTITIONS - 1))
+                .queryParam("id", key(PARTITIONS - 1) + "-" + (DEPTH - 1)).delete("/admin/messages")
+                .then().statusCode(200);
+        List<Delivered> second = Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(0));
+        assertEquals(List.of(key(1)), partitions(second));
+        Api.ack(tenant, topic, group, Delivered.receipts(second));
+
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        List<String> sent;
+        try (Connection holder = dataSource.getConnection(); GeneralLog log = GeneralLog.start(dataSource)) {
+            holder.setAutoCommit(false);
+            try (PreparedStatement lock = holder.prepareStatement(LOCK_LEASE)) {
+                lock.setString(1, tenant);
+                lock.setString(2, group);
+                lock.setString(3, topic);
+                lock.setString(4, key(2));
+                try (ResultSet rs = lock.executeQuery()) {
+                    assertTrue(rs.next(), "k02 is leased");
+                }
+            }
+            // This fetch claims k02, the rest's first partition, and waits for its lease row.
+            Future<List<Delivered>> waiting = pool.submit(
+                    () -> Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(0)));
+            await().atMost(Duration.ofSeconds(30)).until(() -> lockWaits() > 0);
+            List<Delivered> meanwhile = Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(0));
+            // k02 is claimed, and the waiting fetch may have claimed k03 with it (a partition's
+            // depth is learnt with slack, PartitionDepth): a partition of the rest after them.
+            List<String> rest = java.util.stream.IntStream.range(3, 11).mapToObj(ReadyLookRestTest::key).toList();
+            assertEquals(1, partitions(meanwhile).size(), "one partition of " + DEPTH + " messages");
+            assertTrue(rest.contains(partitions(meanwhile).get(0)), "from the rest: " + partitions(meanwhile));
+            holder.commit();
+            assertEquals(List.of(key(2)), partitions(waiting.get(60, TimeUnit.SECONDS)));
+            holder.setAutoCommit(true);
+            sent = log.stopUnitsOf(topic);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(0, GeneralLog.readyLooks(sent), "ready looks of the two fetches");
+    }
+
+    /** Locks one lease row, as a fetch's lease transaction does (ConsumerSql's lease lock). */
+    private static final String LOCK_LEASE = """
+            SELECT partition_key FROM queue_partition_leases
+            WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
+            FOR UPDATE""";
+
+    /** Transactions of the test database waiting for a row lock now. */
+    private long lockWaits() throws SQLException {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private static String key(int i) {

@@ -359,8 +359,15 @@ public class ConsumeService {
             }
         }
         boolean leftOut = false; // whether a look stopped at its LIMIT: ready partitions may be unseen
-        ReadyTail tail = tails.remove(scope);
-        if (tail != null && tail.trusted(clock.instant(), lookInterval)) {
+        // Read, not taken: the group's other fetches here lease from the same rest meanwhile,
+        // each claiming partitions the others have not (see `claimed`), where a taken rest made
+        // each of them look (docs/architecture.md, "The rest of a look").
+        ReadyTail tail = tails.get(scope);
+        if (tail != null && !tail.trusted(clock.instant(), lookInterval)) {
+            tails.remove(scope, tail); // the looks below name its partitions again
+            tail = null;
+        }
+        if (tail != null) {
             // The rest of the last look, which left ready partitions out: lease from it instead
             // of naming the same partitions again, and look on after it only when it runs out.
             int before = leased.size();
@@ -588,11 +595,11 @@ public class ConsumeService {
 
     /**
      * Keeps {@code tail}, what is left of a look that started at {@code lookedAt}, for the
-     * triple's next fetch here, or forgets the triple's tail when null; unless another fetch of
-     * the triple has kept the rest of a later look meanwhile, which is fresher and stays.
+     * triple's next fetch here, or forgets the triple's tail when null, as {@link ReadyTail#keep}
+     * decides against what another fetch of the triple kept meanwhile.
      */
     private void keepTail(GroupScope scope, ReadyTail tail, Instant lookedAt) {
-        tails.compute(scope, (k, kept) -> kept != null && kept.lookedAt().isAfter(lookedAt) ? kept : tail);
+        tails.compute(scope, (k, kept) -> ReadyTail.keep(kept, tail, lookedAt));
     }
 
     /** The leased messages as delivered, with their receipts; moves the group's fairness cursor, or clears it when no ready partition was {@code leftOut}. */

@@ -91,6 +91,33 @@ public record ReadyTail(List<String> keys, Instant lookedAt) {
         return keys.get(keys.size() - 1);
     }
 
+    /**
+     * The rest a consumer group keeps when one of its fetches, which leased from the rest of the
+     * look that started at {@code lookedAt} or looked then, leaves {@code tail} (null: nothing
+     * left) while {@code kept} is what the group holds now. The group's fetches in a process
+     * lease from the same rest at once, each claiming partitions the others have not: the rest
+     * of a later look is fresher and stays; of two rests of the same look, both what is left of
+     * its keys after a walk, the one with fewer keys is where some fetch walked furthest (the
+     * partitions before it are leased, or were skipped as claimed, and the claimant signals
+     * those it took nothing from), and an empty one means the look is used up.
+     *
+     * @param kept the group's rest now, or null
+     * @param tail what the fetch leaves of the look's partitions, or null
+     * @return the rest to hold, or null for none
+     */
+    public static ReadyTail keep(ReadyTail kept, ReadyTail tail, Instant lookedAt) {
+        if (kept == null) {
+            return tail;
+        }
+        if (kept.lookedAt().isAfter(lookedAt)) {
+            return kept;
+        }
+        if (kept.lookedAt().equals(lookedAt) && tail != null && kept.keys().size() < tail.keys().size()) {
+            return kept;
+        }
+        return tail;
+    }
+
     /** What is left after a fetch reached the partitions before {@code next}; null when nothing. */
     public ReadyTail rest(int next) {
         return next >= keys.size() ? null : new ReadyTail(keys.subList(next, keys.size()), lookedAt);

@@ -68,6 +68,29 @@ class ReadyTailTest {
     }
 
     @Test
+    void of_two_rests_of_one_look_the_group_keeps_the_one_a_fetch_walked_furthest_in() {
+        ReadyTail look = new ReadyTail(READY, T0);
+        // Two fetches leased from the rest at once: one reached a, the other skipped a (claimed) and took b.
+        ReadyTail afterA = look.rest(1);
+        ReadyTail afterB = look.rest(2);
+        assertEquals(afterB, ReadyTail.keep(afterB, afterA, T0), "the later keep of the shorter walk loses");
+        assertEquals(afterB, ReadyTail.keep(afterA, afterB, T0));
+        assertNull(ReadyTail.keep(afterB, null, T0), "a fetch that used the look up ends it");
+        assertNull(ReadyTail.keep(null, null, T0));
+        assertEquals(afterA, ReadyTail.keep(null, afterA, T0));
+    }
+
+    @Test
+    void a_later_looks_rest_stays_and_replaces_an_earlier_ones() {
+        ReadyTail earlier = new ReadyTail(List.of("a", "b"), T0);
+        ReadyTail later = new ReadyTail(READY, T0.plusMillis(5));
+        assertEquals(later, ReadyTail.keep(later, earlier.rest(1), T0), "a fetch of the earlier look keeps nothing over it");
+        assertEquals(later, ReadyTail.keep(later, null, T0));
+        assertEquals(later, ReadyTail.keep(earlier, later, later.lookedAt()), "even when longer");
+        assertNull(ReadyTail.keep(earlier, null, later.lookedAt()), "a later look that saw everything ends it");
+    }
+
+    @Test
     void a_rest_names_at_least_one_partition() {
         assertThrows(IllegalArgumentException.class, () -> new ReadyTail(List.of(), T0));
     }
