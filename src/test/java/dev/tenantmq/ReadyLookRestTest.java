@@ -154,13 +154,19 @@ class ReadyLookRestTest {
             assertEquals(1, partitions(meanwhile).size(), "one partition of " + DEPTH + " messages");
             assertTrue(rest.contains(partitions(meanwhile).get(0)), "from the rest: " + partitions(meanwhile));
             holder.commit();
-            assertEquals(List.of(key(2)), partitions(waiting.get(60, TimeUnit.SECONDS)));
+            List<Delivered> waited = waiting.get(60, TimeUnit.SECONDS);
+            assertEquals(List.of(key(2)), partitions(waited));
             holder.setAutoCommit(true);
+            // Both kept what they left of the rest: the next fetch leases from it, after both.
+            List<Delivered> next = Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(0));
+            assertEquals(1, partitions(next).size(), "one partition of " + DEPTH + " messages");
+            assertTrue(rest.contains(partitions(next).get(0)) && !partitions(next).equals(partitions(meanwhile)),
+                    "from the rest, after the fetches before: " + partitions(next));
             sent = log.stopUnitsOf(topic);
         } finally {
             pool.shutdownNow();
         }
-        assertEquals(0, GeneralLog.readyLooks(sent), "ready looks of the two fetches");
+        assertEquals(0, GeneralLog.readyLooks(sent), "ready looks of the three fetches");
     }
 
     /** Locks one lease row, as a fetch's lease transaction does (ConsumerSql's lease lock). */
@@ -169,10 +175,12 @@ class ReadyLookRestTest {
             WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
             FOR UPDATE""";
 
-    /** Transactions of the test database waiting for a row lock now. */
+    /** Transactions of the test database waiting for a lease row lock now (a fetch's lease transaction). */
     private long lockWaits() throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'")) {
+             ResultSet rs = s.executeQuery("""
+                     SELECT COUNT(*) FROM information_schema.innodb_trx
+                     WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE '%queue_partition_leases%FOR UPDATE%'""")) {
             rs.next();
             return rs.getLong(1);
         }

@@ -373,8 +373,10 @@ public class ConsumeService {
             int before = leased.size();
             Round round = leaseUnclaimed(scope, f, subscriber, busy, tail.keys(), budget, leased, ack);
             budget = round.budget();
-            keepTail(scope, tail.rest(ReadyTail.firstUnreached(tail.keys(), gave(leased, before), budget.spent(),
-                    round.next())), tail.lookedAt());
+            ReadyTail left = tail.rest(ReadyTail.firstUnreached(tail.keys(), gave(leased, before), budget.spent(),
+                    round.next()));
+            Instant restLookedAt = tail.lookedAt();
+            tails.compute(scope, (k, kept) -> ReadyTail.afterRest(kept, left, restLookedAt));
             // Its look stopped at its limit: with the budget spent, partitions after the rest may
             // be ready unseen; with room left, the looks below decide.
             leftOut = budget.spent();
@@ -427,7 +429,8 @@ public class ConsumeService {
                 boolean stoppedAtLimit = ready.size() >= asked;
                 leftOut |= stoppedAtLimit;
                 int next = ReadyTail.firstUnreached(ready, gave(leased, before), budget.spent(), round.next());
-                keepTail(scope, ReadyTail.after(ready, next, stoppedAtLimit, lookedAt), lookedAt);
+                ReadyTail rest = ReadyTail.after(ready, next, stoppedAtLimit, lookedAt);
+                tails.compute(scope, (k, kept) -> ReadyTail.afterLook(kept, rest, lookedAt));
                 unreached.addAll(ready.subList(next, ready.size()));
                 if (!stoppedAtLimit) {
                     if (upTo != null || cursor.isEmpty()) {
@@ -591,15 +594,6 @@ public class ConsumeService {
             partitions.add(d.partitionKey());
         }
         return partitions;
-    }
-
-    /**
-     * Keeps {@code tail}, what is left of a look that started at {@code lookedAt}, for the
-     * triple's next fetch here, or forgets the triple's tail when null, as {@link ReadyTail#keep}
-     * decides against what another fetch of the triple kept meanwhile.
-     */
-    private void keepTail(GroupScope scope, ReadyTail tail, Instant lookedAt) {
-        tails.compute(scope, (k, kept) -> ReadyTail.keep(kept, tail, lookedAt));
     }
 
     /** The leased messages as delivered, with their receipts; moves the group's fairness cursor, or clears it when no ready partition was {@code leftOut}. */

@@ -92,30 +92,38 @@ public record ReadyTail(List<String> keys, Instant lookedAt) {
     }
 
     /**
-     * The rest a consumer group keeps when one of its fetches, which leased from the rest of the
-     * look that started at {@code lookedAt} or looked then, leaves {@code tail} (null: nothing
-     * left) while {@code kept} is what the group holds now. The group's fetches in a process
-     * lease from the same rest at once, each claiming partitions the others have not: the rest
-     * of a later look is fresher and stays; of two rests of the same look, both what is left of
-     * its keys after a walk, the one with fewer keys is where some fetch walked furthest (the
-     * partitions before it are leased, or were skipped as claimed, and the claimant signals
-     * those it took nothing from), and an empty one means the look is used up.
+     * The rest a consumer group keeps after a fetch looked at {@code lookedAt} and left
+     * {@code tail} of what it named (null: nothing), while {@code kept} is what the group holds
+     * now: the rest of a later look stays; otherwise the new look's rest replaces it.
      *
      * @param kept the group's rest now, or null
-     * @param tail what the fetch leaves of the look's partitions, or null
+     * @param tail what the fetch leaves of its look's partitions, or null
      * @return the rest to hold, or null for none
      */
-    public static ReadyTail keep(ReadyTail kept, ReadyTail tail, Instant lookedAt) {
-        if (kept == null) {
-            return tail;
-        }
-        if (kept.lookedAt().isAfter(lookedAt)) {
+    public static ReadyTail afterLook(ReadyTail kept, ReadyTail tail, Instant lookedAt) {
+        return kept != null && kept.lookedAt().isAfter(lookedAt) ? kept : tail;
+    }
+
+    /**
+     * The rest a consumer group keeps after a fetch that leased from the rest of the look that
+     * started at {@code lookedAt} leaves {@code left} of it (null: it reached every partition),
+     * while {@code kept} is what the group holds now. The group's fetches in a process lease from
+     * the same rest at once, each claiming partitions the others have not, and each leaves a
+     * suffix of the look's partitions: a rest only shrinks. The shorter of two suffixes is where
+     * some fetch walked furthest; the partitions before it are leased, or were claimed by another
+     * fetch, which signals those it took nothing from. A rest that is gone (used up, or replaced
+     * by a later look's, or by none after a look that saw every ready partition) stays gone: a
+     * slower fetch must not put back partitions that others have in flight.
+     *
+     * @param kept the group's rest now, or null
+     * @param left what the fetch leaves of the rest it leased from, or null
+     * @return the rest to hold, or null for none
+     */
+    public static ReadyTail afterRest(ReadyTail kept, ReadyTail left, Instant lookedAt) {
+        if (kept == null || !kept.lookedAt().equals(lookedAt)) {
             return kept;
         }
-        if (kept.lookedAt().equals(lookedAt) && tail != null && kept.keys().size() < tail.keys().size()) {
-            return kept;
-        }
-        return tail;
+        return left == null || left.keys().size() < kept.keys().size() ? left : kept;
     }
 
     /** What is left after a fetch reached the partitions before {@code next}; null when nothing. */

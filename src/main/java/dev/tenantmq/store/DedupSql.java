@@ -201,10 +201,11 @@ final class DedupSql {
      * many ranges and partitions; nothing when every message is older. Nothing is copied ahead
      * of time per consumed message.
      *
-     * <p>Not one {@code INSERT ... SELECT}: on one MySQL or MariaDB it would save a round trip,
-     * but vtgate (v0.24.4, vtexplain) plans it as a {@code SELECT ... LOCK IN SHARE MODE} of at
-     * most 10,001 rows and a separate insert: two shard queries, and shared locks on the
-     * messages read, where this read takes none (RFC "Schema": one shard query per statement).
+     * <p>Not one {@code INSERT ... SELECT}: on one MySQL or MariaDB it would be one statement
+     * instead of two, with no identities sent to the service and back, but vtgate (v0.24.4,
+     * vtexplain) plans it as a {@code SELECT ... LOCK IN SHARE MODE} of at most 10,001 rows and a
+     * separate insert: one statement that is two shard queries (RFC "Schema": one shard query
+     * per statement), and shared locks on the messages read, where this read takes none.
      *
      * @return identities remembered
      */

@@ -73,21 +73,33 @@ class ReadyTailTest {
         // Two fetches leased from the rest at once: one reached a, the other skipped a (claimed) and took b.
         ReadyTail afterA = look.rest(1);
         ReadyTail afterB = look.rest(2);
-        assertEquals(afterB, ReadyTail.keep(afterB, afterA, T0), "the later keep of the shorter walk loses");
-        assertEquals(afterB, ReadyTail.keep(afterA, afterB, T0));
-        assertNull(ReadyTail.keep(afterB, null, T0), "a fetch that used the look up ends it");
-        assertNull(ReadyTail.keep(null, null, T0));
-        assertEquals(afterA, ReadyTail.keep(null, afterA, T0));
+        assertEquals(afterB, ReadyTail.afterRest(afterB, afterA, T0), "the later keep of the shorter walk loses");
+        assertEquals(afterB, ReadyTail.afterRest(afterA, afterB, T0));
+        assertEquals(afterA, ReadyTail.afterRest(look, afterA, T0), "alone, a fetch shrinks the rest it leased from");
+        assertEquals(look, ReadyTail.afterRest(look, look.rest(0), T0), "a fetch that reached nothing leaves it");
+        assertNull(ReadyTail.afterRest(afterB, null, T0), "a fetch that reached every partition ends it");
     }
 
     @Test
-    void a_later_looks_rest_stays_and_replaces_an_earlier_ones() {
+    void a_rest_that_is_gone_stays_gone_when_a_slower_fetch_of_it_finishes() {
+        ReadyTail look = new ReadyTail(READY, T0);
+        // Another fetch used it up, or a look that saw every ready partition ended it: the slower
+        // fetch would put back partitions others have in flight.
+        assertNull(ReadyTail.afterRest(null, look.rest(1), T0));
+        ReadyTail later = new ReadyTail(List.of("x", "y"), T0.plusMillis(5));
+        assertEquals(later, ReadyTail.afterRest(later, look.rest(1), T0), "a later look's rest stays");
+        assertEquals(later, ReadyTail.afterRest(later, null, T0));
+    }
+
+    @Test
+    void a_looks_rest_replaces_the_rest_of_an_earlier_look_but_not_of_a_later_one() {
         ReadyTail earlier = new ReadyTail(List.of("a", "b"), T0);
         ReadyTail later = new ReadyTail(READY, T0.plusMillis(5));
-        assertEquals(later, ReadyTail.keep(later, earlier.rest(1), T0), "a fetch of the earlier look keeps nothing over it");
-        assertEquals(later, ReadyTail.keep(later, null, T0));
-        assertEquals(later, ReadyTail.keep(earlier, later, later.lookedAt()), "even when longer");
-        assertNull(ReadyTail.keep(earlier, null, later.lookedAt()), "a later look that saw everything ends it");
+        assertEquals(later, ReadyTail.afterLook(earlier, later, later.lookedAt()), "even when longer");
+        assertNull(ReadyTail.afterLook(earlier, null, later.lookedAt()), "a later look that saw everything ends it");
+        assertEquals(later, ReadyTail.afterLook(later, earlier, T0), "a slower fetch's earlier look");
+        assertEquals(later, ReadyTail.afterLook(later, null, T0));
+        assertEquals(earlier, ReadyTail.afterLook(null, earlier, T0));
     }
 
     @Test
