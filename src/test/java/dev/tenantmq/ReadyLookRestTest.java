@@ -47,30 +47,7 @@ class ReadyLookRestTest {
     @Test
     void fetches_lease_from_the_rest_of_a_look_that_left_ready_partitions_out_and_go_round_in_key_order()
             throws Exception {
-        List<Map<String, Object>> backlog = new ArrayList<>();
-        for (int n = 0; n < DEPTH; n++) {
-            for (int i = 0; i < PARTITIONS; i++) {
-                backlog.add(Api.msg(key(i), key(i) + "-" + n, n));
-            }
-        }
-        Api.publishOk(tenant, topic, backlog);
-        // The first fetch registers the group, leases every partition, and fills from the first.
-        List<Delivered> first = new ArrayList<>();
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> first.addAll(Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(1))));
-        assertEquals(List.of(key(0)), partitions(first));
-        Api.ack(tenant, topic, group, Delivered.receipts(first));
-        // The group's first look may run before its leases and see every ready partition (none):
-        // then the partitions leased since are its news ("News between looks"), which would serve
-        // these fetches without a look. A change without partition names ends that: an admin delete.
-        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
-                .queryParam("topic", topic).queryParam("partitionKey", key(PARTITIONS - 1))
-                .queryParam("id", key(PARTITIONS - 1) + "-" + (DEPTH - 1)).delete("/admin/messages")
-                .then().statusCode(200);
-        // This fetch looks: the look names k01..k10 and stops at its limit; the fetch takes k01.
-        List<Delivered> second = Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(0));
-        assertEquals(List.of(key(1)), partitions(second));
-        Api.ack(tenant, topic, group, Delivered.receipts(second));
+        leaveARestOfK02ToK10();
 
         int fetches = 12;
         List<String> served = new ArrayList<>();
@@ -108,27 +85,7 @@ class ReadyLookRestTest {
      */
     @Test
     void a_fetch_leases_from_the_rest_that_another_fetch_of_the_group_is_leasing_from() throws Exception {
-        List<Map<String, Object>> backlog = new ArrayList<>();
-        for (int n = 0; n < DEPTH; n++) {
-            for (int i = 0; i < PARTITIONS; i++) {
-                backlog.add(Api.msg(key(i), key(i) + "-" + n, n));
-            }
-        }
-        Api.publishOk(tenant, topic, backlog);
-        List<Delivered> first = new ArrayList<>();
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> first.addAll(Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(1))));
-        assertEquals(List.of(key(0)), partitions(first));
-        Api.ack(tenant, topic, group, Delivered.receipts(first));
-        // As above: an admin delete ends the news, so the next fetch looks; its look names
-        // k01..k10 and stops at its limit, it takes k01, and k02..k10 are the rest.
-        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
-                .queryParam("topic", topic).queryParam("partitionKey", key(PARTITIONS - 1))
-                .queryParam("id", key(PARTITIONS - 1) + "-" + (DEPTH - 1)).delete("/admin/messages")
-                .then().statusCode(200);
-        List<Delivered> second = Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(0));
-        assertEquals(List.of(key(1)), partitions(second));
-        Api.ack(tenant, topic, group, Delivered.receipts(second));
+        leaveARestOfK02ToK10();
 
         ExecutorService pool = Executors.newSingleThreadExecutor();
         List<String> sent;
@@ -184,6 +141,38 @@ class ReadyLookRestTest {
             rs.next();
             return rs.getLong(1);
         }
+    }
+
+    /**
+     * Publishes {@value #DEPTH} messages to each of {@value #PARTITIONS} partitions, then runs the
+     * group's first two fetches (each acked): the second looks, its look names k01..k10 and stops
+     * at its limit, it takes k01, and k02..k10 are the rest of that look.
+     */
+    private void leaveARestOfK02ToK10() {
+        List<Map<String, Object>> backlog = new ArrayList<>();
+        for (int n = 0; n < DEPTH; n++) {
+            for (int i = 0; i < PARTITIONS; i++) {
+                backlog.add(Api.msg(key(i), key(i) + "-" + n, n));
+            }
+        }
+        Api.publishOk(tenant, topic, backlog);
+        // The first fetch registers the group, leases every partition, and fills from the first.
+        List<Delivered> first = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> first.addAll(Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(1))));
+        assertEquals(List.of(key(0)), partitions(first));
+        Api.ack(tenant, topic, group, Delivered.receipts(first));
+        // The group's first look may run before its leases and see every ready partition (none):
+        // then the partitions leased since are its news ("News between looks"), which would serve
+        // these fetches without a look. A change without partition names ends that: an admin delete.
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic).queryParam("partitionKey", key(PARTITIONS - 1))
+                .queryParam("id", key(PARTITIONS - 1) + "-" + (DEPTH - 1)).delete("/admin/messages")
+                .then().statusCode(200);
+        // This fetch looks: the look names k01..k10 and stops at its limit; the fetch takes k01.
+        List<Delivered> second = Api.fetchOk(tenant, topic, group, Fetch.upTo(DEPTH).waitSeconds(0));
+        assertEquals(List.of(key(1)), partitions(second));
+        Api.ack(tenant, topic, group, Delivered.receipts(second));
     }
 
     private static String key(int i) {

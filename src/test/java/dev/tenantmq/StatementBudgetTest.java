@@ -178,8 +178,7 @@ class StatementBudgetTest {
         assertEquals(MESSAGES, next.size(), "the acked partition gives its next 100 in the same call");
         assertEquals("m-" + MESSAGES, next.get(0).id(), "the next batch starts after the acked one");
         assertTrue(sent.size() <= FETCH_ACKING_BUDGET, "fetch of 100 acking 100 in one partition: " + brief(sent));
-        assertEquals(List.of(), sent.stream().filter(sql -> sql.toUpperCase(java.util.Locale.ROOT).contains("UNION"))
-                .map(sql -> sql.replaceAll("\\s+", " ")).toList(), "statements with a UNION: " + brief(sent));
+        assertEquals(List.of(), unions(sent), "statements with a UNION: " + brief(sent));
     }
 
     /**
@@ -209,8 +208,7 @@ class StatementBudgetTest {
 
         List<String> sent = statementsOf(topic, () -> Api.fetchAcking(tenant, topic, group,
                 Fetch.upTo(MESSAGES).waitSeconds(0), Delivered.receipts(second)));
-        assertEquals(List.of(), sent.stream().filter(sql -> sql.toUpperCase(java.util.Locale.ROOT).contains("UNION"))
-                .toList(), "the next fetch acks and reads one partition: " + brief(sent));
+        assertEquals(List.of(), unions(sent), "the next fetch acks and reads one partition: " + brief(sent));
     }
 
     private static Map<String, Long> byPartition(List<Delivered> messages) {
@@ -308,6 +306,12 @@ class StatementBudgetTest {
     }
 
     /** The start of each statement, one per line: enough to tell them apart in a failure. */
+    /** The statements of {@code sent} that hold a UNION, their whitespace collapsed. */
+    private static List<String> unions(List<String> sent) {
+        return sent.stream().filter(sql -> sql.toUpperCase(java.util.Locale.ROOT).contains("UNION"))
+                .map(sql -> sql.replaceAll("\\s+", " ")).toList();
+    }
+
     private static String brief(List<String> statements) {
         return statements.size() + " statements:\n  " + String.join("\n  ", statements.stream()
                 .map(sql -> sql.replaceAll("\\s+", " "))
