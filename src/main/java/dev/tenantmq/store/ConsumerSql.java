@@ -7,6 +7,8 @@ import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.PartitionWalk;
 import dev.tenantmq.model.TraceContext;
 import dev.tenantmq.model.Utf8Json;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -446,12 +448,20 @@ final class ConsumerSql {
                   String batchVisibleAt, boolean batchInvisible, boolean requeued, int finishedRows,
                   boolean rowsInBatch, boolean rowsAbove, long head) {
         /** Maps a row of {@link #SELECT_CURSORS}. */
-        static final Db.RowMapper<Cursor> ROW = rs -> new Cursor(rs.getString("partition_key"),
-                rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getInt("batch_messages"),
-                rs.getLong("delivery_epoch"),
-                rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
-                rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"),
-                rs.getBoolean("rows_above"), rs.getLong("head_offset"));
+        static final Db.RowMapper<Cursor> ROW = rs -> of(rs.getString("partition_key"), rs);
+
+        /**
+         * The cursor of partition {@code key} from the current row's {@link #SELECT_CURSORS}
+         * columns after the key, read left to right ({@link Rows}).
+         */
+        static Cursor of(String key, ResultSet rs) throws SQLException {
+            return new Cursor(key,
+                    rs.getLong("committed_offset"), rs.getLong("delivered_offset"), rs.getInt("batch_messages"),
+                    rs.getLong("delivery_epoch"),
+                    rs.getLong("delivery_seq"), rs.getString("visible_at"), rs.getBoolean("batch_invisible"),
+                    rs.getBoolean("requeued"), rs.getInt("finished_rows"), rs.getBoolean("rows_in_batch"),
+                    rs.getBoolean("rows_above"), rs.getLong("head_offset"));
+        }
 
         /** The batch's state: open while {@code delivered_offset} is above {@code committed_offset}. */
         BatchState batch() {
@@ -833,27 +843,53 @@ final class ConsumerSql {
             return new Scanned(key, offset, id, payload, payloadBytes, metadataJson, createdAt, row, trace);
         }
 
-        /**
-         * Maps the rows of one execution of a scan: a new mapper per statement, which looks each
-         * column's index up once ({@link ColumnIndexes}).
-         */
-        static Db.RowMapper<Scanned> rows() {
-            ColumnIndexes column = new ColumnIndexes();
-            return rs -> {
-                long offset = rs.getLong(column.of(rs, "offset"));
-                DeliveryState state = DeliveryState.of(rs.getString(column.of(rs, "state")));
-                PartitionWalk.Row row = state == null
-                        ? PartitionWalk.Row.undelivered(offset, rs.getBoolean(column.of(rs, "not_due")))
-                        : new PartitionWalk.Row(offset, state, rs.getInt(column.of(rs, "delivery_attempt")),
-                                rs.getLong(column.of(rs, "delivery_count")), rs.getLong(column.of(rs, "lease_epoch")),
-                                rs.getBoolean(column.of(rs, "invisible")));
-                return new Scanned(rs.getString(column.of(rs, "partition_key")), offset, rs.getString(column.of(rs, "id")),
-                        Utf8Json.ofUtf8(rs.getBytes(column.of(rs, "payload"))), rs.getLong(column.of(rs, "payload_bytes")),
-                        rs.getString(column.of(rs, "metadata")),
-                        rs.getObject(column.of(rs, "created_at"), LocalDateTime.class).toInstant(ZoneOffset.UTC), row,
-                        TraceContext.stored(rs.getString(column.of(rs, "traceparent")),
-                                rs.getString(column.of(rs, "tracestate"))));
-            };
+        /** A mapper of the rows of one execution of a scan ({@link Rows}). */
+        static Rows rows() {
+            return new Rows();
+        }
+    }
+
+    /**
+     * Maps the rows of one execution of a scan to {@link Scanned}: one per statement, which looks
+     * each column's index up once ({@link ColumnIndexes}). It reads the columns in their order in
+     * {@link #SCAN_COLUMNS}, left to right, each once, as JDBC advises for portability: the
+     * driver finds a column by walking the row from the last one read, and a column to the left
+     * of it from the row's start (Connector/J's binary rows, which its server-side prepared
+     * statements return, and its text rows alike), which had it walk each scanned row about twice
+     * (docs/architecture.md, "Rows into responses"). Not thread-safe; a result set is read by one
+     * thread.
+     */
+    static final class Rows implements Db.RowMapper<Scanned> {
+        private final ColumnIndexes column = new ColumnIndexes();
+
+        /** The current row's partition key, its first column: read it here, then {@link #after}. */
+        String key(ResultSet rs) throws SQLException {
+            return rs.getString(column.of(rs, "partition_key"));
+        }
+
+        @Override
+        public Scanned map(ResultSet rs) throws SQLException {
+            return after(key(rs), rs);
+        }
+
+        /** The message of the current row, whose partition key {@link #key} read. */
+        Scanned after(String key, ResultSet rs) throws SQLException {
+            long offset = rs.getLong(column.of(rs, "offset"));
+            String id = rs.getString(column.of(rs, "id"));
+            Utf8Json payload = Utf8Json.ofUtf8(rs.getBytes(column.of(rs, "payload")));
+            long payloadBytes = rs.getLong(column.of(rs, "payload_bytes"));
+            String metadata = rs.getString(column.of(rs, "metadata"));
+            TraceContext trace = TraceContext.stored(rs.getString(column.of(rs, "traceparent")),
+                    rs.getString(column.of(rs, "tracestate")));
+            Instant createdAt = rs.getObject(column.of(rs, "created_at"), LocalDateTime.class).toInstant(ZoneOffset.UTC);
+            boolean notDue = rs.getBoolean(column.of(rs, "not_due"));
+            DeliveryState state = DeliveryState.of(rs.getString(column.of(rs, "state")));
+            PartitionWalk.Row row = state == null
+                    ? PartitionWalk.Row.undelivered(offset, notDue)
+                    : new PartitionWalk.Row(offset, state, rs.getInt(column.of(rs, "delivery_attempt")),
+                            rs.getLong(column.of(rs, "delivery_count")), rs.getLong(column.of(rs, "lease_epoch")),
+                            rs.getBoolean(column.of(rs, "invisible")));
+            return new Scanned(key, offset, id, payload, payloadBytes, metadata, createdAt, row, trace);
         }
     }
 

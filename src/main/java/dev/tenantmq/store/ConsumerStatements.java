@@ -125,16 +125,16 @@ final class ConsumerStatements {
         Map<String, List<Scanned>> scanned = new HashMap<>();
         boolean[] deleting = {false};
         ColumnIndexes column = new ColumnIndexes();
-        Db.RowMapper<Scanned> scan = Scanned.rows();
+        ConsumerSql.Rows scan = Scanned.rows();
         Db.forEach(c, q.sql(), q, rs -> {
-            if ("cursor".equals(rs.getString(column.of(rs, "row_kind")))) {
-                Cursor cur = Cursor.ROW.map(rs);
-                cursors.put(cur.key(), cur);
-            } else if (DeletionSql.MARKER_KEY.equals(rs.getString(column.of(rs, "partition_key")))) {
+            boolean cursor = "cursor".equals(rs.getString(column.of(rs, "row_kind")));
+            String key = scan.key(rs); // each column once, left to right (ConsumerSql.Rows)
+            if (cursor) {
+                cursors.put(key, Cursor.of(key, rs));
+            } else if (DeletionSql.MARKER_KEY.equals(key)) {
                 deleting[0] = true; // the marker's key, empty, is no partition's (docs/api.md, "Identifiers")
             } else {
-                Scanned m = scan.map(rs);
-                scanned.computeIfAbsent(m.key(), k -> new ArrayList<>()).add(m);
+                scanned.computeIfAbsent(key, k -> new ArrayList<>()).add(scan.after(key, rs));
             }
         });
         if (deleting[0]) {
@@ -155,13 +155,13 @@ final class ConsumerStatements {
         List<Scanned> rows = new ArrayList<>();
         boolean[] deleting = {false};
         ColumnIndexes column = new ColumnIndexes();
-        Db.RowMapper<Scanned> scan = Scanned.rows();
+        ConsumerSql.Rows scan = Scanned.rows();
         Db.forEach(c, q.sql(), q, rs -> {
+            rows.add(scan.map(rs)); // the scan's columns come first: read left to right (ConsumerSql.Rows)
             if (cursors.isEmpty()) { // every row carries the same cursor
-                cursors.put(q.partitionKey(), Cursor.ROW.map(rs));
+                cursors.put(q.partitionKey(), Cursor.of(q.partitionKey(), rs)); // the row's key is the one asked
                 deleting[0] = rs.getLong(column.of(rs, "topic_deleting")) > 0;
             }
-            rows.add(scan.map(rs));
         });
         if (cursors.isEmpty()) {
             return Optional.empty();
@@ -198,10 +198,11 @@ final class ConsumerStatements {
         all.add(new ConsumerSql.ScanDeletionMarker(s)); // in the same statement, so the same snapshot
         Statement union = ConsumerSql.union(all);
         // The marker's row maps to null: its key, empty, is no partition's (docs/api.md, "Identifiers").
-        Db.RowMapper<Scanned> scan = Scanned.rows();
-        ColumnIndexes column = new ColumnIndexes();
-        List<Scanned> read = Db.list(c, union.sql(), union, rs ->
-                DeletionSql.MARKER_KEY.equals(rs.getString(column.of(rs, "partition_key"))) ? null : scan.map(rs));
+        ConsumerSql.Rows scan = Scanned.rows();
+        List<Scanned> read = Db.list(c, union.sql(), union, rs -> {
+            String key = scan.key(rs); // each column once, left to right (ConsumerSql.Rows)
+            return DeletionSql.MARKER_KEY.equals(key) ? null : scan.after(key, rs);
+        });
         if (read.contains(null)) {
             return rows; // the topic is being deleted: nothing of it goes out
         }

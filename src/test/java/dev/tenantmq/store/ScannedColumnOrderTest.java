@@ -1,0 +1,141 @@
+package dev.tenantmq.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tenantmq.Api;
+import dev.tenantmq.Delivered;
+import dev.tenantmq.Fetch;
+import dev.tenantmq.TestIds;
+import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.store.ConsumerSql.Scanned;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fetch's scans read each row's columns left to right, each once, as JDBC advises: the driver
+ * finds a column by walking the row from the last one read, and one to the left of it from the
+ * row's start (docs/architecture.md, "Rows into responses"). Real statements on the test
+ * database, through a connection that notes the column index of every read.
+ */
+@QuarkusTest
+class ScannedColumnOrderTest {
+    private static final int MESSAGES = 3;
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Test
+    void a_scan_reads_every_row_left_to_right() throws Exception {
+        GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        publish(scope, "k", MESSAGES);
+        List<List<Integer>> rows = new ArrayList<>();
+        List<Scanned> read;
+        try (Connection c = dataSource.getConnection()) {
+            read = ConsumerStatements.scanPartitions(noting(c, rows), scope,
+                    List.of(new ConsumerSql.ScanUndelivered(Long.MAX_VALUE, scope, "k", 0, MESSAGES)))
+                    .get("k");
+        }
+        assertEquals(List.of("m-0", "m-1", "m-2"), read.stream().map(Scanned::id).toList());
+        assertLeftToRight(rows, MESSAGES);
+    }
+
+    @Test
+    void the_one_partition_scan_reads_every_row_left_to_right_with_its_cursor_after_the_message() throws Exception {
+        GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        publish(scope, "k", MESSAGES);
+        // One delivered: the group has its offsets row, and the scan starts after that message.
+        List<Delivered> first = Api.fetchOk(scope.tenant(), scope.topic(), scope.consumerGroup(), Fetch.upTo(1));
+        assertEquals(List.of("m-0"), first.stream().map(Delivered::id).toList());
+        List<List<Integer>> rows = new ArrayList<>();
+        Optional<ConsumerStatements.CursorsAndFirstScan> read;
+        try (Connection c = dataSource.getConnection()) {
+            read = ConsumerStatements.cursorAndScanOne(noting(c, rows),
+                    new ConsumerSql.SelectCursorAndScanOne(scope, "k", Long.MAX_VALUE, MESSAGES));
+        }
+        assertTrue(read.isPresent(), "a cursor and the messages after the delivered one");
+        assertEquals(List.of("m-1", "m-2"), read.get().scanned().get("k").stream().map(Scanned::id).toList());
+        assertEquals(first.get(0).offset(), read.get().cursors().get("k").delivered());
+        assertLeftToRight(rows, MESSAGES - 1);
+    }
+
+    private static void publish(GroupScope scope, String key, int n) {
+        List<Map<String, Object>> messages = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            messages.add(Api.msg(key, "m-" + i, Map.of("i", i)));
+        }
+        Api.publishOk(scope.tenant(), scope.topic(), messages);
+    }
+
+    /**
+     * {@code messages} rows were read, each a message's (all its columns), and in every row the
+     * reads strictly ascend: a column left of the one before it is a walk from the row's start.
+     */
+    private static void assertLeftToRight(List<List<Integer>> rows, int messages) {
+        assertEquals(messages, rows.size(), "rows read: " + rows);
+        for (List<Integer> row : rows) {
+            assertTrue(row.size() >= 10, "a message's columns read: " + row);
+            for (int i = 1; i < row.size(); i++) {
+                assertTrue(row.get(i) > row.get(i - 1), "column indexes in the order read: " + row);
+            }
+        }
+    }
+
+    /**
+     * {@code c} with every call passed through, except that it is no driver connection to unwrap
+     * (so the store prepares through it), and the result sets of its prepared statements note the
+     * index of every column read, a list per row, in {@code rows}.
+     */
+    private static Connection noting(Connection c, List<List<Integer>> rows) {
+        return proxy(Connection.class, c, (method, args, result) -> {
+            if (method.equals("isWrapperFor")) {
+                return false;
+            }
+            if (result instanceof PreparedStatement ps) {
+                return proxy(PreparedStatement.class, ps, (m, a, r) -> r instanceof ResultSet rs ? noted(rs, rows) : r);
+            }
+            return result;
+        });
+    }
+
+    private static ResultSet noted(ResultSet rs, List<List<Integer>> rows) {
+        return proxy(ResultSet.class, rs, (method, args, result) -> {
+            if (method.equals("next") && Boolean.TRUE.equals(result)) {
+                rows.add(new ArrayList<>());
+            } else if (method.startsWith("get") && args != null && args.length > 0 && args[0] instanceof Integer index
+                    && !method.equals("getMetaData")) {
+                rows.get(rows.size() - 1).add(index);
+            }
+            return result;
+        });
+    }
+
+    /** What a pass-through proxy returns for a call, given the delegate's result. */
+    @FunctionalInterface
+    private interface After {
+        Object apply(String method, Object[] args, Object result) throws Exception;
+    }
+
+    private static <T> T proxy(Class<T> type, T delegate, After after) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
+            Object result;
+            try {
+                result = method.invoke(delegate, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+            return after.apply(method.getName(), args, result);
+        }));
+    }
+}
