@@ -709,7 +709,7 @@ final class ConsumerSql {
      * {@code keys}, one {@link #FIRST_SCAN_PARTITION} per partition of {@code limits} (in its
      * iteration order) with that LIMIT, and {@link #FIRST_SCAN_DELETION_MARKER}; {@code payloadCap}
      * as in {@link ScanPartition}. Each row says in {@code row_kind} whether it is a cursor
-     * ({@link Cursor#ROW}) or a scanned message ({@link Scanned#rows}); the other kind's columns are
+     * ({@link Cursor#of}) or a scanned message ({@link Rows}); the other kind's columns are
      * NULL. It runs where {@link #SELECT_CURSORS} would, after the lease row locks, so its reads are
      * the cursor read's.
      */
@@ -862,18 +862,21 @@ final class ConsumerSql {
     static final class Rows implements Db.RowMapper<Scanned> {
         private final ColumnIndexes column = new ColumnIndexes();
 
-        /** The current row's partition key, its first column: read it here, then {@link #after}. */
+        /**
+         * The current row's partition key, the first of the scan's columns (the second of the
+         * union's, after {@code row_kind}): read it here first, then {@link #message}.
+         */
         String key(ResultSet rs) throws SQLException {
             return rs.getString(column.of(rs, "partition_key"));
         }
 
         @Override
         public Scanned map(ResultSet rs) throws SQLException {
-            return after(key(rs), rs);
+            return message(key(rs), rs);
         }
 
-        /** The message of the current row, whose partition key {@link #key} read. */
-        Scanned after(String key, ResultSet rs) throws SQLException {
+        /** The message of the current row, whose partition key {@link #key} read: its other columns. */
+        Scanned message(String key, ResultSet rs) throws SQLException {
             long offset = rs.getLong(column.of(rs, "offset"));
             String id = rs.getString(column.of(rs, "id"));
             Utf8Json payload = Utf8Json.ofUtf8(rs.getBytes(column.of(rs, "payload")));

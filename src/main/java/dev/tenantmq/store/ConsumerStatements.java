@@ -134,7 +134,7 @@ final class ConsumerStatements {
             } else if (DeletionSql.MARKER_KEY.equals(key)) {
                 deleting[0] = true; // the marker's key, empty, is no partition's (docs/api.md, "Identifiers")
             } else {
-                scanned.computeIfAbsent(key, k -> new ArrayList<>()).add(scan.after(key, rs));
+                scanned.computeIfAbsent(key, k -> new ArrayList<>()).add(scan.message(key, rs));
             }
         });
         if (deleting[0]) {
@@ -159,7 +159,10 @@ final class ConsumerStatements {
         Db.forEach(c, q.sql(), q, rs -> {
             rows.add(scan.map(rs)); // the scan's columns come first: read left to right (ConsumerSql.Rows)
             if (cursors.isEmpty()) { // every row carries the same cursor
-                cursors.put(q.partitionKey(), Cursor.of(q.partitionKey(), rs)); // the row's key is the one asked
+                // Its key is the one asked: the scan's WHERE names it, and no key ends in a space,
+                // the one way two keys compare equal under the column's collation (docs/api.md,
+                // "Identifiers").
+                cursors.put(q.partitionKey(), Cursor.of(q.partitionKey(), rs));
                 deleting[0] = rs.getLong(column.of(rs, "topic_deleting")) > 0;
             }
         });
@@ -201,7 +204,7 @@ final class ConsumerStatements {
         ConsumerSql.Rows scan = Scanned.rows();
         List<Scanned> read = Db.list(c, union.sql(), union, rs -> {
             String key = scan.key(rs); // each column once, left to right (ConsumerSql.Rows)
-            return DeletionSql.MARKER_KEY.equals(key) ? null : scan.after(key, rs);
+            return DeletionSql.MARKER_KEY.equals(key) ? null : scan.message(key, rs);
         });
         if (read.contains(null)) {
             return rows; // the topic is being deleted: nothing of it goes out

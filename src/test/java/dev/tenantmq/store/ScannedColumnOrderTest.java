@@ -18,9 +18,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,7 +50,8 @@ class ScannedColumnOrderTest {
                     .get("k");
         }
         assertEquals(List.of("m-0", "m-1", "m-2"), read.stream().map(Scanned::id).toList());
-        assertLeftToRight(rows, MESSAGES);
+        // partition_key .. state; an undelivered message's delivery columns after it are not read
+        assertEquals(Collections.nCopies(MESSAGES, columns(1, 11)), rows);
     }
 
     @Test
@@ -67,7 +70,36 @@ class ScannedColumnOrderTest {
         assertTrue(read.isPresent(), "a cursor and the messages after the delivered one");
         assertEquals(List.of("m-1", "m-2"), read.get().scanned().get("k").stream().map(Scanned::id).toList());
         assertEquals(first.get(0).offset(), read.get().cursors().get("k").delivered());
-        assertLeftToRight(rows, MESSAGES - 1);
+        // The message's 15 columns come first (read up to its state), then the cursor's 12 and the
+        // deletion flag: the first row reads them all, the next one its message's alone.
+        List<Integer> firstRow = new ArrayList<>(columns(1, 11));
+        firstRow.addAll(columns(16, 28));
+        assertEquals(List.of(firstRow, columns(1, 11)), rows);
+    }
+
+    @Test
+    void the_union_of_cursors_and_first_scans_reads_every_row_left_to_right() throws Exception {
+        GroupScope scope = new GroupScope(TestIds.tenant(), TestIds.group(), TestIds.topic());
+        publish(scope, "a", MESSAGES);
+        publish(scope, "b", MESSAGES);
+        // One delivered: the group leases both partitions, with their offsets rows.
+        assertEquals(1, Api.fetchOk(scope.tenant(), scope.topic(), scope.consumerGroup(), Fetch.upTo(1)).size());
+        List<List<Integer>> rows = new ArrayList<>();
+        ConsumerStatements.CursorsAndFirstScan read;
+        try (Connection c = dataSource.getConnection()) {
+            read = ConsumerStatements.cursorsAndFirstScan(noting(c, rows), new ConsumerSql.SelectCursorsAndFirstScan(
+                    scope, List.of("a", "b"), Long.MAX_VALUE, Map.of("a", MESSAGES, "b", MESSAGES)));
+        }
+        assertEquals(java.util.Set.of("a", "b"), read.cursors().keySet());
+        assertEquals(2 * MESSAGES - 1, read.scanned().values().stream().mapToInt(List::size).sum(),
+                "every message but the delivered one");
+        // row_kind, partition_key, then a cursor's 12 columns after the 14 of the scan, or the
+        // scan's up to its state
+        List<Integer> cursorRow = new ArrayList<>(List.of(1, 2));
+        cursorRow.addAll(columns(17, 28));
+        assertEquals(2, rows.stream().filter(cursorRow::equals).count(), "cursor rows: " + rows);
+        assertEquals(2 * MESSAGES - 1, rows.stream().filter(columns(1, 12)::equals).count(), "scan rows: " + rows);
+        assertEquals(2 * MESSAGES + 1, rows.size(), "rows: " + rows);
     }
 
     private static void publish(GroupScope scope, String key, int n) {
@@ -78,24 +110,15 @@ class ScannedColumnOrderTest {
         Api.publishOk(scope.tenant(), scope.topic(), messages);
     }
 
-    /**
-     * {@code messages} rows were read, each a message's (all its columns), and in every row the
-     * reads strictly ascend: a column left of the one before it is a walk from the row's start.
-     */
-    private static void assertLeftToRight(List<List<Integer>> rows, int messages) {
-        assertEquals(messages, rows.size(), "rows read: " + rows);
-        for (List<Integer> row : rows) {
-            assertTrue(row.size() >= 10, "a message's columns read: " + row);
-            for (int i = 1; i < row.size(); i++) {
-                assertTrue(row.get(i) > row.get(i - 1), "column indexes in the order read: " + row);
-            }
-        }
+    /** The column indexes {@code from} to {@code to}, both included: a row read left to right. */
+    private static List<Integer> columns(int from, int to) {
+        return IntStream.rangeClosed(from, to).boxed().toList();
     }
 
     /**
      * {@code c} with every call passed through, except that it is no driver connection to unwrap
      * (so the store prepares through it), and the result sets of its prepared statements note the
-     * index of every column read, a list per row, in {@code rows}.
+     * index of every column read (by index or by label), a list per row, in {@code rows}.
      */
     private static Connection noting(Connection c, List<List<Integer>> rows) {
         return proxy(Connection.class, c, (method, args, result) -> {
@@ -113,9 +136,13 @@ class ScannedColumnOrderTest {
         return proxy(ResultSet.class, rs, (method, args, result) -> {
             if (method.equals("next") && Boolean.TRUE.equals(result)) {
                 rows.add(new ArrayList<>());
-            } else if (method.startsWith("get") && args != null && args.length > 0 && args[0] instanceof Integer index
-                    && !method.equals("getMetaData")) {
-                rows.get(rows.size() - 1).add(index);
+            } else if (method.startsWith("get") && args != null && args.length > 0) {
+                // A read by label is the driver's read of that label's column.
+                if (args[0] instanceof Integer index) {
+                    rows.get(rows.size() - 1).add(index);
+                } else if (args[0] instanceof String label) {
+                    rows.get(rows.size() - 1).add(rs.findColumn(label));
+                }
             }
             return result;
         });
