@@ -13,6 +13,7 @@ import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -116,16 +117,22 @@ class ScannedColumnOrderTest {
     }
 
     /**
-     * {@code c} with every call passed through, except that it is no driver connection to unwrap
-     * (so the store prepares through it), and the result sets of its prepared statements note the
-     * index of every column read (by index or by label), a list per row, in {@code rows}.
+     * {@code c} with every call passed through, and the result sets of the statements prepared
+     * on it, or on what it unwraps to (the store prepares on the driver's connection, as text or
+     * on the server as it chooses), noting the index of every column read (by index or by label),
+     * a list per row, in {@code rows}.
      */
     private static Connection noting(Connection c, List<List<Integer>> rows) {
-        return proxy(Connection.class, c, (method, args, result) -> {
-            if (method.equals("isWrapperFor")) {
-                return false;
+        return preparingNoted(Connection.class, c, rows);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T preparingNoted(Class<T> type, T delegate, List<List<Integer>> rows) {
+        return proxy(type, delegate, (method, args, result) -> {
+            if (method.getName().equals("unwrap") && args[0] instanceof Class<?> wanted && wanted.isInterface()) {
+                return preparingNoted((Class<Object>) wanted, result, rows);
             }
-            if (result instanceof PreparedStatement ps) {
+            if (result instanceof PreparedStatement ps && method.getReturnType() == PreparedStatement.class) {
                 return proxy(PreparedStatement.class, ps, (m, a, r) -> r instanceof ResultSet rs ? noted(rs, rows) : r);
             }
             return result;
@@ -134,9 +141,10 @@ class ScannedColumnOrderTest {
 
     private static ResultSet noted(ResultSet rs, List<List<Integer>> rows) {
         return proxy(ResultSet.class, rs, (method, args, result) -> {
-            if (method.equals("next") && Boolean.TRUE.equals(result)) {
+            String name = method.getName();
+            if (name.equals("next") && Boolean.TRUE.equals(result)) {
                 rows.add(new ArrayList<>());
-            } else if (method.startsWith("get") && args != null && args.length > 0) {
+            } else if (name.startsWith("get") && args != null && args.length > 0) {
                 // A read by label is the driver's read of that label's column.
                 if (args[0] instanceof Integer index) {
                     rows.get(rows.size() - 1).add(index);
@@ -151,7 +159,7 @@ class ScannedColumnOrderTest {
     /** What a pass-through proxy returns for a call, given the delegate's result. */
     @FunctionalInterface
     private interface After {
-        Object apply(String method, Object[] args, Object result) throws Exception;
+        Object apply(Method method, Object[] args, Object result) throws Exception;
     }
 
     private static <T> T proxy(Class<T> type, T delegate, After after) {
@@ -162,7 +170,7 @@ class ScannedColumnOrderTest {
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }
-            return after.apply(method.getName(), args, result);
+            return after.apply(method, args, result);
         }));
     }
 }
