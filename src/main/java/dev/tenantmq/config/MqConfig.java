@@ -102,6 +102,17 @@ public interface MqConfig {
     Duration interestTimeout();
 
     /**
+     * A (tenant, consumer group, topic) with no fetch here for this long is dormant: until its
+     * next fetch, or until its live subscribers change, each scheduler tick only heartbeats,
+     * renews the leases it holds and dead-letters expired last attempts, and leaves out the reads
+     * of every partition and lease row of the triple (docs/architecture.md, "Dormant groups").
+     * {@code 0s}: never dormant, every tick in full. Default 10 s.
+     */
+    @WithDefault("10s")
+    @DurationMin(message = NOT_NEGATIVE)
+    Duration dormantAfter();
+
+    /**
      * A leased partition with nothing pending for the group and no commit for this long is
      * idle: its lease is released, and it is not leased again until a message arrives.
      * Default 5 minutes.

@@ -1,6 +1,8 @@
 package dev.tenantmq.domain;
 
+import dev.tenantmq.config.MqConfig;
 import dev.tenantmq.model.GroupScope;
+import dev.tenantmq.model.TickKind;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import java.time.Clock;
@@ -17,23 +19,48 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 @ApplicationScoped
 public class InterestRegistry {
-    /** Fired (asynchronously) when a triple is registered for the first time. */
+    /**
+     * Fired (asynchronously) when a triple needs a full scheduler tick at once: it is registered
+     * for the first time, or fetched again after being dormant (docs/architecture.md, "Dormant
+     * groups"), so its fetch need not wait a whole tick for its partitions to be leased.
+     */
     public record Registered(GroupScope scope) {}
 
     private final Map<GroupScope, Instant> lastFetch = new ConcurrentHashMap<>();
     private final Clock clock;
     private final Event<Registered> registered;
+    private final Duration dormantAfter;
 
-    InterestRegistry(Clock clock, Event<Registered> registered) {
+    InterestRegistry(Clock clock, Event<Registered> registered, MqConfig config) {
         this.clock = clock;
         this.registered = registered;
+        this.dormantAfter = config.dormantAfter();
     }
 
-    /** Records a fetch for the triple; the first one fires {@link Registered}. */
+    /**
+     * Records a fetch for the triple; the first one, and the first after a dormancy
+     * ({@link TickKind#quiet}), fire {@link Registered}.
+     */
     public void touch(GroupScope scope) {
-        if (lastFetch.put(scope, clock.instant()) == null) {
+        Instant now = clock.instant();
+        Instant before = lastFetch.put(scope, now);
+        if (before == null || TickKind.quiet(nonNegative(Duration.between(before, now)), dormantAfter)) {
             registered.fireAsync(new Registered(scope));
         }
+    }
+
+    /**
+     * Time since the triple's last fetch here: zero for one not registered (the scheduler ticks
+     * only registered triples).
+     */
+    public Duration sinceLastFetch(GroupScope scope) {
+        Instant at = lastFetch.get(scope);
+        return at == null ? Duration.ZERO : nonNegative(Duration.between(at, clock.instant()));
+    }
+
+    /** A clock that stepped back does not make a duration negative. */
+    private static Duration nonNegative(Duration d) {
+        return d.isNegative() ? Duration.ZERO : d;
     }
 
     /** Triples with a fetch in the last {@code timeout}. */

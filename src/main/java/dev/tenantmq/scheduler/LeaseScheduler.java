@@ -13,6 +13,7 @@ import dev.tenantmq.ops.QueueMetrics;
 import dev.tenantmq.ops.SchedulerStatus;
 import dev.tenantmq.model.GroupScope;
 import dev.tenantmq.model.LeaseShare;
+import dev.tenantmq.model.TickKind;
 import dev.tenantmq.store.LeaseStore;
 import dev.tenantmq.store.MessageStore;
 import io.quarkus.runtime.ShutdownEvent;
@@ -41,9 +42,10 @@ import org.jboss.logging.Logger;
  * fair share ({@link LeaseShare}: floor or ceil of P/S of the P partitions with work, for S live
  * subscribers), acquire free or expired leases, renew its own (those past their renewal age,
  * {@link LeaseShare#renewAfter}), release its surplus (partitions with
- * nothing in flight first), orphan sweep, dead letters of in-flight messages whose last attempt expired (issue
- * "dead letters without a waiting consumer"), idle-lease release, and purge of stale
- * heartbeats. Expiry is judged by
+ * nothing in flight first), orphan sweep, dead letters of in-flight messages whose last attempt expired,
+ * idle-lease release, and purge of stale heartbeats. A triple not fetched here for
+ * {@code mq.dormant-after} is dormant ({@link TickKind}): its ticks only heartbeat, renew and
+ * dead-letter until its next fetch or a change of its live subscribers. Expiry is judged by
  * the database clock. A failing tick is logged once per failure streak, counted, and retried
  * on the next tick; it never stops the scheduler, and each tenant's lease work runs apart so a
  * slow or failing tenant does not hold up the others.
@@ -66,6 +68,8 @@ public class LeaseScheduler {
     private final Map<GroupScope, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Map<GroupScope, AtomicInteger> discovered = new ConcurrentHashMap<>();
     private final Set<GroupScope> failing = ConcurrentHashMap.newKeySet();
+    /** The live subscribers each triple's last full tick here saw, in name order ({@link TickKind}). */
+    private final Map<GroupScope, List<String>> liveAtFullTick = new ConcurrentHashMap<>();
     /** Tenants whose lease work of an earlier periodic tick is still running. */
     private final Set<String> tenantsInTick = ConcurrentHashMap.newKeySet();
     /** Triples whose lease work is running (periodic or registration): one at a time each. */
@@ -132,10 +136,16 @@ public class LeaseScheduler {
      */
     private void tickAll(List<GroupScope> scopes, boolean registration) {
         Map<String, List<GroupScope>> byTopic = new LinkedHashMap<>();
-        for (GroupScope s : scopes) {
-            byTopic.computeIfAbsent(s.topic(), k -> new ArrayList<>()).add(s);
-        }
         Map<String, Map<GroupScope, List<String>>> workByTenant = new LinkedHashMap<>();
+        for (GroupScope s : scopes) {
+            if (!registration && TickKind.quiet(interest.sinceLastFetch(s), config.dormantAfter())) {
+                // Likely dormant: no discovery for it here. Its heartbeat decides (tickOne), and
+                // it discovers on its own if its live subscribers changed.
+                workByTenant.computeIfAbsent(s.tenant(), k -> new LinkedHashMap<>()).put(s, null);
+            } else {
+                byTopic.computeIfAbsent(s.topic(), k -> new ArrayList<>()).add(s);
+            }
+        }
         for (Map.Entry<String, List<GroupScope>> e : byTopic.entrySet()) {
             String topic = e.getKey();
             List<GroupScope> group = e.getValue();
@@ -178,7 +188,12 @@ public class LeaseScheduler {
         }
     }
 
-    /** {@link #tickOne}, unless a tick of the triple is running already (it does the work). */
+    /**
+     * {@link #tickOne}, unless a tick of the triple is running already (it does the work).
+     *
+     * @param discoveredKeys the triple's partitions from this tick's discovery, or {@code null}
+     *     for a triple that was not fetched for {@code mq.dormant-after} and was not discovered
+     */
     private void tickOneAlone(GroupScope s, List<String> discoveredKeys) {
         if (!scopesInTick.add(s)) {
             return;
@@ -199,6 +214,24 @@ public class LeaseScheduler {
             if (!live.contains(me)) {
                 live.add(me);
             }
+            live.sort(null); // compared with the last full tick's (TickKind)
+            long leaseMicros = micros(config.leaseDuration());
+            long renewAfterMicros = micros(LeaseShare.renewAfter(config.tickInterval(), config.heartbeatTimeout(),
+                    config.leaseDuration()));
+            if (discoveredKeys == null) {
+                if (TickKind.of(interest.sinceLastFetch(s), config.dormantAfter(), live, liveAtFullTick.get(s))
+                        == TickKind.DORMANT) {
+                    // Dormant (docs/architecture.md, "Dormant groups"): keep what is held, and
+                    // no read of every partition or lease row of the triple.
+                    leases.renew(s, me, leaseMicros, renewAfterMicros);
+                    consume.deadLetterExpired(s);
+                    recovered(s);
+                    return;
+                }
+                discoveredKeys = messages.discover(List.of(s.tenant()), s.topic()).stream()
+                        .map(MessageStore.DiscoveredPartition::partitionKey).toList();
+            }
+            liveAtFullTick.put(s, List.copyOf(live));
             // 2-3. Fair share over the partitions with work: idle ones are left unleased.
             Set<String> idle = leases.idlePartitions(s, micros(config.idleLeaseTimeout()));
             Set<String> active = new java.util.LinkedHashSet<>(discoveredKeys);
@@ -219,9 +252,7 @@ public class LeaseScheduler {
                 }
             }
             // 4. Renew own leases, then acquire up to the share or release the surplus.
-            long leaseMicros = micros(config.leaseDuration());
-            leases.renew(s, me, leaseMicros,
-                    micros(LeaseShare.renewAfter(config.tickInterval(), config.heartbeatTimeout(), config.leaseDuration())));
+            leases.renew(s, me, leaseMicros, renewAfterMicros);
             int count = mineActive.size();
             Set<String> busy = null;
             if (count < share) {
@@ -255,13 +286,17 @@ public class LeaseScheduler {
 
             gauge(held, s).set(count);
             gauge(discovered, s).set(discoveredKeys.size());
-            if (failing.remove(s)) {
-                LOG.infof("scheduler tick for tenant=%s group=%s topic=%s recovered", s.tenant(), s.consumerGroup(), s.topic());
-            }
+            recovered(s);
         } catch (RuntimeException ex) {
             failed(s, ex);
         } finally {
             metrics.tick(s.tenant(), s.topic(), Duration.ofNanos(System.nanoTime() - started));
+        }
+    }
+
+    private void recovered(GroupScope s) {
+        if (failing.remove(s)) {
+            LOG.infof("scheduler tick for tenant=%s group=%s topic=%s recovered", s.tenant(), s.consumerGroup(), s.topic());
         }
     }
 
@@ -293,6 +328,7 @@ public class LeaseScheduler {
      */
     private void forget(GroupScope s) {
         failing.remove(s);
+        liveAtFullTick.remove(s);
         consume.forget(s);
         synchronized (gauged) {
             held.remove(s);

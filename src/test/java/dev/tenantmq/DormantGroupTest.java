@@ -1,0 +1,150 @@
+package dev.tenantmq;
+
+import static dev.tenantmq.Api.ack;
+import static dev.tenantmq.Api.fetchOk;
+import static dev.tenantmq.Api.msg;
+import static dev.tenantmq.Api.publishOk;
+import static dev.tenantmq.Delivered.ids;
+import static dev.tenantmq.Delivered.receipts;
+import static dev.tenantmq.Fetch.upTo;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.tenantmq.domain.InterestRegistry;
+import dev.tenantmq.model.GroupScope;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.ObservesAsync;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Dormant groups (docs/architecture.md, "Dormant groups"): a (tenant, group, topic) not fetched
+ * here for {@code mq.dormant-after} keeps and renews its leases but leases nothing new, its next
+ * fetch ticks it in full at once, and a change of its live subscribers moves the shares as before.
+ */
+@QuarkusTest
+@TestProfile(DormantGroupTest.QuickDormancy.class)
+class DormantGroupTest {
+    /** Dormant after 2 s without a fetch; leases of 5 s, so a dormant tick that did not renew loses them. */
+    public static class QuickDormancy implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("mq.dormant-after", "2s", "mq.lease-duration", "5s");
+        }
+    }
+
+    /** This class's mq.dormant-after and mq.lease-duration (see {@link QuickDormancy}). */
+    private static final Duration DORMANT_AFTER = Duration.ofSeconds(2);
+    private static final Duration LEASE_DURATION = Duration.ofSeconds(5);
+
+    /** A subscriber of another instance, named to sort before every host name. */
+    private static final String OTHER_INSTANCE = "0-other-instance";
+
+    /** Every full tick asked of the scheduler at once, by triple: a registration or a wake. */
+    @ApplicationScoped
+    static class TicksAsked {
+        final List<GroupScope> scopes = new CopyOnWriteArrayList<>();
+
+        void on(@ObservesAsync InterestRegistry.Registered event) {
+            scopes.add(event.scope());
+        }
+
+        long of(GroupScope scope) {
+            return scopes.stream().filter(scope::equals).count();
+        }
+    }
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    @Inject
+    InterestRegistry interest;
+
+    @Inject
+    TicksAsked ticksAsked;
+
+    private final String tenant = TestIds.tenant();
+    private final String topic = TestIds.topic();
+    private final String group = TestIds.group();
+    private final GroupScope scope = new GroupScope(tenant, group, topic);
+
+    @AfterEach
+    void endTheOtherInstance() throws Exception {
+        update("DELETE FROM queue_subscriber_heartbeats WHERE tenant = ? AND consumer_group = ? AND topic = ?"
+                + " AND subscriber_name = '" + OTHER_INSTANCE + "'");
+    }
+
+    @Test
+    void a_dormant_group_keeps_its_lease_renewed_leases_no_new_partition_and_its_next_fetch_delivers_it() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchOk(tenant, topic, group, upTo(10)))));
+        assertEquals(1, ticksAsked.of(scope), "the first fetch registered the triple");
+        await("the group goes quiet").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> interest.sinceLastFetch(scope).compareTo(DORMANT_AFTER) > 0);
+
+        publishOk(tenant, topic, List.of(msg("q", "2", 2)));
+        // Longer than a lease: p's lease lives on only if the dormant ticks renew it, and q, a new
+        // partition with work, would be leased by the next full tick (a second at most).
+        await("p stays leased and q unleased while the group is dormant")
+                .during(LEASE_DURATION.plusSeconds(2)).atMost(LEASE_DURATION.plusSeconds(10))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> liveLeases("p") == 1 && leaseRows("q") == 0);
+
+        List<Delivered> next = fetchOk(tenant, topic, group, upTo(10).waitSeconds(10));
+        assertEquals(List.of("2"), ids(next), "the fetch that ended the dormancy got q's message");
+        assertEquals(2, ticksAsked.of(scope), "that fetch asked for a full tick at once");
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(next)));
+    }
+
+    @Test
+    void a_subscriber_that_joins_a_dormant_group_gets_its_share_released() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2)));
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
+        assertEquals(2, got.size());
+        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(got)));
+        await("the group goes quiet").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> interest.sinceLastFetch(scope).compareTo(DORMANT_AFTER) > 0);
+        assertEquals(2, liveLeases("p") + liveLeases("q"));
+
+        // Another instance's subscriber of the group: its heartbeat, live for mq.heartbeat-timeout.
+        update("INSERT INTO queue_subscriber_heartbeats (tenant, consumer_group, topic, subscriber_name, started_at,"
+                + " last_seen_at) VALUES (?, ?, ?, '" + OTHER_INSTANCE + "', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))");
+        await("the dormant group gives up the surplus over its share, one of two")
+                .atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(100))
+                .until(() -> liveLeases("p") + liveLeases("q") == 1);
+    }
+
+    private long liveLeases(String partitionKey) throws Exception {
+        return RowCount.of(dataSource, """
+                SELECT COUNT(*) FROM queue_partition_leases
+                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?
+                  AND expires_at > UTC_TIMESTAMP(6)""", tenant, group, topic, partitionKey);
+    }
+
+    private long leaseRows(String partitionKey) throws Exception {
+        return RowCount.of(dataSource, """
+                SELECT COUNT(*) FROM queue_partition_leases
+                WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?""",
+                tenant, group, topic, partitionKey);
+    }
+
+    private void update(String sql) throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, tenant);
+            ps.setString(2, group);
+            ps.setString(3, topic);
+            ps.executeUpdate();
+        }
+    }
+}
