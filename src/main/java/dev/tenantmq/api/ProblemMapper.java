@@ -301,7 +301,9 @@ public class ProblemMapper {
         String title = type != null ? type.getReasonPhrase() : "Error";
         // Every request body of the API is JSON (openapi.yaml): say which header was wrong or missing.
         String encoding = headers.getHeaderString(HttpHeaders.CONTENT_ENCODING);
-        String detail = status == 415 && JsonContentType.encoded(encoding)
+        List<String> types = headers.getRequestHeader(HttpHeaders.CONTENT_TYPE);
+        String detail = status == 415 && types != null && types.size() > 1 ? severalContentTypes(types)
+                : status == 415 && JsonContentType.encoded(encoding)
                 ? "Content-Encoding: " + abbreviated(encoding.trim()) + " is not supported: send the body uncompressed, without"
                         + " Content-Encoding"
                 : status == 415 ? "the request body must be JSON: send it with Content-Type: "
@@ -310,6 +312,16 @@ public class ProblemMapper {
                 : status == 404 ? unknownPath(uri.getRequestUri().getRawPath())
                 : title;
         return problem(status, title.toLowerCase().replace(' ', '-'), title, detail, null);
+    }
+
+    /**
+     * The detail of a 415 for several {@code Content-Type} headers ({@link JsonContentType}): how
+     * many, what they say, and the one header to send.
+     */
+    static String severalContentTypes(List<String> types) {
+        return "the request has " + types.size() + " Content-Type headers ("
+                + types.stream().map(t -> abbreviated(t.trim())).collect(Collectors.joining(", "))
+                + "): send one, Content-Type: " + MediaType.APPLICATION_JSON;
     }
 
     /** A header value as a detail shows it: at most 64 characters. */
