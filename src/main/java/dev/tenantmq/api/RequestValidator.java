@@ -264,13 +264,13 @@ public class RequestValidator {
     }
 
     /**
-     * Validates a list of receipts: present, 1..max entries, each a string of at most
+     * Validates a list of receipts: present (not null), 1..max entries, each a string of at most
      * {@link ConsumeLimits#MAX_RECEIPT_LENGTH} characters.
      *
      * @throws InvalidRequestException naming {@code receipts}, or each bad {@code receipts[i]}
      */
     public List<String> receipts(List<String> receipts) {
-        consume.requireReceiptCount(receipts == null ? 0 : receipts.size()); // the domain's rule, before single receipts
+        consume.requireReceipts(receipts); // the domain's rule, before single receipts
         ConsumeLimits.require(ConsumeLimits.receiptProblems(receipts));
         return receipts;
     }
