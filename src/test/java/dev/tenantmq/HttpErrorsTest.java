@@ -323,6 +323,29 @@ class HttpErrorsTest {
         Raw r = rawChunked(head, 65L * 1024 * 1024 + 1);
         assertEquals(413, r.status(), r.text());
         assertProblem(r, 413, "body");
+        // Reading stops at the first chunk past the limit: the size got is known only that far.
+        String message = JSON.readTree(r.body()).get("errors").get(0).get("message").asText();
+        assertTrue(message.matches("is at least [0-9]+ bytes, over the limit of 67108864 bytes"
+                + " \\(quarkus\\.http\\.limits\\.max-body-size\\)"), message);
+        assertEquals(0, stored(tenant, topic));
+    }
+
+    /** A 413 names what was exceeded: the setting, its value, and the size the request declared. */
+    @Test
+    void a_body_over_the_http_limit_gets_a_413_naming_the_limit_its_value_and_the_declared_size() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        long declared = 70L * 1024 * 1024;
+        String head = "POST /tenants/" + tenant + "/topics/" + topic + "/messages HTTP/1.1\r\nHost: localhost\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + declared + "\r\n\r\n";
+        Raw r = raw(head, "{\"messages\":[");
+        assertEquals(413, r.status(), r.text());
+        JsonNode problem = JSON.readTree(r.body());
+        String rule = "is 73400320 bytes (its Content-Length), over the limit of 67108864 bytes"
+                + " (quarkus.http.limits.max-body-size)";
+        assertEquals("body", problem.get("errors").get(0).get("field").asText(), r.body());
+        assertEquals(rule, problem.get("errors").get(0).get("message").asText(), r.body());
+        assertEquals("the request body " + rule, problem.get("detail").asText(), r.body());
         assertEquals(0, stored(tenant, topic));
     }
 

@@ -86,7 +86,25 @@ public class ProblemMapper {
     @ServerExceptionMapper
     Response tooLarge(PayloadTooLargeException e) {
         return problem(413, "payload-too-large", "Payload too large", e.getMessage(),
-                List.of(new Problem.FieldError(e.field(), e.getMessage())));
+                List.of(new Problem.FieldError(e.field(), e.rule())));
+    }
+
+    /**
+     * The one answer to a request body over {@code quarkus.http.limits.max-body-size}, whether its
+     * declared length says so ({@link HttpRoutes}) or its bytes as they arrive ({@link BodyReader}):
+     * 413 naming the setting, its value and the size, as far as it is known (docs/api.md, "Errors").
+     *
+     * @param limitBytes the setting's value
+     * @param sizeBytes the declared length, or the bytes that had arrived when the limit was passed;
+     *     null when neither is known
+     * @param declared whether {@code sizeBytes} is the declared length
+     */
+    static Problem bodyTooLarge(long limitBytes, Long sizeBytes, boolean declared) {
+        String size = sizeBytes == null ? "" : declared ? sizeBytes + " bytes (its Content-Length), "
+                : "at least " + sizeBytes + " bytes, ";
+        String rule = "is " + size + "over the limit of " + limitBytes + " bytes (quarkus.http.limits.max-body-size)";
+        return body(413, "payload-too-large", "Payload too large", "the request body " + rule,
+                List.of(new Problem.FieldError("body", rule)));
     }
 
     /**
