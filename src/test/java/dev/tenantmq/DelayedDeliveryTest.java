@@ -184,6 +184,21 @@ class DelayedDeliveryTest {
         assertEquals(0, storedMessages(), "nothing stored");
     }
 
+    /** A delay too far ahead names what was given, as every range error does (docs/api.md, "Errors"). */
+    @Test
+    void a_delay_too_far_ahead_names_the_value_given() throws Exception {
+        badDelay(Map.of("deliverAfterSeconds", 99999999999L), "messages[0].deliverAfterSeconds", "(got 99999999999)");
+        given().contentType(ContentType.JSON).body("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1,"
+                        + "\"deliverAfterSeconds\":99999999999999999999999}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).body("errors[0].field", equalTo("messages[0].deliverAfterSeconds"))
+                .body("errors[0].message", containsString("mq.retention.max-age"))
+                .body("errors[0].message", containsString("(got 99999999999999999999999)"));
+        badDelay(Map.of("deliverAt", "2999-01-01T00:00:00+02:00"), "messages[0].deliverAt",
+                "(got 2999-01-01T00:00:00+02:00)");
+        assertEquals(0, storedMessages(), "nothing stored");
+    }
+
     @Test
     void a_delay_reaches_at_most_the_retention_max_age_ahead() throws Exception {
         long maxAge = Duration.ofDays(7).toSeconds(); // mq.retention.max-age of the test profile (the default)

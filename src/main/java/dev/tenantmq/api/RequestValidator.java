@@ -198,7 +198,8 @@ public class RequestValidator {
                 return null;
             }
             // Too large for a long is too far ahead: the domain's rule names the topic's bound.
-            return DeliveryDelay.afterSeconds(afterSeconds.canConvertToLong() ? afterSeconds.asLong() : Long.MAX_VALUE);
+            return DeliveryDelay.afterSeconds(afterSeconds.canConvertToLong() ? afterSeconds.asLong() : Long.MAX_VALUE,
+                    afterSeconds.bigIntegerValue().toString());
         }
         if (dueAt != null) {
             if (!dueAt.isTextual()) {
@@ -210,13 +211,13 @@ public class RequestValidator {
             if (when.afterStoredYears()) {
                 // Further ahead than the longest retention (3650 days) reaches from now: the domain's
                 // rule refuses it naming the topic's bound, the limit a client meets first.
-                return DeliveryDelay.at(Rfc3339.LAST);
+                return DeliveryDelay.at(Rfc3339.LAST, dueAt.asText());
             }
             if (when.problem() != null) {
                 errors.add(at + "." + DeliveryDelay.AT_FIELD, when.problem());
                 return null;
             }
-            return DeliveryDelay.at(when.instant());
+            return DeliveryDelay.at(when.instant(), dueAt.asText());
         }
         return null;
     }
