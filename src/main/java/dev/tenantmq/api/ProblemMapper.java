@@ -57,9 +57,11 @@ public class ProblemMapper {
         return problem(400, "invalid-request", "Invalid request", detail, errors);
     }
 
+    /** A tenant outside MQ_TENANTS: the path's {@code tenant} is the field at fault (docs/api.md, "Errors"). */
     @ServerExceptionMapper
     Response notServed(TenantNotServedException e) {
-        return problem(403, "tenant-not-served", "Tenant not served", e.getMessage(), null);
+        return problem(403, "tenant-not-served", "Tenant not served", e.getMessage(),
+                List.of(new Problem.FieldError("tenant", e.rule())));
     }
 
     /** A caller without the permission (docs/security.md, "Permissions"): names the tenant and the permission. */
