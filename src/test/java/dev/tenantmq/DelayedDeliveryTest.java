@@ -167,6 +167,38 @@ class DelayedDeliveryTest {
         assertEquals(0, storedMessages(), "nothing stored");
     }
 
+    /**
+     * A deliverAt of the right form that names no time is refused for that, not for its form, and
+     * one before the years the database stores names them (docs/api.md, "Delayed delivery"); one
+     * after them names the retention maximum age (ErrorWordsTest).
+     */
+    @Test
+    void a_deliver_at_that_does_not_exist_or_is_before_the_stored_years_says_so() throws Exception {
+        String field = "messages[0].deliverAt";
+        badDelayIs(Map.of("deliverAt", "2026-02-30T01:00:00Z"), field,
+                "names a date that does not exist: February 2026 has days 01 to 28 (got 2026-02-30T01:00:00Z)");
+        badDelayIs(Map.of("deliverAt", "2026-12-05T24:00:00Z"), field,
+                "names a time that does not exist: an hour is 00 to 23 (got 2026-12-05T24:00:00Z)");
+        badDelayIs(Map.of("deliverAt", "0001-01-01T00:00:00Z"), field,
+                "must be in the years 1000 to 9999 (UTC), the times the database stores (got 0001-01-01T00:00:00Z)");
+        assertEquals(0, storedMessages(), "nothing stored");
+    }
+
+    /** A delay too far ahead names what was given, as every range error does (docs/api.md, "Errors"). */
+    @Test
+    void a_delay_too_far_ahead_names_the_value_given() throws Exception {
+        badDelay(Map.of("deliverAfterSeconds", 99999999999L), "messages[0].deliverAfterSeconds", "(got 99999999999)");
+        given().contentType(ContentType.JSON).body("{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1,"
+                        + "\"deliverAfterSeconds\":99999999999999999999999}]}")
+                .post("/tenants/{t}/topics/{topic}/messages", tenant, topic)
+                .then().statusCode(400).body("errors[0].field", equalTo("messages[0].deliverAfterSeconds"))
+                .body("errors[0].message", containsString("mq.retention.max-age"))
+                .body("errors[0].message", containsString("(got 99999999999999999999999)"));
+        badDelay(Map.of("deliverAt", "2999-01-01T00:00:00+02:00"), "messages[0].deliverAt",
+                "(got 2999-01-01T00:00:00+02:00)");
+        assertEquals(0, storedMessages(), "nothing stored");
+    }
+
     @Test
     void a_delay_reaches_at_most_the_retention_max_age_ahead() throws Exception {
         long maxAge = Duration.ofDays(7).toSeconds(); // mq.retention.max-age of the test profile (the default)
@@ -212,6 +244,16 @@ class DelayedDeliveryTest {
                 .contentType("application/problem+json")
                 .body("errors[0].field", equalTo(field))
                 .body("errors[0].message", containsString(rule));
+    }
+
+    private void badDelayIs(Map<String, Object> delay, String field, String message) {
+        Map<String, Object> m = new HashMap<>(Api.msg("k", "bad", 1));
+        m.putAll(delay);
+        publish(tenant, topic, Map.of("messages", List.of(m))).then().statusCode(400)
+                .contentType("application/problem+json")
+                .body("errors[0].field", equalTo(field))
+                .body("errors[0].message", equalTo(message))
+                .body("detail", equalTo(field + " " + message));
     }
 
     private static Map<String, Object> delayed(String key, String id, long seconds) {

@@ -134,16 +134,18 @@ class ErrorWordsTest {
     /**
      * A due time the database cannot store is refused for the limit the client meets: one past
      * year 9999 is beyond the retention maximum age ahead, and the error names that setting, as
-     * for any time too far ahead; one before year 1000 names the database's earliest time.
+     * for any time too far ahead; one before year 1000 names the years the database stores.
      */
     @Test
     void a_due_time_beyond_the_databases_range_names_the_limit_it_breaks() {
-        String retention = "must be at most the retention maximum age (mq.retention.max-age, 604800 s) ahead:"
+        String retention = "must be at most the retention maximum age (mq.retention.max-age, 604800 s) ahead (got %s):"
                 + " retention deletes a message that long after its publish";
-        assertError(publish(message("\"deliverAt\": \"9999-12-31T12:00:00Z\"")), "messages[0].deliverAt", retention);
-        assertError(publish(message("\"deliverAt\": \"+999999999-12-31T00:00:00Z\"")), "messages[0].deliverAt", retention);
+        assertError(publish(message("\"deliverAt\": \"9999-12-31T12:00:00Z\"")), "messages[0].deliverAt",
+                String.format(retention, "9999-12-31T12:00:00Z"));
+        assertError(publish(message("\"deliverAt\": \"+999999999-12-31T00:00:00Z\"")), "messages[0].deliverAt",
+                String.format(retention, "+999999999-12-31T00:00:00Z"));
         assertError(publish(message("\"deliverAt\": \"0999-12-31T23:59:59Z\"")), "messages[0].deliverAt",
-                "must be at or after 1000-01-01T00:00:00Z, the earliest time the database stores (got 0999-12-31T23:59:59Z)");
+                "must be in the years 1000 to 9999 (UTC), the times the database stores (got 0999-12-31T23:59:59Z)");
     }
 
     /** A flag is true or false: neither a string nor a number is read as one. */

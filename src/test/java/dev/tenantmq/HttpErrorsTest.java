@@ -119,6 +119,59 @@ class HttpErrorsTest {
     }
 
     /**
+     * Content-Type is a singleton field (RFC 9110, section 8.3), and which of two a server takes
+     * differs between servers: two of them get 415 naming the header on every call that takes a
+     * JSON body, also two identical ones, as two traceparent headers are invalid whatever they say
+     * (docs/api.md, "Errors"). Nothing changes: a fetch with both leased a batch.
+     */
+    @Test
+    void two_content_type_headers_get_415_naming_the_header_on_every_call_that_takes_a_body_and_change_nothing()
+            throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String data = "/tenants/" + tenant + "/topics/" + topic;
+        String settings = "/admin/settings?tenant=" + tenant + "&topic=" + topic;
+        given().contentType(ContentType.JSON).body(ONE_MESSAGE).post(data + "/messages").then().statusCode(201);
+        List<List<String>> calls = List.of(
+                List.of("POST", data + "/messages", ONE_MESSAGE),
+                List.of("POST", data + "/messages/committed", "{\"partitionKeys\":[\"k\"]}"),
+                List.of("POST", data + "/consumer-groups/g/fetch", "{\"maxMessages\":1}"),
+                List.of("POST", data + "/consumer-groups/g/ack", "{\"receipts\":[\"r\"]}"),
+                List.of("POST", data + "/consumer-groups/g/nack", "{\"receipts\":[\"r\"]}"),
+                List.of("POST", data + "/consumer-groups/g/extend", "{\"receipts\":[\"r\"],\"visibilitySeconds\":5}"),
+                List.of("PUT", settings, "{\"maxDeliveries\":3}"));
+        List<List<String>> pairs = List.of(List.of("application/json", "text/plain"),
+                List.of("text/plain", "application/json"), List.of("application/json", "application/json"));
+        for (List<String> call : calls) {
+            for (List<String> pair : pairs) {
+                HttpResponse<String> r = send(request(call.get(1)).method(call.get(0),
+                        HttpRequest.BodyPublishers.ofString(call.get(2)))
+                        .header("Content-Type", pair.get(0)).header("Content-Type", pair.get(1)));
+                String what = call + " with Content-Type " + pair;
+                assertEquals(415, r.statusCode(), what + ": " + r.body());
+                assertEquals("application/problem+json", r.headers().firstValue("Content-Type").orElse(""), what);
+                assertEquals("the request has 2 Content-Type headers (" + String.join(", ", pair) + "): send one,"
+                        + " Content-Type: application/json", JSON.readTree(r.body()).get("detail").asText(), what);
+            }
+        }
+        // Without a body too: the headers are there, and say two things.
+        HttpResponse<String> bodiless = send(request(data + "/consumer-groups/g/fetch")
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .header("Content-Type", "application/json").header("Content-Type", "application/json"));
+        assertEquals(415, bodiless.statusCode(), bodiless.body());
+        assertEquals(1, stored(tenant, topic));
+        given().header("Authorization", "Bearer " + adminToken).get(settings).then().statusCode(200)
+                .body("topicOverrides.maxDeliveries", org.hamcrest.Matchers.nullValue());
+        // No fetch leased the message: the group's first delivery of it is its first attempt.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {
+            JsonNode fetched = JSON.readTree(given().contentType(ContentType.JSON).body("{\"maxMessages\":1}")
+                    .post(data + "/consumer-groups/g/fetch").then().statusCode(200).extract().asString());
+            return fetched.get("messages").size() == 1
+                    && fetched.get("messages").get(0).get("deliveryAttempt").asInt() == 1;
+        });
+    }
+
+    /**
      * Calls that take no body need no Content-Type: a fetch without a body (its defaults), and the
      * admin calls named by query parameters alone, with no body or an empty one (as the CLI sends them).
      */
@@ -270,6 +323,29 @@ class HttpErrorsTest {
         Raw r = rawChunked(head, 65L * 1024 * 1024 + 1);
         assertEquals(413, r.status(), r.text());
         assertProblem(r, 413, "body");
+        // Reading stops at the first chunk past the limit: the size got is known only that far.
+        String message = JSON.readTree(r.body()).get("errors").get(0).get("message").asText();
+        assertTrue(message.matches("is at least [0-9]+ bytes, over the limit of 67108864 bytes"
+                + " \\(quarkus\\.http\\.limits\\.max-body-size\\)"), message);
+        assertEquals(0, stored(tenant, topic));
+    }
+
+    /** A 413 names what was exceeded: the setting, its value, and the size the request declared. */
+    @Test
+    void a_body_over_the_http_limit_gets_a_413_naming_the_limit_its_value_and_the_declared_size() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        long declared = 70L * 1024 * 1024;
+        String head = "POST /tenants/" + tenant + "/topics/" + topic + "/messages HTTP/1.1\r\nHost: localhost\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + declared + "\r\n\r\n";
+        Raw r = raw(head, "{\"messages\":[");
+        assertEquals(413, r.status(), r.text());
+        JsonNode problem = JSON.readTree(r.body());
+        String rule = "is 73400320 bytes (its Content-Length), over the limit of 67108864 bytes"
+                + " (quarkus.http.limits.max-body-size)";
+        assertEquals("body", problem.get("errors").get(0).get("field").asText(), r.body());
+        assertEquals(rule, problem.get("errors").get(0).get("message").asText(), r.body());
+        assertEquals("the request body " + rule, problem.get("detail").asText(), r.body());
         assertEquals(0, stored(tenant, topic));
     }
 

@@ -265,6 +265,28 @@ class NackDeadLetterTest {
                 .then().statusCode(200).body("results[0].status", equalTo("INVALID"));
     }
 
+    /**
+     * An empty or blank reason is no reason, as an absent one (docs/api.md, "Failures: nack,
+     * retries and dead letters"): accepted, and the dead letter records {@code nacked}. Clients
+     * whose strings default to empty (protobuf's, Go's) nack as clients that leave it out do.
+     */
+    @Test
+    void a_nack_with_an_empty_or_blank_reason_is_accepted_and_the_dead_letter_records_nacked() {
+        for (String reason : List.of("", " \t ")) {
+            String reasonTopic = TestIds.topic();
+            String group = TestIds.group();
+            publishOk(tenant, reasonTopic, List.of(msg("k", "m", 1)));
+            for (int attempt = 1; attempt <= MAX_DELIVERIES; attempt++) {
+                List<Delivered> got = fetchOk(tenant, reasonTopic, group, upTo(10));
+                assertEquals(List.of(attempt), attempts(got), "reason '" + reason + "'");
+                assertEquals(List.of("NACKED"), nack(tenant, reasonTopic, group, receipts(got), 0, reason));
+            }
+            List<Delivered> dead = fetchOk(tenant, reasonTopic + ".dlq", TestIds.group(), upTo(10));
+            assertEquals(List.of("m"), ids(dead));
+            assertEquals("nacked", dead.get(0).metadata().get("dead_letter_reason"), "reason '" + reason + "'");
+        }
+    }
+
     /** Fetches and nacks message {@code id} of partition k in {@code group} until it is dead-lettered. */
     private void poison(String group, String id, int fromAttempt) {
         poison(group, id, fromAttempt, MAX_DELIVERIES);

@@ -165,6 +165,18 @@ class PublishTest {
         assertEquals(false, publishOk(tenant, topic, List.of(msg("k", "small", 1))).duplicate(0));
     }
 
+    /** A 413 names what was exceeded: the payload, its size, the setting and its value. */
+    @Test
+    void a_payload_over_the_limit_gets_a_413_naming_its_size_the_setting_and_its_value() {
+        String big = "x".repeat(1024 * 1024); // 1048578 bytes of JSON text with its quotes
+        String rule = "is 1048578 bytes, over the limit of 1048576 bytes (mq.publish.max-payload-bytes)";
+        publish(tenant, topic, Map.of("messages", List.of(msg("k", "big", big))))
+                .then().statusCode(413).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("messages[0].payload"))
+                .body("errors[0].message", equalTo(rule))
+                .body("detail", equalTo("messages[0].payload " + rule));
+    }
+
     @Test
     void more_than_the_batch_limit_is_rejected() {
         List<Map<String, Object>> many = new ArrayList<>();

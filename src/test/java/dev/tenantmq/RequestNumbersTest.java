@@ -72,8 +72,8 @@ class RequestNumbersTest {
     @CsvSource({HUGE, BEYOND_INT, "604801"})
     void a_delay_of_any_size_beyond_the_retention_is_400_naming_the_bound(String seconds) {
         String message = publishRefusal(seconds);
-        assertEquals("must be at most the retention maximum age (mq.retention.max-age, 604800 s) ahead: retention"
-                + " deletes a message that long after its publish", message);
+        assertEquals("must be at most the retention maximum age (mq.retention.max-age, 604800 s) ahead (got " + seconds
+                + "): retention deletes a message that long after its publish", message);
         assertEquals("must be at least 0 seconds (got -" + seconds + ")", publishRefusal("-" + seconds));
     }
 

@@ -275,6 +275,32 @@ class ResetOffsetsTest {
         }
     }
 
+    /**
+     * toDatetime is read as deliverAt is (docs/api.md, "Delayed delivery"): a time that does not
+     * exist says so, and one outside the years the database stores is refused, not clamped to
+     * the earliest or the latest message; nothing moves.
+     */
+    @Test
+    void a_to_datetime_is_held_to_the_rules_of_deliver_at_and_nothing_moves() {
+        List<Long> stored = publishOk(tenant, topic, List.of(msg("k", "a", 1))).offsets();
+        consumeAll(1);
+        Map<String, String> refused = new LinkedHashMap<>();
+        refused.put("2026-02-30T01:00:00Z", "names a date that does not exist: February 2026 has days 01 to 28");
+        refused.put("0001-01-01T00:00:00Z", "must be in the years 1000 to 9999 (UTC), the times the database stores");
+        refused.put("+10000-01-01T00:00:00Z", "must be in the years 1000 to 9999 (UTC), the times the database stores");
+        refused.put("9999-12-31T23:00:00-05:00", "must be in the years 1000 to 9999 (UTC), the times the database stores");
+        for (Map.Entry<String, String> e : refused.entrySet()) {
+            String message = e.getValue() + " (got " + e.getKey() + ")";
+            admin().queryParams(scope(Map.of("to", "datetime", "toDatetime", e.getKey())))
+                    .post("/admin/consumer-groups/reset-offsets").then().statusCode(400)
+                    .body("errors[0].field", org.hamcrest.Matchers.equalTo("toDatetime"))
+                    .body("errors[0].message", org.hamcrest.Matchers.equalTo(message));
+        }
+        assertEquals(List.of(), fetchOk(tenant, topic, group, upTo(1)), "the committed offset did not move");
+        JsonPath last = reset(Map.of("to", "datetime", "toDatetime", "9999-12-31T23:59:59Z", "dryRun", "true"));
+        assertEquals(stored.get(0), last.getLong("partitions[0].toOffset"), "the last time stored is taken");
+    }
+
     @Test
     void bad_parameters_are_400_naming_the_field() {
         publishOk(tenant, topic, List.of(msg("k", "a", 1)));

@@ -83,6 +83,22 @@ class TenantNotServedTest {
         assertEquals(before, deliveryRow(offset), "the delivery of the tenant not served is unchanged");
     }
 
+    /**
+     * The 403 has the shape of every answer about a request field (docs/api.md, "Errors"): an
+     * errors entry naming the field, here the path's tenant.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"messages", "consumer-groups/g/fetch"})
+    void a_tenant_not_served_gets_a_403_whose_errors_name_the_tenant(String call) {
+        String body = call.equals("messages") ? "{\"messages\":[{\"partitionKey\":\"k\",\"payload\":1}]}" : "{}";
+        given().contentType(ContentType.JSON).body(body).post("/tenants/{t}/topics/{topic}/" + call, NOT_SERVED, topic)
+                .then().statusCode(403).contentType("application/problem+json")
+                .body("type", equalTo("urn:tenant-mq:problem:tenant-not-served"))
+                .body("detail", equalTo("tenant 'not-served' is not served by this process (see MQ_TENANTS)"))
+                .body("errors.field", equalTo(List.of("tenant")))
+                .body("errors[0].message", equalTo("is not served by this process (see MQ_TENANTS) (got 'not-served')"));
+    }
+
     @Test
     void admin_listings_are_not_limited_to_served_tenants() {
         // SPEC section 4: "Tenant not in MQ_TENANTS -> 403 (on every tenant-scoped endpoint; admin aside)".

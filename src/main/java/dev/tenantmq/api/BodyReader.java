@@ -15,7 +15,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Response;
 import java.io.ByteArrayInputStream;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -104,7 +103,7 @@ public class BodyReader {
                     over.set(true);
                     vertx.cancelTimer(timer);
                     slot.release();
-                    done.complete(closing(ctx, tooLarge()));
+                    done.complete(closing(ctx, tooLarge(body.length() + (long) chunk.length())));
                     return;
                 }
                 body.appendBuffer(chunk);
@@ -199,10 +198,10 @@ public class BodyReader {
                         + " at once, or in fewer, faster parts", null);
     }
 
-    private static Response tooLarge() {
-        return ProblemMapper.problem(413, "payload-too-large", "Payload too large",
-                "the request body is larger than the service accepts (quarkus.http.limits.max-body-size)",
-                List.of(new dev.tenantmq.api.dto.Problem.FieldError("body", "is larger than the HTTP body limit")));
+    /** @param arrived the bytes that had arrived when the limit was passed */
+    private Response tooLarge(long arrived) {
+        return Response.status(413).type(ProblemMapper.PROBLEM_JSON)
+                .entity(ProblemMapper.bodyTooLarge(maxBodyBytes, arrived, false)).build();
     }
 
     private static Response tooMany(BodyReadSlots.Refusal refusal) {

@@ -13,7 +13,6 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -65,21 +64,9 @@ public class HttpRoutes {
      * held to none of them but the size.
      */
     private void limitBody(RoutingContext ctx) {
-        String declared = ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH);
-        // With Transfer-Encoding the length is not the body's (RFC 9112 section 6.3).
-        if (declared != null && !ctx.request().headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
-            long length;
-            try {
-                length = Long.parseLong(declared.trim());
-            } catch (NumberFormatException e) {
-                ctx.next(); // Vert.x itself rejects a malformed length
-                return;
-            }
-            if (length > maxBodyBytes) {
-                ctx.fail(413);
-                return;
-            }
-            ctx.next();
+        Long length = declaredLength(ctx);
+        if (length != null && length > maxBodyBytes) {
+            ctx.fail(413);
             return;
         }
         ctx.next();
@@ -183,9 +170,7 @@ public class HttpRoutes {
         }
         int status = ctx.statusCode();
         Problem problem = switch (status) {
-            case 413 -> ProblemMapper.body(413, "payload-too-large", "Payload too large",
-                    "the request body is larger than the service accepts (quarkus.http.limits.max-body-size)",
-                    List.of(new Problem.FieldError("body", "is larger than the HTTP body limit")));
+            case 413 -> ProblemMapper.bodyTooLarge(maxBodyBytes, declaredLength(ctx), true);
             default -> null;
         };
         if (problem == null) {
@@ -197,6 +182,23 @@ public class HttpRoutes {
             ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
         }
         write(ctx, status, ProblemMapper.PROBLEM_JSON, problem);
+    }
+
+    /**
+     * The body length the request declares, or null when it declares none: no Content-Length, one
+     * beside Transfer-Encoding (then it is not the body's, RFC 9112 section 6.3), or a malformed
+     * one (Vert.x itself rejects that).
+     */
+    private static Long declaredLength(RoutingContext ctx) {
+        String declared = ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (declared == null || ctx.request().headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
+            return null;
+        }
+        try {
+            return Long.parseLong(declared.trim());
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     private void write(RoutingContext ctx, int status, String type, Object body) {

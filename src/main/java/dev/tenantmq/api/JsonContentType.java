@@ -22,16 +22,26 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * fetch without a body (all its defaults) and the admin calls named by query parameters alone
  * (reset-offsets, requeue, DELETE) keep working without the header. Runs before authentication,
  * as Quarkus REST's own check of a wrong type does, and answers with the same 415 ({@link ProblemMapper#web}).
+ *
+ * <p>Two {@code Content-Type} headers get 415 too, on every call that consumes JSON, with or
+ * without a body, also when they are equal: the field is a single value (RFC 9110, section 8.3)
+ * and servers differ in which of two they read (Quarkus REST read one or the other depending on
+ * the call, and served the request as JSON), so neither is read, as two {@code traceparent}
+ * headers are not (docs/api.md, "Errors").
  */
 public class JsonContentType {
     /**
-     * Refuses a body without a media type sent to a call that consumes JSON, and a compressed body.
+     * Refuses a body without a media type sent to a call that consumes JSON, two media types sent
+     * to such a call, and a compressed body.
      *
-     * @throws NotSupportedException 415 problem+json naming {@code Content-Type: application/json},
-     *     or the {@code Content-Encoding} sent
+     * @throws NotSupportedException 415 problem+json naming {@code Content-Type: application/json}
+     *     (and the headers, when there are several), or the {@code Content-Encoding} sent
      */
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION - 1)
     public void requireForBody(ContainerRequestContext request, ResourceInfo resource, RoutingContext ctx) {
+        if (ctx.request().headers().getAll(HttpHeaders.CONTENT_TYPE).size() > 1 && consumesJson(resource)) {
+            throw new NotSupportedException();
+        }
         String type = request.getHeaderString(HttpHeaders.CONTENT_TYPE);
         if ((type == null || type.isBlank()) && BodyReader.bodyBytes(ctx) > 0 && consumesJson(resource)) {
             throw new NotSupportedException();

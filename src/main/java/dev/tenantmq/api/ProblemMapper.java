@@ -57,9 +57,11 @@ public class ProblemMapper {
         return problem(400, "invalid-request", "Invalid request", detail, errors);
     }
 
+    /** A tenant outside MQ_TENANTS: the path's {@code tenant} is the field at fault (docs/api.md, "Errors"). */
     @ServerExceptionMapper
     Response notServed(TenantNotServedException e) {
-        return problem(403, "tenant-not-served", "Tenant not served", e.getMessage(), null);
+        return problem(403, "tenant-not-served", "Tenant not served", e.getMessage(),
+                List.of(new Problem.FieldError("tenant", e.rule())));
     }
 
     /** A caller without the permission (docs/security.md, "Permissions"): names the tenant and the permission. */
@@ -86,7 +88,25 @@ public class ProblemMapper {
     @ServerExceptionMapper
     Response tooLarge(PayloadTooLargeException e) {
         return problem(413, "payload-too-large", "Payload too large", e.getMessage(),
-                List.of(new Problem.FieldError(e.field(), e.getMessage())));
+                List.of(new Problem.FieldError(e.field(), e.rule())));
+    }
+
+    /**
+     * The one answer to a request body over {@code quarkus.http.limits.max-body-size}, whether its
+     * declared length says so ({@link HttpRoutes}) or its bytes as they arrive ({@link BodyReader}):
+     * 413 naming the setting, its value and the size, as far as it is known (docs/api.md, "Errors").
+     *
+     * @param limitBytes the setting's value
+     * @param sizeBytes the declared length, or the bytes that had arrived when the limit was passed;
+     *     null when neither is known
+     * @param declared whether {@code sizeBytes} is the declared length
+     */
+    static Problem bodyTooLarge(long limitBytes, Long sizeBytes, boolean declared) {
+        String size = sizeBytes == null ? "" : declared ? sizeBytes + " bytes (its Content-Length), "
+                : "at least " + sizeBytes + " bytes, ";
+        String rule = "is " + size + "over the limit of " + limitBytes + " bytes (quarkus.http.limits.max-body-size)";
+        return body(413, "payload-too-large", "Payload too large", "the request body " + rule,
+                List.of(new Problem.FieldError("body", rule)));
     }
 
     /**
@@ -301,7 +321,9 @@ public class ProblemMapper {
         String title = type != null ? type.getReasonPhrase() : "Error";
         // Every request body of the API is JSON (openapi.yaml): say which header was wrong or missing.
         String encoding = headers.getHeaderString(HttpHeaders.CONTENT_ENCODING);
-        String detail = status == 415 && JsonContentType.encoded(encoding)
+        List<String> types = headers.getRequestHeader(HttpHeaders.CONTENT_TYPE);
+        String detail = status == 415 && types != null && types.size() > 1 ? severalContentTypes(types)
+                : status == 415 && JsonContentType.encoded(encoding)
                 ? "Content-Encoding: " + abbreviated(encoding.trim()) + " is not supported: send the body uncompressed, without"
                         + " Content-Encoding"
                 : status == 415 ? "the request body must be JSON: send it with Content-Type: "
@@ -310,6 +332,16 @@ public class ProblemMapper {
                 : status == 404 ? unknownPath(uri.getRequestUri().getRawPath())
                 : title;
         return problem(status, title.toLowerCase().replace(' ', '-'), title, detail, null);
+    }
+
+    /**
+     * The detail of a 415 for several {@code Content-Type} headers ({@link JsonContentType}): how
+     * many, what they say, and the one header to send.
+     */
+    static String severalContentTypes(List<String> types) {
+        return "the request has " + types.size() + " Content-Type headers ("
+                + types.stream().map(t -> abbreviated(t.trim())).collect(Collectors.joining(", "))
+                + "): send one, Content-Type: " + MediaType.APPLICATION_JSON;
     }
 
     /** A header value as a detail shows it: at most 64 characters. */

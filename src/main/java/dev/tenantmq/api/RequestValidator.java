@@ -16,9 +16,7 @@ import dev.tenantmq.model.MessageId;
 import dev.tenantmq.model.PartitionKey;
 import dev.tenantmq.domain.PublishService;
 import dev.tenantmq.model.DeliveryDelay;
-import java.time.Instant;
 import dev.tenantmq.model.Rfc3339;
-import java.time.format.DateTimeParseException;
 import dev.tenantmq.model.Tenant;
 import dev.tenantmq.model.Topic;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -174,11 +172,11 @@ public class RequestValidator {
 
     /**
      * The delay of a published message (docs/api.md, "Delayed delivery"): {@code deliverAfterSeconds}
-     * a whole number of seconds, at least 0; {@code deliverAt} an RFC 3339 date-time with an offset;
-     * at most one of them. How far ahead a delay may reach is the domain's rule
-     * ({@link DeliveryDelay#problem}), checked in publish: a number of seconds of any size goes
-     * there, so one too large for a long is refused naming the topic's retention maximum age, as
-     * any other delay beyond it.
+     * a whole number of seconds, at least 0; {@code deliverAt} an RFC 3339 date-time with an offset
+     * in the years the database stores ({@link Rfc3339#read}); at most one of them. How far ahead a
+     * delay may reach is the domain's rule ({@link DeliveryDelay#problem}), checked in publish: a
+     * number of seconds of any size goes there, so one too large for a long is refused naming the
+     * topic's retention maximum age, as any other delay beyond it.
      *
      * @return the delay, or null when there is none or a field is bad (then {@code errors} names it)
      */
@@ -200,28 +198,26 @@ public class RequestValidator {
                 return null;
             }
             // Too large for a long is too far ahead: the domain's rule names the topic's bound.
-            return DeliveryDelay.afterSeconds(afterSeconds.canConvertToLong() ? afterSeconds.asLong() : Long.MAX_VALUE);
+            return DeliveryDelay.afterSeconds(afterSeconds.canConvertToLong() ? afterSeconds.asLong() : Long.MAX_VALUE,
+                    afterSeconds.bigIntegerValue().toString());
         }
         if (dueAt != null) {
-            try {
-                if (!dueAt.isTextual()) {
-                    throw new DateTimeParseException("not a string", dueAt.toString(), 0);
-                }
-                Instant when = Rfc3339.parse(dueAt.asText());
-                if (when.isBefore(EARLIEST_DUE)) {
-                    errors.add(at + "." + DeliveryDelay.AT_FIELD, "must be at or after " + EARLIEST_DUE
-                            + ", the earliest time the database stores (got " + abbreviate(dueAt.asText()) + ")");
-                    return null;
-                }
-                // Any time after LATEST_DUE is further ahead than the longest retention (3650 days)
-                // reaches from now: the domain's rule refuses it naming the topic's bound, which is
-                // the limit a client meets first.
-                return DeliveryDelay.at(when.isAfter(LATEST_DUE) ? LATEST_DUE : when);
-            } catch (DateTimeParseException e) {
-                errors.add(at + "." + DeliveryDelay.AT_FIELD, "must be an RFC 3339 date-time with an offset such as"
-                        + " 2026-12-02T05:00:00Z, not " + JsonErrorWords.given(dueAt));
+            if (!dueAt.isTextual()) {
+                errors.add(at + "." + DeliveryDelay.AT_FIELD, "must be " + Rfc3339.FORM + ", not "
+                        + JsonErrorWords.given(dueAt));
                 return null;
             }
+            Rfc3339.Reading when = Rfc3339.read(dueAt.asText());
+            if (when.afterStoredYears()) {
+                // Further ahead than the longest retention (3650 days) reaches from now: the domain's
+                // rule refuses it naming the topic's bound, the limit a client meets first.
+                return DeliveryDelay.at(Rfc3339.LAST, dueAt.asText());
+            }
+            if (when.problem() != null) {
+                errors.add(at + "." + DeliveryDelay.AT_FIELD, when.problem());
+                return null;
+            }
+            return DeliveryDelay.at(when.instant(), dueAt.asText());
         }
         return null;
     }
@@ -230,12 +226,6 @@ public class RequestValidator {
     private static String abbreviate(String s) {
         return s.length() <= 40 ? s : s.substring(0, 40) + "...";
     }
-    /**
-     * DATETIME(6) holds years 1000..9999; a due time outside them cannot be stored (nor, far
-     * enough out, counted in microseconds from now).
-     */
-    private static final Instant EARLIEST_DUE = Instant.parse("1000-01-01T00:00:00Z");
-    private static final Instant LATEST_DUE = Instant.parse("9999-12-31T00:00:00Z");
 
     /**
      * An optional body (fetch's) is either absent (no body, or {@code Content-Length: 0}: all
@@ -275,13 +265,13 @@ public class RequestValidator {
     }
 
     /**
-     * Validates a list of receipts: present, 1..max entries, each a string of at most
+     * Validates a list of receipts: present (not null), 1..max entries, each a string of at most
      * {@link ConsumeLimits#MAX_RECEIPT_LENGTH} characters.
      *
      * @throws InvalidRequestException naming {@code receipts}, or each bad {@code receipts[i]}
      */
     public List<String> receipts(List<String> receipts) {
-        consume.requireReceiptCount(receipts == null ? 0 : receipts.size()); // the domain's rule, before single receipts
+        consume.requireReceipts(receipts); // the domain's rule, before single receipts
         ConsumeLimits.require(ConsumeLimits.receiptProblems(receipts));
         return receipts;
     }
@@ -602,8 +592,8 @@ public class RequestValidator {
      * Validates an offset reset (docs/operations.md, "Replay: resetting a group's offsets"):
      * {@code tenant}, {@code topic} and {@code consumerGroup} required, {@code partitionKey}
      * optional; {@code to} one of earliest, latest, offset (then {@code toOffset}, an integer from
-     * 1: the next message delivered) or datetime (then {@code toDatetime}, RFC 3339 with an offset
-     * or Z); {@code toOffset} and {@code toDatetime} only with their target; {@code dryRun} true or false
+     * 1: the next message delivered) or datetime (then {@code toDatetime}, read as {@code deliverAt}
+     * is: {@link Rfc3339#read}); {@code toOffset} and {@code toDatetime} only with their target; {@code dryRun} true or false
      * (default false).
      *
      * @throws InvalidRequestException naming each missing or bad parameter
@@ -645,14 +635,14 @@ public class RequestValidator {
                 }
                 case "datetime" -> {
                     if (datetime == null) {
-                        errors.add("toDatetime", "is required with to=datetime: an RFC 3339 time such as"
-                                + " 2026-12-01T09:00:00Z");
+                        errors.add("toDatetime", "is required with to=datetime: " + Rfc3339.FORM);
                     } else {
-                        try {
-                            target = new dev.tenantmq.model.OffsetReset.Target.ToTime(Rfc3339.parse(datetime));
-                        } catch (java.time.format.DateTimeParseException e) {
-                            errors.add("toDatetime", "must be an RFC 3339 time with an offset or Z, such as"
-                                    + " 2026-12-01T09:00:00Z (got '" + datetime + "')");
+                        // Read as deliverAt is, by the same rules (docs/api.md, "Delayed delivery").
+                        Rfc3339.Reading when = Rfc3339.read(datetime);
+                        if (when.problem() != null) {
+                            errors.add("toDatetime", when.problem());
+                        } else {
+                            target = new dev.tenantmq.model.OffsetReset.Target.ToTime(when.instant());
                         }
                     }
                 }

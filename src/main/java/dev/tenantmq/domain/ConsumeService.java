@@ -882,8 +882,8 @@ public class ConsumeService {
     /**
      * The size rule of an ack, nack or extend, and its one home: 1..{@code mq.fetch.max-messages}
      * receipts, as many as one fetch may deliver (SPEC section 4, "Ack, nack, extend"). The
-     * service checks it for every caller; the HTTP validator asks it too (an absent list counts
-     * as empty), before it looks at single receipts.
+     * service checks it for every caller; the HTTP validator asks it too
+     * ({@link #requireReceipts}), before it looks at single receipts.
      *
      * @param size the number of receipts
      * @throws InvalidRequestException naming {@code receipts} when the size is out of range (400)
@@ -893,17 +893,35 @@ public class ConsumeService {
     }
 
     /**
+     * {@link #requireReceiptCount(int)} for a request's list, which may be absent or null: then the
+     * field is required, rather than a list of 0 that the client never sent (docs/api.md, "Ack,
+     * nack and extend").
+     *
+     * @param receipts the request's {@code receipts}, or null when it has none
+     * @throws InvalidRequestException naming {@code receipts} when it is null or its size is out of range (400)
+     */
+    public void requireReceipts(List<String> receipts) {
+        if (receipts == null) {
+            throw InvalidRequestException.of("receipts", "is required: " + receiptList(1));
+        }
+        requireReceiptCount(receipts.size());
+    }
+
+    /**
      * The size rule of a list of receipts named {@code field}: {@code min}..{@code mq.fetch.max-messages}
      * receipts. An ack, nack or extend needs at least one; a fetch's {@code ack} may be empty.
      *
      * @throws InvalidRequestException naming {@code field} when the size is out of range (400)
      */
     public void requireReceiptCount(String field, int min, int size) {
-        int max = config.fetch().maxMessages();
-        if (size < min || size > max) {
-            throw InvalidRequestException.of(field,
-                    "must be an array of " + min + ".." + max + " receipts (got " + size + ")");
+        if (size < min || size > config.fetch().maxMessages()) {
+            throw InvalidRequestException.of(field, "must be " + receiptList(min) + " (got " + size + ")");
         }
+    }
+
+    /** A list of receipts of the allowed sizes, as an error names it: "an array of 1..1000 receipts". */
+    private String receiptList(int min) {
+        return "an array of " + min + ".." + config.fetch().maxMessages() + " receipts";
     }
 
     /**

@@ -8,13 +8,27 @@ import dev.tenantmq.model.Tenant;
  * for the Java callers of a served-tenants-only operation (retention's purges).
  */
 public class TenantNotServedException extends IllegalArgumentException {
+    /** The rule, as the answer's errors entry for the field {@code tenant} words it. */
+    private static final String RULE = "is not served by this process (see MQ_TENANTS)";
+
+    private final String tenant;
+
     /** @param tenant the tenant that was asked for */
     public TenantNotServedException(Tenant tenant) {
         this(tenant.value());
     }
 
     private TenantNotServedException(String tenant) {
-        super("tenant '" + tenant + "' is not served by this process (see MQ_TENANTS)");
+        super("tenant '" + tenant + "' " + RULE);
+        this.tenant = tenant;
+    }
+
+    /**
+     * The rule and the tenant given, for the errors entry naming the field {@code tenant}, as every
+     * answer about a request field has one (docs/api.md, "Errors").
+     */
+    public String rule() {
+        return RULE + " (got '" + tenant + "')";
     }
 
     /**

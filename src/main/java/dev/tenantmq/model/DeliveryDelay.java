@@ -18,8 +18,11 @@ import java.time.format.DateTimeFormatter;
  *
  * @param afterMicros the delay from the publish, in microseconds, or null
  * @param at the due time, or null
+ * @param given the value as the client gave it, which an error ends with ({@code (got ...)}), as
+ *     every range error does (docs/api.md, "Errors"): the number of seconds, of any size, or the
+ *     text of the time; never null
  */
-public record DeliveryDelay(Long afterMicros, Instant at) {
+public record DeliveryDelay(Long afterMicros, Instant at, String given) {
     /** Field name of the relative form in a published message. */
     public static final String AFTER_FIELD = "deliverAfterSeconds";
     /** Field name of the absolute form in a published message. */
@@ -32,6 +35,14 @@ public record DeliveryDelay(Long afterMicros, Instant at) {
         if ((afterMicros == null) == (at == null)) {
             throw new IllegalArgumentException("exactly one of afterMicros and at");
         }
+        if (given == null) {
+            given = afterMicros != null ? Long.toString(afterMicros / 1_000_000) : at.toString();
+        }
+    }
+
+    /** A delay whose value, as given, is its own. */
+    public DeliveryDelay(Long afterMicros, Instant at) {
+        this(afterMicros, at, null);
     }
 
     /**
@@ -48,16 +59,29 @@ public record DeliveryDelay(Long afterMicros, Instant at) {
      * for any retention ({@link #problem}).
      */
     public static DeliveryDelay afterSeconds(long seconds) {
+        return afterSeconds(seconds, Long.toString(seconds));
+    }
+
+    /**
+     * {@link #afterSeconds(long)}, given as {@code given}: a number too large for a long stands
+     * for itself as {@link Long#MAX_VALUE} seconds, and its error names the number given.
+     */
+    public static DeliveryDelay afterSeconds(long seconds, String given) {
         if (seconds < 0) {
             throw new IllegalArgumentException("a delay is at least 0 seconds: " + seconds);
         }
         return new DeliveryDelay(Durations.micros(Duration.ofSeconds(Math.min(seconds, LONGEST_AFTER_SECONDS + 1))),
-                null);
+                null, given);
     }
 
     /** Due at {@code at}. */
     public static DeliveryDelay at(Instant at) {
         return new DeliveryDelay(null, at);
+    }
+
+    /** Due at {@code at}, given as {@code given}: a time past the stored years stands for itself as the last one. */
+    public static DeliveryDelay at(Instant at, String given) {
+        return new DeliveryDelay(null, at, given);
     }
 
     /**
@@ -76,13 +100,20 @@ public record DeliveryDelay(Long afterMicros, Instant at) {
         long micros = afterMicros != null ? afterMicros : Durations.micros(Duration.between(now, at));
         if (micros > maxMicros) {
             return new FieldError(field, "must be at most the retention maximum age (" + maxAgeSetting + ", "
-                    + maxAge.toSeconds() + " s) ahead: retention deletes a message that long after its publish");
+                    + maxAge.toSeconds() + " s) ahead " + got() + ": retention deletes a message that long after its"
+                    + " publish");
         }
         if (afterMicros != null && afterMicros > Durations.micros(Duration.ofSeconds(LONGEST_AFTER_SECONDS))) {
             // Only under a retention longer than 100 years.
-            return new FieldError(field, "must be between 0 and " + LONGEST_AFTER_SECONDS + " seconds (100 years)");
+            return new FieldError(field, "must be between 0 and " + LONGEST_AFTER_SECONDS + " seconds (100 years) "
+                    + got());
         }
         return null;
+    }
+
+    /** What was given, as an error ends with it: at most 40 characters. */
+    private String got() {
+        return "(got " + (given.length() <= 40 ? given : given.substring(0, 40) + "...") + ")";
     }
 
     /** The due time as DATETIME(6) text in UTC, for the absolute form; null for the relative one. */

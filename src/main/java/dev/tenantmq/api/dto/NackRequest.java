@@ -13,7 +13,8 @@ import java.util.List;
  * @param delaySeconds redelivery delay in seconds, 0..43200; absent means exponential backoff
  *     ({@code mq.nack.backoff-base} doubling per attempt up to {@code mq.nack.backoff-cap})
  * @param reason why processing failed, at most 1024 characters; becomes
- *     {@code dead_letter_reason} when the nack dead-letters the message
+ *     {@code dead_letter_reason} when the nack dead-letters the message (absent, empty or blank:
+ *     {@code nacked}, docs/api.md, "Failures: nack, retries and dead letters")
  */
 public record NackRequest(List<String> receipts,
                           @JsonDeserialize(using = NullRejecting.class)
