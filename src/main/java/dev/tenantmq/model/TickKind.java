@@ -41,8 +41,9 @@ public enum TickKind {
      * @param sinceLastFetch time since the last fetch of the triple here (never negative)
      * @param dormantAfter {@code mq.dormant-after}; zero: never dormant
      * @param live the live subscribers read by this tick's heartbeat, in name order
-     * @param liveAtLastFullTick those of the triple's last full tick here, in name order, or
-     *     {@code null} when it had none (a triple's first tick is full)
+     * @param liveAtLastFullTick those of the triple's last full tick here that finished, in name
+     *     order, or {@code null} when it had none (a triple's first tick, and the one after a
+     *     failing tick, is full)
      * @return {@link #DORMANT} when {@code dormantAfter} is positive, the triple was not fetched
      *     for that long and its live subscribers are those of its last full tick; else {@link #FULL}
      */

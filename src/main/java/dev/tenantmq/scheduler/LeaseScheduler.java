@@ -225,13 +225,16 @@ public class LeaseScheduler {
                     // no read of every partition or lease row of the triple.
                     leases.renew(s, me, leaseMicros, renewAfterMicros);
                     consume.deadLetterExpired(s);
-                    recovered(s);
-                    return;
+                    if (TickKind.quiet(interest.sinceLastFetch(s), config.dormantAfter())) {
+                        recovered(s);
+                        return;
+                    }
+                    // A fetch woke the triple meanwhile, and its tick at once was skipped for this
+                    // one (tickOneAlone): the full tick is this one's to do.
                 }
                 discoveredKeys = messages.discover(List.of(s.tenant()), s.topic()).stream()
                         .map(MessageStore.DiscoveredPartition::partitionKey).toList();
             }
-            liveAtFullTick.put(s, List.copyOf(live));
             // 2-3. Fair share over the partitions with work: idle ones are left unleased.
             Set<String> idle = leases.idlePartitions(s, micros(config.idleLeaseTimeout()));
             Set<String> active = new java.util.LinkedHashSet<>(discoveredKeys);
@@ -286,6 +289,8 @@ public class LeaseScheduler {
 
             gauge(held, s).set(count);
             gauge(discovered, s).set(discoveredKeys.size());
+            // Only a full tick that finished: after a failing one the next tick is full again.
+            liveAtFullTick.put(s, List.copyOf(live));
             recovered(s);
         } catch (RuntimeException ex) {
             failed(s, ex);
@@ -301,6 +306,7 @@ public class LeaseScheduler {
     }
 
     private void failed(GroupScope s, RuntimeException ex) {
+        liveAtFullTick.remove(s); // its next tick is full, whatever failed in this one
         metrics.tickFailed(s.tenant(), s.topic());
         if (stopping.now()) {
             LOG.debugf("scheduler tick for %s cut short by the shutdown: %s", s, ex.getMessage());
