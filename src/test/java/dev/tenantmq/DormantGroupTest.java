@@ -8,11 +8,14 @@ import static dev.tenantmq.Delivered.ids;
 import static dev.tenantmq.Delivered.receipts;
 import static dev.tenantmq.Fetch.upTo;
 import static org.awaitility.Awaitility.await;
+import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tenantmq.domain.InterestRegistry;
 import dev.tenantmq.model.GroupScope;
 import io.agroal.api.AgroalDataSource;
+import io.restassured.http.ContentType;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -89,7 +92,8 @@ class DormantGroupTest {
     void a_dormant_group_keeps_its_lease_renewed_leases_no_new_partition_and_its_next_fetch_delivers_it() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1)));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchOk(tenant, topic, group, upTo(10)))));
-        assertEquals(1, ticksAsked.of(scope), "the first fetch registered the triple");
+        await("the first fetch registered the triple").atMost(Duration.ofSeconds(10))
+                .until(() -> ticksAsked.of(scope) == 1);
         await("the group goes quiet").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
                 .until(() -> interest.sinceLastFetch(scope).compareTo(DORMANT_AFTER) > 0);
 
@@ -103,7 +107,8 @@ class DormantGroupTest {
 
         List<Delivered> next = fetchOk(tenant, topic, group, upTo(10).waitSeconds(10));
         assertEquals(List.of("2"), ids(next), "the fetch that ended the dormancy got q's message");
-        assertEquals(2, ticksAsked.of(scope), "that fetch asked for a full tick at once");
+        await("that fetch asked for a full tick at once").atMost(Duration.ofSeconds(10))
+                .until(() -> ticksAsked.of(scope) == 2);
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(next)));
     }
 
@@ -123,6 +128,24 @@ class DormantGroupTest {
         await("the dormant group gives up the surplus over its share, one of two")
                 .atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(100))
                 .until(() -> liveLeases("p") + liveLeases("q") == 1);
+    }
+
+    @Test
+    void a_dormant_group_dead_letters_a_last_attempt_whose_visibility_ran_out() throws Exception {
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic).contentType(ContentType.JSON).body(Map.of("maxDeliveries", 1))
+                .put("/admin/settings").then().statusCode(200);
+        publishOk(tenant, topic, List.of(msg("p", "poison", 1)));
+        // Its only attempt, visible again only after the group has gone quiet.
+        assertEquals(List.of("poison"), ids(fetchOk(tenant, topic, group, upTo(10).visibilitySeconds(5))));
+        await("the group goes quiet").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> interest.sinceLastFetch(scope).compareTo(DORMANT_AFTER) > 0);
+        // A dormant tick dead-letters it; a full tick would come only after a minute.
+        await("the expired last attempt reaches the dead-letter topic without a fetch")
+                .atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                .until(() -> RowCount.of(dataSource, "SELECT COUNT(*) FROM queue_messages WHERE tenant = ? AND topic = ?",
+                        tenant, topic + ".dlq") == 1);
+        assertTrue(interest.sinceLastFetch(scope).compareTo(DORMANT_AFTER) > 0, "no fetch woke the group");
     }
 
     private long liveLeases(String partitionKey) throws Exception {

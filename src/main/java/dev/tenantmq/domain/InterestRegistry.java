@@ -21,20 +21,21 @@ import java.util.concurrent.ConcurrentHashMap;
 public class InterestRegistry {
     /**
      * Fired (asynchronously) when a triple needs a full scheduler tick at once: it is registered
-     * for the first time, or fetched again after being dormant (docs/architecture.md, "Dormant
-     * groups"), so its fetch need not wait a whole tick for its partitions to be leased.
+     * for the first time ({@code first}), or fetched again after being dormant
+     * (docs/architecture.md, "Dormant groups"), so its fetch need not wait a whole tick for its
+     * partitions to be leased.
      */
-    public record Registered(GroupScope scope) {}
+    public record Registered(GroupScope scope, boolean first) {}
 
     private final Map<GroupScope, Instant> lastFetch = new ConcurrentHashMap<>();
     private final Clock clock;
     private final Event<Registered> registered;
-    private final Duration dormantAfter;
+    private final Duration quietAfter;
 
     InterestRegistry(Clock clock, Event<Registered> registered, MqConfig config) {
         this.clock = clock;
         this.registered = registered;
-        this.dormantAfter = config.dormantAfter();
+        this.quietAfter = TickKind.quietAfter(config.dormantAfter(), config.fetch().recheckInterval());
     }
 
     /**
@@ -44,8 +45,8 @@ public class InterestRegistry {
     public void touch(GroupScope scope) {
         Instant now = clock.instant();
         Instant before = lastFetch.put(scope, now);
-        if (before == null || TickKind.quiet(nonNegative(Duration.between(before, now)), dormantAfter)) {
-            registered.fireAsync(new Registered(scope));
+        if (before == null || TickKind.quiet(nonNegative(Duration.between(before, now)), quietAfter)) {
+            registered.fireAsync(new Registered(scope, before == null));
         }
     }
 

@@ -40,10 +40,11 @@ public final class Rfc3339 {
     public static final String FORM = "an RFC 3339 date-time with an offset such as 2026-12-02T05:00:00Z";
 
     /**
-     * The first instant DATETIME(6) holds, and the first one after the last: a time outside them
-     * cannot be stored, nor compared with what is stored (docs/api.md, "Delayed delivery").
+     * The first instant DATETIME(6) holds: a time before it cannot be stored, nor compared with
+     * what is stored (docs/api.md, "Delayed delivery").
      */
     public static final Instant EARLIEST = Instant.parse("1000-01-01T00:00:00Z");
+    /** The first instant after the last one DATETIME(6) holds (exclusive bound; see {@link #EARLIEST}). */
     public static final Instant END = Instant.parse("+10000-01-01T00:00:00Z");
     /** The last instant DATETIME(6) holds, to the microsecond. */
     public static final Instant LAST = END.minusNanos(1000);

@@ -7,17 +7,19 @@ import java.util.Objects;
 /**
  * What one scheduler tick does for one (tenant, consumer group, topic) that this process serves
  * (docs/architecture.md, "Dormant groups"). Pure: the scheduler knows when the triple was last
- * fetched here and which subscribers are live, and asks this rule.
+ * fetched here, when its last full tick finished and which subscribers are live, and asks this
+ * rule.
  *
  * <p>Transitions, judged anew on every tick:
  * <ul>
  *   <li>{@link #FULL} to {@link #DORMANT}: no fetch of the triple here for {@code mq.dormant-after}
  *       (a waiting long poll counts as a fetch: it re-checks, and so touches the triple, every
- *       {@code mq.fetch.recheck-interval}), and the live subscribers are the ones of the last full
- *       tick.</li>
+ *       {@code mq.fetch.recheck-interval}: see {@link #quietAfter}), and the live subscribers
+ *       are the ones of the last full tick.</li>
  *   <li>{@link #DORMANT} to {@link #FULL}: a fetch (the registry ticks the triple at once, so the
- *       fetch finds its share leased), or a change in the live subscribers: one joined or one
- *       died, and the shares move.</li>
+ *       fetch finds its share leased), a change in the live subscribers (one joined or one died,
+ *       and the shares move), or {@link #fullTickEvery} since the last full tick, so a surplus or
+ *       an idle lease is released within that even while nobody fetches.</li>
  * </ul>
  */
 public enum TickKind {
@@ -39,17 +41,54 @@ public enum TickKind {
      * The kind of this tick for one triple.
      *
      * @param sinceLastFetch time since the last fetch of the triple here (never negative)
-     * @param dormantAfter {@code mq.dormant-after}; zero: never dormant
+     * @param dormantAfter {@link #quietAfter}; zero: never dormant
      * @param live the live subscribers read by this tick's heartbeat, in name order
      * @param liveAtLastFullTick those of the triple's last full tick here that finished, in name
      *     order, or {@code null} when it had none (a triple's first tick, and the one after a
      *     failing tick, is full)
+     * @param sinceLastFullTick time since that full tick finished (any value when there was none)
+     * @param fullEvery {@link #fullTickEvery}
      * @return {@link #DORMANT} when {@code dormantAfter} is positive, the triple was not fetched
-     *     for that long and its live subscribers are those of its last full tick; else {@link #FULL}
+     *     for that long, its live subscribers are those of its last full tick, and that tick is
+     *     younger than {@code fullEvery}; else {@link #FULL}
      */
     public static TickKind of(Duration sinceLastFetch, Duration dormantAfter, List<String> live,
-                              List<String> liveAtLastFullTick) {
-        return quiet(sinceLastFetch, dormantAfter) && Objects.equals(live, liveAtLastFullTick) ? DORMANT : FULL;
+                              List<String> liveAtLastFullTick, Duration sinceLastFullTick, Duration fullEvery) {
+        return quiet(sinceLastFetch, dormantAfter) && Objects.equals(live, liveAtLastFullTick)
+                && sinceLastFullTick.compareTo(fullEvery) < 0 ? DORMANT : FULL;
+    }
+
+    /**
+     * How long a triple goes without a fetch before it is quiet: {@code mq.dormant-after}, or twice
+     * {@code mq.fetch.recheck-interval} when that is longer, since a waiting long poll touches its
+     * triple at every re-check and must never look quiet (a setting that turns re-checks off, as
+     * some tests do, so turns dormancy off in effect).
+     *
+     * @param dormantAfter {@code mq.dormant-after}; zero: never dormant
+     * @param recheckInterval {@code mq.fetch.recheck-interval}
+     * @return zero when {@code dormantAfter} is zero, else the longer of the two
+     */
+    public static Duration quietAfter(Duration dormantAfter, Duration recheckInterval) {
+        if (dormantAfter.isZero()) {
+            return Duration.ZERO;
+        }
+        Duration twoRechecks = recheckInterval.multipliedBy(2);
+        return twoRechecks.compareTo(dormantAfter) > 0 ? twoRechecks : dormantAfter;
+    }
+
+    /** The longest a dormant triple goes without a full tick, at most. */
+    public static final Duration MAX_DORMANT_SPAN = Duration.ofMinutes(1);
+
+    /**
+     * How often a dormant triple still ticks in full: {@link #MAX_DORMANT_SPAN}, or
+     * {@code mq.idle-lease-timeout} when shorter, so its idle leases are released about when an
+     * active triple's are, and a surplus its instance holds goes back within a minute.
+     *
+     * @param idleLeaseTimeout {@code mq.idle-lease-timeout}
+     * @return the shorter of the two
+     */
+    public static Duration fullTickEvery(Duration idleLeaseTimeout) {
+        return idleLeaseTimeout.compareTo(MAX_DORMANT_SPAN) < 0 ? idleLeaseTimeout : MAX_DORMANT_SPAN;
     }
 
     /**
@@ -58,7 +97,7 @@ public enum TickKind {
      * tick, so the fetch finds the partitions that gained work meanwhile leased.
      *
      * @param sinceLastFetch time since the triple's last fetch here (never negative)
-     * @param dormantAfter {@code mq.dormant-after}; zero: never dormant
+     * @param dormantAfter {@link #quietAfter}; zero: never dormant
      * @return whether {@code dormantAfter} is positive and at most {@code sinceLastFetch}
      */
     public static boolean quiet(Duration sinceLastFetch, Duration dormantAfter) {

@@ -68,8 +68,13 @@ public class LeaseScheduler {
     private final Map<GroupScope, AtomicInteger> held = new ConcurrentHashMap<>();
     private final Map<GroupScope, AtomicInteger> discovered = new ConcurrentHashMap<>();
     private final Set<GroupScope> failing = ConcurrentHashMap.newKeySet();
-    /** The live subscribers each triple's last full tick here saw, in name order ({@link TickKind}). */
-    private final Map<GroupScope, List<String>> liveAtFullTick = new ConcurrentHashMap<>();
+    /** Each triple's last full tick here that finished: its live subscribers, in name order, and when ({@link TickKind}). */
+    private final Map<GroupScope, FullTick> fullTicks = new ConcurrentHashMap<>();
+    /** Triples whose full tick was asked while a tick of theirs ran: it runs when that one ends. */
+    private final Set<GroupScope> fullTickWanted = ConcurrentHashMap.newKeySet();
+
+    /** What {@link TickKind} compares a dormant triple's tick with. */
+    private record FullTick(List<String> live, java.time.Instant finishedAt) {}
     /** Tenants whose lease work of an earlier periodic tick is still running. */
     private final Set<String> tenantsInTick = ConcurrentHashMap.newKeySet();
     /** Triples whose lease work is running (periodic or registration): one at a time each. */
@@ -80,6 +85,8 @@ public class LeaseScheduler {
     private final SchedulerStatus status;
     /** Per-topic and per-group settings: refreshed on every tick, so a change applies within one tick. */
     private final SettingsCache settings;
+    /** {@link TickKind#quietAfter}: how long a triple goes without a fetch before it may be dormant. */
+    private final Duration quietAfter;
     /** A tick cut short by the shutdown is not a failure to warn about. */
     private final dev.tenantmq.config.Stopping stopping;
 
@@ -100,6 +107,7 @@ public class LeaseScheduler {
         this.metrics = metrics;
         this.config = config;
         this.clock = clock;
+        this.quietAfter = TickKind.quietAfter(config.dormantAfter(), config.fetch().recheckInterval());
     }
 
     /** The periodic tick for every active triple. */
@@ -120,9 +128,13 @@ public class LeaseScheduler {
      * A new triple gets its first tick at once, so its first long poll need not wait a whole
      * interval, and it runs even while its tenant is busy with a periodic tick: skipped, the first
      * long poll of a new consumer group would come back empty with messages waiting (docs/deployment.md, "Running several instances": interest).
+     * A triple woken from dormancy gets a full tick at once too, unless its tenant's periodic tick
+     * is running: then that tick or the next one ticks it in full, as it is no longer quiet. Every
+     * fetch after a quiet asks for one, so a slow tenant with many such groups would otherwise take
+     * a worker thread per group.
      */
     void onRegistered(@ObservesAsync InterestRegistry.Registered event) {
-        tickAll(List.of(event.scope()), true);
+        tickAll(List.of(event.scope()), event.first());
     }
 
     /**
@@ -131,14 +143,15 @@ public class LeaseScheduler {
      * shard from stalling the scheduler. The lease work then runs as one task per tenant, so a
      * slow tenant never delays another: while a tenant's previous task is still running, its
      * work for this tick is skipped (the next tick retries), not queued. A registration tick
-     * ({@code registration}: one new triple, once) runs regardless; a triple whose tick is
-     * already running is skipped, as that tick does its work.
+     * ({@code registration}: a new triple's first, once) runs regardless; a triple whose tick is
+     * already running is skipped, as that tick does its work (and, when the skipped one was a full
+     * tick, a full one follows it: the running one may be dormant).
      */
     private void tickAll(List<GroupScope> scopes, boolean registration) {
         Map<String, List<GroupScope>> byTopic = new LinkedHashMap<>();
         Map<String, Map<GroupScope, List<String>>> workByTenant = new LinkedHashMap<>();
         for (GroupScope s : scopes) {
-            if (!registration && TickKind.quiet(interest.sinceLastFetch(s), config.dormantAfter())) {
+            if (!registration && TickKind.quiet(interest.sinceLastFetch(s), quietAfter)) {
                 // Likely dormant: no discovery for it here. Its heartbeat decides (tickOne), and
                 // it discovers on its own if its live subscribers changed.
                 workByTenant.computeIfAbsent(s.tenant(), k -> new LinkedHashMap<>()).put(s, null);
@@ -196,12 +209,18 @@ public class LeaseScheduler {
      */
     private void tickOneAlone(GroupScope s, List<String> discoveredKeys) {
         if (!scopesInTick.add(s)) {
+            if (discoveredKeys != null) {
+                fullTickWanted.add(s); // the running tick may be a dormant one
+            }
             return;
         }
         try {
             tickOne(s, discoveredKeys);
         } finally {
             scopesInTick.remove(s);
+        }
+        if (fullTickWanted.remove(s)) {
+            tickOneAlone(s, null); // full unless it went quiet again meanwhile
         }
     }
 
@@ -219,13 +238,15 @@ public class LeaseScheduler {
             long renewAfterMicros = micros(LeaseShare.renewAfter(config.tickInterval(), config.heartbeatTimeout(),
                     config.leaseDuration()));
             if (discoveredKeys == null) {
-                if (TickKind.of(interest.sinceLastFetch(s), config.dormantAfter(), live, liveAtFullTick.get(s))
-                        == TickKind.DORMANT) {
+                FullTick last = fullTicks.get(s);
+                Duration sinceFull = last == null ? Duration.ZERO : Duration.between(last.finishedAt(), clock.instant());
+                if (TickKind.of(interest.sinceLastFetch(s), quietAfter, live, last == null ? null : last.live(),
+                        sinceFull, TickKind.fullTickEvery(config.idleLeaseTimeout())) == TickKind.DORMANT) {
                     // Dormant (docs/architecture.md, "Dormant groups"): keep what is held, and
                     // no read of every partition or lease row of the triple.
                     leases.renew(s, me, leaseMicros, renewAfterMicros);
                     consume.deadLetterExpired(s);
-                    if (TickKind.quiet(interest.sinceLastFetch(s), config.dormantAfter())) {
+                    if (TickKind.quiet(interest.sinceLastFetch(s), quietAfter)) {
                         recovered(s);
                         return;
                     }
@@ -290,7 +311,7 @@ public class LeaseScheduler {
             gauge(held, s).set(count);
             gauge(discovered, s).set(discoveredKeys.size());
             // Only a full tick that finished: after a failing one the next tick is full again.
-            liveAtFullTick.put(s, List.copyOf(live));
+            fullTicks.put(s, new FullTick(List.copyOf(live), clock.instant()));
             recovered(s);
         } catch (RuntimeException ex) {
             failed(s, ex);
@@ -306,7 +327,7 @@ public class LeaseScheduler {
     }
 
     private void failed(GroupScope s, RuntimeException ex) {
-        liveAtFullTick.remove(s); // its next tick is full, whatever failed in this one
+        fullTicks.remove(s); // its next tick is full, whatever failed in this one
         metrics.tickFailed(s.tenant(), s.topic());
         if (stopping.now()) {
             LOG.debugf("scheduler tick for %s cut short by the shutdown: %s", s, ex.getMessage());
@@ -334,7 +355,8 @@ public class LeaseScheduler {
      */
     private void forget(GroupScope s) {
         failing.remove(s);
-        liveAtFullTick.remove(s);
+        fullTicks.remove(s);
+        fullTickWanted.remove(s);
         consume.forget(s);
         synchronized (gauged) {
             held.remove(s);

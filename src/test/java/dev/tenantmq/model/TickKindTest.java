@@ -12,33 +12,36 @@ import org.junit.jupiter.api.Test;
 class TickKindTest {
     private static final Duration AFTER = Duration.ofSeconds(10);
     private static final List<String> LIVE = List.of("pod-a", "pod-b");
+    /** The last full tick a moment ago, and the default span between a dormant triple's full ticks. */
+    private static final Duration SOON = Duration.ofSeconds(2);
+    private static final Duration EVERY = TickKind.fullTickEvery(Duration.ofMinutes(5));
 
     @Test
     void a_triple_fetched_within_dormant_after_gets_a_full_tick() {
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofSeconds(9), AFTER, LIVE, LIVE));
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ZERO, AFTER, LIVE, LIVE));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofSeconds(9), AFTER, LIVE, LIVE, SOON, EVERY));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ZERO, AFTER, LIVE, LIVE, SOON, EVERY));
     }
 
     @Test
     void a_triple_not_fetched_for_dormant_after_with_the_same_live_subscribers_is_dormant() {
-        assertEquals(TickKind.DORMANT, TickKind.of(AFTER, AFTER, LIVE, List.of("pod-a", "pod-b")));
-        assertEquals(TickKind.DORMANT, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, LIVE));
+        assertEquals(TickKind.DORMANT, TickKind.of(AFTER, AFTER, LIVE, List.of("pod-a", "pod-b"), SOON, EVERY));
+        assertEquals(TickKind.DORMANT, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, LIVE, Duration.ofSeconds(59), EVERY));
     }
 
     @Test
     void a_subscriber_that_joins_or_dies_makes_a_quiet_triple_tick_in_full_so_the_shares_move() {
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, List.of("pod-a", "pod-b", "pod-c"), LIVE));
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, List.of("pod-a"), LIVE));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, List.of("pod-a", "pod-b", "pod-c"), LIVE, SOON, EVERY));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, List.of("pod-a"), LIVE, SOON, EVERY));
     }
 
     @Test
     void a_triple_without_a_full_tick_yet_gets_one_however_quiet() {
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, LIVE, null));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, LIVE, null, SOON, EVERY));
     }
 
     @Test
     void dormant_after_zero_makes_every_tick_full() {
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(4), Duration.ZERO, LIVE, LIVE));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(4), Duration.ZERO, LIVE, LIVE, SOON, EVERY));
     }
 
     @Test
@@ -46,5 +49,21 @@ class TickKindTest {
         assertTrue(TickKind.quiet(AFTER, AFTER));
         assertFalse(TickKind.quiet(Duration.ofSeconds(9), AFTER));
         assertFalse(TickKind.quiet(Duration.ofMinutes(4), Duration.ZERO));
+    }
+
+    @Test
+    void a_dormant_triple_still_ticks_in_full_once_a_minute_or_each_idle_lease_timeout_when_shorter() {
+        assertEquals(Duration.ofMinutes(1), EVERY);
+        assertEquals(Duration.ofSeconds(20), TickKind.fullTickEvery(Duration.ofSeconds(20)));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, LIVE, Duration.ofMinutes(1), EVERY));
+        assertEquals(TickKind.DORMANT, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, LIVE, Duration.ofSeconds(59), EVERY));
+    }
+
+    @Test
+    void a_triple_is_quiet_only_after_two_long_poll_rechecks_so_a_waiting_poll_never_looks_quiet() {
+        assertEquals(AFTER, TickKind.quietAfter(AFTER, Duration.ofMillis(500)));
+        assertEquals(Duration.ofSeconds(12), TickKind.quietAfter(AFTER, Duration.ofSeconds(6)));
+        assertEquals(Duration.ofHours(2), TickKind.quietAfter(AFTER, Duration.ofHours(1)));
+        assertEquals(Duration.ZERO, TickKind.quietAfter(Duration.ZERO, Duration.ofMillis(500)));
     }
 }
