@@ -237,22 +237,21 @@ class DelayedDeliveryTest {
         }
     }
 
-    private void badDelay(Map<String, Object> delay, String field, String rule) {
+    /** A publish of one message with {@code delay}: 400 problem+json whose first error names {@code field}. */
+    private io.restassured.response.ValidatableResponse refused(Map<String, Object> delay, String field) {
         Map<String, Object> m = new HashMap<>(Api.msg("k", "bad", 1));
         m.putAll(delay);
-        publish(tenant, topic, Map.of("messages", List.of(m))).then().statusCode(400)
+        return publish(tenant, topic, Map.of("messages", List.of(m))).then().statusCode(400)
                 .contentType("application/problem+json")
-                .body("errors[0].field", equalTo(field))
-                .body("errors[0].message", containsString(rule));
+                .body("errors[0].field", equalTo(field));
+    }
+
+    private void badDelay(Map<String, Object> delay, String field, String rule) {
+        refused(delay, field).body("errors[0].message", containsString(rule));
     }
 
     private void badDelayIs(Map<String, Object> delay, String field, String message) {
-        Map<String, Object> m = new HashMap<>(Api.msg("k", "bad", 1));
-        m.putAll(delay);
-        publish(tenant, topic, Map.of("messages", List.of(m))).then().statusCode(400)
-                .contentType("application/problem+json")
-                .body("errors[0].field", equalTo(field))
-                .body("errors[0].message", equalTo(message))
+        refused(delay, field).body("errors[0].message", equalTo(message))
                 .body("detail", equalTo(field + " " + message));
     }
 

@@ -92,14 +92,7 @@ class HttpErrorsTest {
         String topic = TestIds.topic();
         String data = "/tenants/" + tenant + "/topics/" + topic;
         String settings = "/admin/settings?tenant=" + tenant + "&topic=" + topic;
-        List<List<String>> calls = List.of(
-                List.of("POST", data + "/messages", ONE_MESSAGE),
-                List.of("POST", data + "/messages/committed", "{\"partitionKeys\":[\"k\"]}"),
-                List.of("POST", data + "/consumer-groups/g/fetch", "{\"maxMessages\":1}"),
-                List.of("POST", data + "/consumer-groups/g/ack", "{\"receipts\":[\"r\"]}"),
-                List.of("POST", data + "/consumer-groups/g/nack", "{\"receipts\":[\"r\"]}"),
-                List.of("POST", data + "/consumer-groups/g/extend", "{\"receipts\":[\"r\"],\"visibilitySeconds\":5}"),
-                List.of("PUT", settings, "{\"maxDeliveries\":3}"));
+        List<List<String>> calls = jsonBodyCalls(data, settings);
         for (List<String> call : calls) {
             for (String contentType : java.util.Arrays.asList(null, "")) {
                 HttpRequest.Builder request = request(call.get(1)).method(call.get(0),
@@ -119,6 +112,21 @@ class HttpErrorsTest {
     }
 
     /**
+     * Every call that takes a JSON body, as (method, path, a valid body): the data plane's under
+     * {@code data} (a topic's path) and the settings call at {@code settings}.
+     */
+    private static List<List<String>> jsonBodyCalls(String data, String settings) {
+        return List.of(
+                List.of("POST", data + "/messages", ONE_MESSAGE),
+                List.of("POST", data + "/messages/committed", "{\"partitionKeys\":[\"k\"]}"),
+                List.of("POST", data + "/consumer-groups/g/fetch", "{\"maxMessages\":1}"),
+                List.of("POST", data + "/consumer-groups/g/ack", "{\"receipts\":[\"r\"]}"),
+                List.of("POST", data + "/consumer-groups/g/nack", "{\"receipts\":[\"r\"]}"),
+                List.of("POST", data + "/consumer-groups/g/extend", "{\"receipts\":[\"r\"],\"visibilitySeconds\":5}"),
+                List.of("PUT", settings, "{\"maxDeliveries\":3}"));
+    }
+
+    /**
      * Content-Type is a singleton field (RFC 9110, section 8.3), and which of two a server takes
      * differs between servers: two of them get 415 naming the header on every call that takes a
      * JSON body, also two identical ones, as two traceparent headers are invalid whatever they say
@@ -132,14 +140,7 @@ class HttpErrorsTest {
         String data = "/tenants/" + tenant + "/topics/" + topic;
         String settings = "/admin/settings?tenant=" + tenant + "&topic=" + topic;
         given().contentType(ContentType.JSON).body(ONE_MESSAGE).post(data + "/messages").then().statusCode(201);
-        List<List<String>> calls = List.of(
-                List.of("POST", data + "/messages", ONE_MESSAGE),
-                List.of("POST", data + "/messages/committed", "{\"partitionKeys\":[\"k\"]}"),
-                List.of("POST", data + "/consumer-groups/g/fetch", "{\"maxMessages\":1}"),
-                List.of("POST", data + "/consumer-groups/g/ack", "{\"receipts\":[\"r\"]}"),
-                List.of("POST", data + "/consumer-groups/g/nack", "{\"receipts\":[\"r\"]}"),
-                List.of("POST", data + "/consumer-groups/g/extend", "{\"receipts\":[\"r\"],\"visibilitySeconds\":5}"),
-                List.of("PUT", settings, "{\"maxDeliveries\":3}"));
+        List<List<String>> calls = jsonBodyCalls(data, settings);
         List<List<String>> pairs = List.of(List.of("application/json", "text/plain"),
                 List.of("text/plain", "application/json"), List.of("application/json", "application/json"));
         for (List<String> call : calls) {
