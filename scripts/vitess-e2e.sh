@@ -267,7 +267,8 @@ wait_for_schema_tracker() {
 
 # ---- the Java suite ----------------------------------------------------------------------------
 # The API integration suite: every @QuarkusTest class (the HTTP API and the store behind it, each
-# a real Quarkus app on the database under test).
+# a real Quarkus app on the database under test), less those tagged database-agnostic (run_suite:
+# their rule is decided in the HTTP layer; docs/testing.md, "What CI runs").
 api_suite() {
   grep -rl --include='*Test.java' -E '^@QuarkusTest$' src/test/java | sed 's|.*/||; s|\.java$||' | sort | paste -sd, -
 }
@@ -302,6 +303,7 @@ run_suite() {
   [[ $fast == 1 ]] && goal=test
   QUARKUS_DATASOURCE_JDBC_URL=$JDBC_URL QUARKUS_DATASOURCE_USERNAME=root QUARKUS_DATASOURCE_PASSWORD= \
     ./mvnw -B "$goal" -Dtest="$classes" -Dit.test="$its" -Dmaven.test.failure.ignore=true \
+      -DexcludedGroups=database-agnostic \
       -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false || rc=$?
   local api_counts it_counts
   api_counts=$(report_counts target/surefire-reports)

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * an admin call does not take is 400 naming the ones it takes.
  */
 @QuarkusTest
+@DatabaseAgnostic
 class ErrorWordsTest {
     /** Words of the parser's internals that no detail may carry. */
     private static final List<String> INTERNALS = List.of("java.", "`", "Source", "StreamRead", "JsonToken",

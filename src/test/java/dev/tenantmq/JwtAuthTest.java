@@ -40,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * and topic on the data plane and the admin API.
  */
 @QuarkusTest
+@DatabaseAgnostic
 @TestProfile(TestJwt.Profile.class)
 class JwtAuthTest {
     private static final String MESSAGES = "/tenants/{t}/topics/{topic}/messages";

@@ -68,6 +68,7 @@ import org.junit.jupiter.api.Test;
  * 405. {@code /q/openapi} serves the same document.
  */
 @QuarkusTest
+@DatabaseAgnostic
 class OpenApiContractTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());

@@ -41,6 +41,7 @@ import org.junit.jupiter.api.Test;
  * 127.0.0.2, everyone else's from 127.0.0.1, so the per-client bound spares the others.
  */
 @QuarkusTest
+@DatabaseAgnostic
 class SlowBodyTest {
     /** As many slow bodies as the attack of docs/security.md, "Slow clients": more than the 48 worker threads. */
     private static final int SLOW = 100;
