@@ -70,6 +70,9 @@ class ErrorWordsTest {
                 + " {\"messages\": [...]}, a list of messages each with partitionKey and payload");
         assertError(committed("{\"partitionKeys\": \"k\"}"), "partitionKeys", "must be an array, not the string \"k\"");
         assertError(committed("{\"partitionKeys\": [null]}"), "partitionKeys[0]", "must be a string, not null");
+        assertError(committed("{}"), "partitionKeys", "is required: an array of 1..1000 partition keys");
+        assertError(committed("{\"partitionKeys\": []}"), "partitionKeys",
+                "must be an array of 1..1000 partition keys (got 0)");
         assertError(fetch("{\"maxBytes\": {}}"), "maxBytes", "must be an integer, not an object");
         assertError(fetch("{\"ack\": [\"r\", 2]}"), "ack[1]", "must be a string, not the number 2");
         assertError(fetch("{\"ack\": [null]}"), "ack[0]", "must be a string, not null");

@@ -97,15 +97,23 @@ public class RequestValidator {
 
     /**
      * Validates a committed notice: 1..{@code mq.publish.max-batch-size} partition keys, each valid.
+     * No list is "is required"; a list of another size says its size, as receipts do (docs/api.md,
+     * "Errors").
      *
      * @throws InvalidRequestException naming {@code partitionKeys} or {@code partitionKeys[i]}
      */
     public List<PartitionKey> committedBody(CommittedRequest body) {
         Errors errors = new Errors();
         int max = config.publish().maxBatchSize();
-        if (body == null || body.partitionKeys() == null || body.partitionKeys().isEmpty()
-                || body.partitionKeys().size() > max) {
-            errors.add("partitionKeys", "is required: an array of 1.." + max + " partition keys");
+        String list = "an array of 1.." + max + " partition keys";
+        if (body == null || body.partitionKeys() == null) {
+            errors.add("partitionKeys", "is required: " + list);
+            errors.throwIfAny();
+        }
+        // Sent, but of a size out of range: named with its size, as a receipts list is.
+        int size = body.partitionKeys().size();
+        if (size < 1 || size > max) {
+            errors.add("partitionKeys", "must be " + list + " (got " + size + ")");
             errors.throwIfAny();
         }
         List<PartitionKey> out = new ArrayList<>(body.partitionKeys().size());
