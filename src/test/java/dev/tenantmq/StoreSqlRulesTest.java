@@ -12,7 +12,6 @@ import net.sf.jsqlparser.expression.BooleanValue;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.ExpressionVisitorAdapter;
 import net.sf.jsqlparser.expression.JdbcParameter;
-import net.sf.jsqlparser.expression.Parenthesis;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.expression.operators.conditional.OrExpression;
 import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
@@ -282,9 +281,9 @@ class StoreSqlRulesTest {
     private static Expression unwrap(Expression e) {
         Expression inner = e;
         while (true) {
-            if (inner instanceof Parenthesis p) {
-                inner = p.getExpression();
-            } else if (inner instanceof ParenthesedExpressionList<?> list && list.size() == 1) {
+            // JSqlParser 5 parses a parenthesised expression as a list of one (its Parenthesis
+            // class is deprecated and no longer produced).
+            if (inner instanceof ParenthesedExpressionList<?> list && list.size() == 1) {
                 inner = list.get(0);
             } else {
                 return inner;
