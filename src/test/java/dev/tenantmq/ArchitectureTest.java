@@ -144,4 +144,23 @@ class ArchitectureTest {
                                         JavaClass.Predicates.assignableTo(java.sql.Connection.class)))))
                 .check(MAIN);
     }
+
+    /**
+     * A test class tagged {@link DatabaseAgnostic} runs on MariaDB only (docs/testing.md, "What CI
+     * runs"), so it may not read or count what the database does: it uses no JDBC, no pool, no
+     * class of the store and none of the tests' database readers (general log, handler counters,
+     * row counts, delivery states, committed offsets). It speaks HTTP to the service.
+     */
+    @Test
+    void database_agnostic_tests_do_not_reach_the_database() {
+        JavaClasses tests = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.ONLY_INCLUDE_TESTS)
+                .importPackages("dev.tenantmq");
+        noClasses().that().areAnnotatedWith(DatabaseAgnostic.class)
+                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "javax.sql..", "io.agroal..",
+                        "dev.tenantmq.store..")
+                .orShould().dependOnClassesThat().haveNameMatching(
+                        "dev\\.tenantmq\\.(GeneralLog|GeneralLogFromStart|HandlerReads|RowCount|DeliveryStates|CommittedOffsets)(\\$.*)?")
+                .check(tests);
+    }
 }
