@@ -1151,8 +1151,13 @@ public final class Bench {
 
     /**
      * Publishes one message to each of {@code parts} partitions of a fresh topic (own tenant, so
-     * no other triple shares its scheduler task), registers interest with one fetch, and reads
+     * no other triple shares its scheduler task), registers interest with a fetch, and reads
      * mq.scheduler.tick.duration from /q/metrics every 100 ms, so each tick shows as one step.
+     * A consumer keeps fetching one message every {@link #TICK_POLL_MILLIS} while the ticks are
+     * observed, as a served group's consumers do: a group with no fetch for
+     * {@code mq.dormant-after} (10 s) is dormant and leases no new partition until its next fetch
+     * or the next minute (docs/architecture.md, "Dormant groups"), and the row times the ticks of
+     * a group that is served, not of one whose consumers left after one fetch.
      */
     Map<String, Object> tick(String tenant, int parts) throws Exception {
         String topic = "tick-" + parts + "-" + runTag;
@@ -1178,6 +1183,35 @@ public final class Bench {
             }
         }
         mq.fetch(tenant, topic, "gt", 1, 0, 300); // registers interest: the scheduler now ticks for it
+        AtomicBoolean observing = new AtomicBoolean(true);
+        Thread poller = Thread.ofVirtual().start(() -> {
+            while (observing.get()) {
+                try {
+                    Thread.sleep(TICK_POLL_MILLIS);
+                    mq.fetch(tenant, topic, "gt", 1, 0, 300); // delivers one message, left in flight
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception e) {
+                    log("  tick poller: %s", e);
+                }
+            }
+        });
+        try {
+            Map<String, Object> t = observeTicks(tenant, topic, parts);
+            t.put("consumer", "a fetch of 1 message every " + TICK_POLL_MILLIS / 1000 + " s while the ticks are observed");
+            return t;
+        } finally {
+            observing.set(false);
+            poller.interrupt();
+            poller.join();
+        }
+    }
+
+    /** A tick topic's consumer fetches this often while its ticks are observed (the default tick interval). */
+    static final long TICK_POLL_MILLIS = 2000;
+
+    /** The tick steps of {@link #tick}: until every partition is leased, then {@link #STEADY_TICKS} more. */
+    private Map<String, Object> observeTicks(String tenant, String topic, int parts) throws Exception {
         // Every tick until all leases are held (a large topic is leased over several ticks), then
         // STEADY_TICKS more, which renew them: the target is every tick, not only the first few.
         List<Double> each = new ArrayList<>();
