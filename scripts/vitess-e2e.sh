@@ -292,7 +292,7 @@ run_suite() {
   [[ -n $classes ]] || die "found no @QuarkusTest classes"
   its=MultiProcessIT
   [[ $fast == 1 ]] && its=NONE
-  log "API suite ($classes) and IT $its with QUARKUS_DATASOURCE_JDBC_URL=$JDBC_URL"
+  log "API suite ($classes, less those tagged database-agnostic) and IT $its with QUARKUS_DATASOURCE_JDBC_URL=$JDBC_URL"
   t0=$(now)
   local rc=0
   rm -rf target/surefire-reports target/failsafe-reports

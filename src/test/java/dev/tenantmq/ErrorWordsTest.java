@@ -73,6 +73,8 @@ class ErrorWordsTest {
         assertError(committed("{}"), "partitionKeys", "is required: an array of 1..1000 partition keys");
         assertError(committed("{\"partitionKeys\": []}"), "partitionKeys",
                 "must be an array of 1..1000 partition keys (got 0)");
+        assertError(committed("{\"partitionKeys\": [" + "\"k\",".repeat(1000) + "\"k\"]}"), "partitionKeys",
+                "must be an array of 1..1000 partition keys (got 1001)");
         assertError(fetch("{\"maxBytes\": {}}"), "maxBytes", "must be an integer, not an object");
         assertError(fetch("{\"ack\": [\"r\", 2]}"), "ack[1]", "must be a string, not the number 2");
         assertError(fetch("{\"ack\": [null]}"), "ack[0]", "must be a string, not null");

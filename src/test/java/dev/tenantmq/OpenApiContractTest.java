@@ -68,7 +68,6 @@ import org.junit.jupiter.api.Test;
  * 405. {@code /q/openapi} serves the same document.
  */
 @QuarkusTest
-@DatabaseAgnostic
 class OpenApiContractTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());

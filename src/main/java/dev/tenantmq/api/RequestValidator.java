@@ -97,8 +97,8 @@ public class RequestValidator {
 
     /**
      * Validates a committed notice: 1..{@code mq.publish.max-batch-size} partition keys, each valid.
-     * No list is "is required"; a list of another size says its size, as receipts do (docs/api.md,
-     * "Errors").
+     * An absent or null list "is required"; a list of another size says its size, as receipts do
+     * (docs/api.md, "Errors").
      *
      * @throws InvalidRequestException naming {@code partitionKeys} or {@code partitionKeys[i]}
      */
