@@ -496,6 +496,27 @@ class OpenApiContractTest {
     }
 
     /**
+     * Every operation that takes a body documents what the body reader answers before any resource
+     * runs, for every path alike (docs/security.md, "Slow clients"; docs/api.md, "Errors"): 408 for
+     * a body not read in time, 413 for one over the size limit, 429 for too many bodies at once
+     * from one client or tenant (publish's 429 is its quota's response, which names both causes).
+     */
+    @Test
+    void every_operation_that_takes_a_body_documents_the_body_readers_answers() {
+        List<String> missing = new ArrayList<>();
+        for (Op op : operations()) {
+            if (op.node().has("requestBody")) {
+                for (String status : List.of("408", "413", "429")) {
+                    if (!op.node().path("responses").has(status)) {
+                        missing.add(op.id() + " " + status);
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), missing, "operations with a body that do not document a body reader's answer");
+    }
+
+    /**
      * Error statuses the server answers are the documented ones, with problem+json of the Problem
      * schema: 400, 401 (admin without token), 403 (tenant not served), 405 with the Allow header
      * naming exactly the documented methods of the path, 406 and 415.
