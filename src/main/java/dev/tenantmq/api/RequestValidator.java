@@ -158,7 +158,10 @@ public class RequestValidator {
             if (keyProblem != null) {
                 errors.add(at + ".partitionKey", keyProblem);
             }
-            String idProblem = m.id() == null ? null : Identifiers.keyProblem(m.id());
+            // id is optional: one sent empty was given, not left out, so "is required" would mislead.
+            String idProblem = m.id() == null ? null
+                    : m.id().isEmpty() ? "must be 1-255 Unicode code points, or left out for a generated id (got an empty string)"
+                    : Identifiers.keyProblem(m.id());
             if (idProblem != null) {
                 errors.add(at + ".id", idProblem);
             }
