@@ -51,7 +51,7 @@ class ErrorWordsTest {
         assertError(publish("{\"messages\": [{\"partitionKey\": true, \"payload\": 1}]}"), "messages[0].partitionKey",
                 "must be a string, not the value true");
         assertError(publish(message("\"id\": 1e3")), "messages[0].id", "must be a string, not the number 1e3");
-        assertError(publish(message("\"id\": \"\"")), "messages[0].id", 
+        assertError(publish(message("\"id\": \"\"")), "messages[0].id",
                 "must be 1-255 Unicode code points, or left out for a generated id (got an empty string)");
         assertError(publish(message("\"metadata\": {\"a\": 1}")), "messages[0].metadata.a",
                 "must be a string, not the number 1");
