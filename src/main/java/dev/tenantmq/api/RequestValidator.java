@@ -158,10 +158,7 @@ public class RequestValidator {
             if (keyProblem != null) {
                 errors.add(at + ".partitionKey", keyProblem);
             }
-            // id is optional: one sent empty was given, not left out, so "is required" would mislead.
-            String idProblem = m.id() == null ? null
-                    : m.id().isEmpty() ? "must be 1-255 Unicode code points, or left out for a generated id (got an empty string)"
-                    : Identifiers.keyProblem(m.id());
+            String idProblem = Identifiers.optionalKeyProblem(m.id());
             if (idProblem != null) {
                 errors.add(at + ".id", idProblem);
             }

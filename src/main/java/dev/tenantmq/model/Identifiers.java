@@ -51,6 +51,23 @@ public final class Identifiers {
     }
 
     /**
+     * {@link #keyProblem} for an optional key (a message's id): none is fine, and one sent empty
+     * was given, not left out, so it is told its size rather than that it "is required" (docs/api.md,
+     * "Publish": without an id the service generates one).
+     *
+     * @return null when absent or valid, else a sentence naming the rule that failed
+     */
+    public static String optionalKeyProblem(String value) {
+        if (value == null) {
+            return null;
+        }
+        if (value.isEmpty()) {
+            return "must be 1-255 Unicode code points, or left out for a generated id (got an empty string)";
+        }
+        return keyProblem(value);
+    }
+
+    /**
      * Checks a caller key (partition key, message id): 1 to 255 Unicode code points (not UTF-16
      * units), well-formed (no lone surrogates), no U+0000, and no trailing U+0020, because the
      * {@code utf8mb4_bin} collation is PAD SPACE and would make {@code "k"} equal {@code "k "}.

@@ -46,6 +46,15 @@ class ValueTypesTest {
     }
 
     @Test
+    void an_optional_key_may_be_absent_but_not_sent_empty_and_is_otherwise_a_key() {
+        assertNull(Identifiers.optionalKeyProblem(null));
+        assertNull(Identifiers.optionalKeyProblem("evt-1"));
+        assertEquals("must be 1-255 Unicode code points, or left out for a generated id (got an empty string)",
+                Identifiers.optionalKeyProblem(""));
+        assertEquals(Identifiers.keyProblem("k "), Identifiers.optionalKeyProblem("k "));
+    }
+
+    @Test
     void a_key_with_a_high_surrogate_not_followed_by_a_low_one_is_refused() {
         assertNotNull(Identifiers.keyProblem("\uD83Da"));
         assertNotNull(Identifiers.keyProblem("a\uD83D"));
