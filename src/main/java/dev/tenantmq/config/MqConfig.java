@@ -102,8 +102,9 @@ public interface MqConfig {
     Duration interestTimeout();
 
     /**
-     * A (tenant, consumer group, topic) with no fetch here for this long is dormant: until its
-     * next fetch, or until its live subscribers change, each scheduler tick only heartbeats,
+     * A (tenant, consumer group, topic) with no fetch here for this long is dormant: after one full
+     * tick that hands back the leases of its partitions with nothing pending, until its next
+     * fetch, or until its live subscribers change, each scheduler tick only heartbeats,
      * renews the leases it holds and dead-letters expired last attempts, and leaves out the reads
      * of every partition and lease row of the triple (docs/architecture.md, "Dormant groups").
      * {@code 0s}: never dormant, every tick in full. Default 10 s.
@@ -114,8 +115,9 @@ public interface MqConfig {
 
     /**
      * A leased partition with nothing pending for the group and no commit for this long is
-     * idle: its lease is released, and it is not leased again until a message arrives.
-     * Default 5 minutes.
+     * idle: its lease is released, and it is not leased again until a message arrives. A group
+     * quiet for {@link #dormantAfter()} hands its drained partitions back at once
+     * ({@code TickKind.idleAfter}). Default 5 minutes.
      */
     @WithDefault("5m")
     Duration idleLeaseTimeout();

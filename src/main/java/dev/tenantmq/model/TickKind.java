@@ -14,8 +14,10 @@ import java.util.Objects;
  * <ul>
  *   <li>{@link #FULL} to {@link #DORMANT}: no fetch of the triple here for {@code mq.dormant-after}
  *       (a waiting long poll counts as a fetch: it re-checks, and so touches the triple, every
- *       {@code mq.fetch.recheck-interval}: see {@link #quietAfter}), and the live subscribers
- *       are the ones of the last full tick.</li>
+ *       {@code mq.fetch.recheck-interval}: see {@link #quietAfter}), the live subscribers are the
+ *       ones of the last full tick, and that tick was itself a quiet one. So the first tick after
+ *       the triple goes quiet is full: it hands back the leases of partitions with nothing
+ *       pending ({@link #idleAfter}), and the dormant ticks after it renew only what has work.</li>
  *   <li>{@link #DORMANT} to {@link #FULL}: a fetch (the registry ticks the triple at once, so the
  *       fetch finds its share leased), a change in the live subscribers (one joined or one died,
  *       and the shares move), or {@link #fullTickEvery} since the last full tick, so a surplus or
@@ -31,11 +33,22 @@ public enum TickKind {
     /**
      * Heartbeat, renewal of the leases held, and dead letters of expired last attempts; nothing
      * that reads every partition or lease row of the triple. The leases stay as the last full tick
-     * left them, so the shares of the other subscribers do not move: no partition is acquired,
-     * taken over, released as surplus or released as idle until the triple is fetched again or the
-     * live subscribers change. A dormant triple is still dropped after {@code mq.interest-timeout}.
+     * (a quiet one, which handed back the drained ones: {@link #idleAfter}) left them, so the
+     * shares of the other subscribers do not move: no partition is acquired, taken over, released
+     * as surplus or released as idle until the triple is fetched again or the live subscribers
+     * change. A dormant triple is still dropped after {@code mq.interest-timeout}.
      */
     DORMANT;
+
+    /**
+     * The triple's last full tick here that finished.
+     *
+     * @param live its live subscribers, in name order
+     * @param since how long ago it finished (never negative)
+     * @param quiet whether the triple was {@link #quiet} when it ran, so that tick handed back the
+     *     leases of its drained partitions ({@link #idleAfter})
+     */
+    public record LastFullTick(List<String> live, Duration since, boolean quiet) {}
 
     /**
      * The kind of this tick for one triple.
@@ -43,19 +56,36 @@ public enum TickKind {
      * @param sinceLastFetch time since the last fetch of the triple here (never negative)
      * @param dormantAfter {@link #quietAfter}; zero: never dormant
      * @param live the live subscribers read by this tick's heartbeat, in name order
-     * @param liveAtLastFullTick those of the triple's last full tick here that finished, in name
-     *     order, or {@code null} when it had none (a triple's first tick, and the one after a
-     *     failing tick, is full)
-     * @param sinceLastFullTick time since that full tick finished (any value when there was none)
+     * @param last the triple's last full tick here that finished, or {@code null} when it had none
+     *     (a triple's first tick, and the one after a failing tick, is full)
      * @param fullEvery {@link #fullTickEvery}
      * @return {@link #DORMANT} when {@code dormantAfter} is positive, the triple was not fetched
-     *     for that long, its live subscribers are those of its last full tick, and that tick is
-     *     younger than {@code fullEvery}; else {@link #FULL}
+     *     for that long, its live subscribers are those of its last full tick, and that tick was
+     *     a quiet one younger than {@code fullEvery}; else {@link #FULL}
      */
-    public static TickKind of(Duration sinceLastFetch, Duration dormantAfter, List<String> live,
-                              List<String> liveAtLastFullTick, Duration sinceLastFullTick, Duration fullEvery) {
-        return quiet(sinceLastFetch, dormantAfter) && Objects.equals(live, liveAtLastFullTick)
-                && sinceLastFullTick.compareTo(fullEvery) < 0 ? DORMANT : FULL;
+    public static TickKind of(Duration sinceLastFetch, Duration dormantAfter, List<String> live, LastFullTick last,
+                              Duration fullEvery) {
+        return quiet(sinceLastFetch, dormantAfter) && last != null && last.quiet()
+                && Objects.equals(live, last.live()) && last.since().compareTo(fullEvery) < 0 ? DORMANT : FULL;
+    }
+
+    /**
+     * After how long without a commit a leased partition with nothing pending for the group (no
+     * message above its committed offset, no delivery in flight or requeued) is idle, and a full
+     * tick hands its lease back. An active triple keeps a drained partition for
+     * {@code mq.idle-lease-timeout}, so a consumer that keeps up does not re-lease it for every
+     * message. A quiet triple's consumers stopped, or work on a batch they fetched (whose
+     * partitions are in flight, so never idle), so it keeps only the partitions with work, as a
+     * Kafka group without members holds no assignment: its dormant ticks then rewrite no lease
+     * of a drained partition every few seconds. Its next fetch ticks it in full at once, which
+     * leases the partitions that have work by then (docs/architecture.md, "Dormant groups").
+     *
+     * @param quiet whether the triple is {@link #quiet} at this full tick
+     * @param idleLeaseTimeout {@code mq.idle-lease-timeout}
+     * @return zero for a quiet triple, else {@code idleLeaseTimeout}
+     */
+    public static Duration idleAfter(boolean quiet, Duration idleLeaseTimeout) {
+        return quiet ? Duration.ZERO : idleLeaseTimeout;
     }
 
     /**

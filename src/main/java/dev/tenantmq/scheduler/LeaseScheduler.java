@@ -44,8 +44,9 @@ import org.jboss.logging.Logger;
  * {@link LeaseShare#renewAfter}), release its surplus (partitions with
  * nothing in flight first), orphan sweep, dead letters of in-flight messages whose last attempt expired,
  * idle-lease release, and purge of stale heartbeats. A triple not fetched here for
- * {@code mq.dormant-after} is dormant ({@link TickKind}): its ticks only heartbeat, renew and
- * dead-letter until its next fetch or a change of its live subscribers. Expiry is judged by
+ * {@code mq.dormant-after} is dormant ({@link TickKind}): after one full tick that hands back
+ * its drained partitions' leases, its ticks only heartbeat, renew and dead-letter until its next
+ * fetch or a change of its live subscribers. Expiry is judged by
  * the database clock. A failing tick is logged once per failure streak, counted, and retried
  * on the next tick; it never stops the scheduler, and each tenant's lease work runs apart so a
  * slow or failing tenant does not hold up the others.
@@ -73,8 +74,8 @@ public class LeaseScheduler {
     /** Triples whose full tick was asked while a tick of theirs ran: it runs when that one ends. */
     private final Set<GroupScope> fullTickWanted = ConcurrentHashMap.newKeySet();
 
-    /** What {@link TickKind} compares a dormant triple's tick with. */
-    private record FullTick(List<String> live, java.time.Instant finishedAt) {}
+    /** What {@link TickKind} compares a dormant triple's tick with; {@code quiet}: {@link TickKind.LastFullTick#quiet}. */
+    private record FullTick(List<String> live, java.time.Instant finishedAt, boolean quiet) {}
     /** Tenants whose lease work of an earlier periodic tick is still running. */
     private final Set<String> tenantsInTick = ConcurrentHashMap.newKeySet();
     /** Triples whose lease work is running (periodic or registration): one at a time each. */
@@ -239,9 +240,10 @@ public class LeaseScheduler {
                     config.leaseDuration()));
             if (discoveredKeys == null) {
                 FullTick last = fullTicks.get(s);
-                Duration sinceFull = last == null ? Duration.ZERO : Duration.between(last.finishedAt(), clock.instant());
-                if (TickKind.of(interest.sinceLastFetch(s), quietAfter, live, last == null ? null : last.live(),
-                        sinceFull, TickKind.fullTickEvery(config.idleLeaseTimeout())) == TickKind.DORMANT) {
+                TickKind.LastFullTick lastFull = last == null ? null : new TickKind.LastFullTick(last.live(),
+                        Duration.between(last.finishedAt(), clock.instant()), last.quiet());
+                if (TickKind.of(interest.sinceLastFetch(s), quietAfter, live, lastFull,
+                        TickKind.fullTickEvery(config.idleLeaseTimeout())) == TickKind.DORMANT) {
                     // Dormant (docs/architecture.md, "Dormant groups"): keep what is held, and
                     // no read of every partition or lease row of the triple.
                     leases.renew(s, me, leaseMicros, renewAfterMicros);
@@ -256,8 +258,10 @@ public class LeaseScheduler {
                 discoveredKeys = messages.discover(List.of(s.tenant()), s.topic()).stream()
                         .map(MessageStore.DiscoveredPartition::partitionKey).toList();
             }
-            // 2-3. Fair share over the partitions with work: idle ones are left unleased.
-            Set<String> idle = leases.idlePartitions(s, micros(config.idleLeaseTimeout()));
+            // 2-3. Fair share over the partitions with work: idle ones are left unleased. A quiet
+            // triple's drained partitions are idle sooner (TickKind.idleAfter).
+            boolean quiet = TickKind.quiet(interest.sinceLastFetch(s), quietAfter);
+            Set<String> idle = leases.idlePartitions(s, micros(TickKind.idleAfter(quiet, config.idleLeaseTimeout())));
             Set<String> active = new java.util.LinkedHashSet<>(discoveredKeys);
             active.removeAll(idle);
             int share = LeaseShare.fairShare(active.size(), live, me);
@@ -311,7 +315,7 @@ public class LeaseScheduler {
             gauge(held, s).set(count);
             gauge(discovered, s).set(discoveredKeys.size());
             // Only a full tick that finished: after a failing one the next tick is full again.
-            fullTicks.put(s, new FullTick(List.copyOf(live), clock.instant()));
+            fullTicks.put(s, new FullTick(List.copyOf(live), clock.instant(), quiet));
             recovered(s);
         } catch (RuntimeException ex) {
             failed(s, ex);

@@ -16,32 +16,37 @@ class TickKindTest {
     private static final Duration SOON = Duration.ofSeconds(2);
     private static final Duration EVERY = TickKind.fullTickEvery(Duration.ofMinutes(5));
 
+    /** A last full tick made while the triple was already quiet. */
+    private static TickKind.LastFullTick quietTick(List<String> live, Duration since) {
+        return new TickKind.LastFullTick(live, since, true);
+    }
+
     @Test
     void a_triple_fetched_within_dormant_after_gets_a_full_tick() {
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofSeconds(9), AFTER, LIVE, LIVE, SOON, EVERY));
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ZERO, AFTER, LIVE, LIVE, SOON, EVERY));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofSeconds(9), AFTER, LIVE, quietTick(LIVE, SOON), EVERY));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ZERO, AFTER, LIVE, quietTick(LIVE, SOON), EVERY));
     }
 
     @Test
     void a_triple_not_fetched_for_dormant_after_with_the_same_live_subscribers_is_dormant() {
-        assertEquals(TickKind.DORMANT, TickKind.of(AFTER, AFTER, LIVE, List.of("pod-a", "pod-b"), SOON, EVERY));
-        assertEquals(TickKind.DORMANT, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, LIVE, Duration.ofSeconds(59), EVERY));
+        assertEquals(TickKind.DORMANT, TickKind.of(AFTER, AFTER, LIVE, quietTick(List.of("pod-a", "pod-b"), SOON), EVERY));
+        assertEquals(TickKind.DORMANT, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, quietTick(LIVE, Duration.ofSeconds(59)), EVERY));
     }
 
     @Test
     void a_subscriber_that_joins_or_dies_makes_a_quiet_triple_tick_in_full_so_the_shares_move() {
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, List.of("pod-a", "pod-b", "pod-c"), LIVE, SOON, EVERY));
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, List.of("pod-a"), LIVE, SOON, EVERY));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, List.of("pod-a", "pod-b", "pod-c"), quietTick(LIVE, SOON), EVERY));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, List.of("pod-a"), quietTick(LIVE, SOON), EVERY));
     }
 
     @Test
     void a_triple_without_a_full_tick_yet_gets_one_however_quiet() {
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, LIVE, null, SOON, EVERY));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(1), AFTER, LIVE, null, EVERY));
     }
 
     @Test
     void dormant_after_zero_makes_every_tick_full() {
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(4), Duration.ZERO, LIVE, LIVE, SOON, EVERY));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(4), Duration.ZERO, LIVE, quietTick(LIVE, SOON), EVERY));
     }
 
     @Test
@@ -55,8 +60,8 @@ class TickKindTest {
     void a_dormant_triple_still_ticks_in_full_once_a_minute_or_each_idle_lease_timeout_when_shorter() {
         assertEquals(Duration.ofMinutes(1), EVERY);
         assertEquals(Duration.ofSeconds(20), TickKind.fullTickEvery(Duration.ofSeconds(20)));
-        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, LIVE, Duration.ofMinutes(1), EVERY));
-        assertEquals(TickKind.DORMANT, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, LIVE, Duration.ofSeconds(59), EVERY));
+        assertEquals(TickKind.FULL, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, quietTick(LIVE, Duration.ofMinutes(1)), EVERY));
+        assertEquals(TickKind.DORMANT, TickKind.of(Duration.ofMinutes(4), AFTER, LIVE, quietTick(LIVE, Duration.ofSeconds(59)), EVERY));
     }
 
     @Test
@@ -65,5 +70,19 @@ class TickKindTest {
         assertEquals(Duration.ofSeconds(12), TickKind.quietAfter(AFTER, Duration.ofSeconds(6)));
         assertEquals(Duration.ofHours(2), TickKind.quietAfter(AFTER, Duration.ofHours(1)));
         assertEquals(Duration.ZERO, TickKind.quietAfter(Duration.ZERO, Duration.ofMillis(500)));
+    }
+
+    @Test
+    void a_triple_that_goes_quiet_gets_one_full_tick_before_it_is_dormant() {
+        TickKind.LastFullTick whileFetched = new TickKind.LastFullTick(LIVE, SOON, false);
+        assertEquals(TickKind.FULL, TickKind.of(AFTER, AFTER, LIVE, whileFetched, EVERY));
+        assertEquals(TickKind.DORMANT, TickKind.of(AFTER, AFTER, LIVE, quietTick(LIVE, SOON), EVERY));
+    }
+
+    @Test
+    void a_quiet_triple_hands_back_its_drained_leases_at_once_and_an_active_one_after_the_idle_lease_timeout() {
+        Duration idleLeaseTimeout = Duration.ofMinutes(5);
+        assertEquals(Duration.ZERO, TickKind.idleAfter(true, idleLeaseTimeout));
+        assertEquals(idleLeaseTimeout, TickKind.idleAfter(false, idleLeaseTimeout));
     }
 }
