@@ -126,6 +126,29 @@ class DormantGroupTest {
     }
 
     @Test
+    void a_dormant_group_that_handed_back_every_lease_sends_no_renewal() throws Exception {
+        publishOk(tenant, topic, List.of(msg("p", "1", 1)));
+        assertEquals(List.of("ACKED"), ack(tenant, topic, group, receipts(fetchOk(tenant, topic, group, upTo(10)))));
+        await("the group goes quiet").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> interest.sinceLastFetch(scope).compareTo(DORMANT_AFTER) > 0);
+        await("the first quiet tick hands back p, drained").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100)).until(() -> liveLeases("p") == 0);
+
+        List<String> sent;
+        try (GeneralLog log = GeneralLog.start(dataSource)) {
+            // Two dormant ticks at least (mq.tick-interval, 2 s), and p stays unleased through them.
+            await("p stays unleased while the group is dormant").during(Duration.ofSeconds(5))
+                    .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> liveLeases("p") == 0);
+            sent = log.stop(topic);
+        }
+        assertTrue(sent.stream().anyMatch(sql -> sql.strip().startsWith("INSERT INTO queue_subscriber_heartbeats")),
+                "the dormant ticks ran: they heartbeat");
+        assertEquals(List.of(), sent.stream().filter(sql -> sql.strip().startsWith("UPDATE queue_partition_leases")).toList(),
+                "no renewal: it would read every lease row of the triple to renew none");
+    }
+
+    @Test
     void a_subscriber_that_joins_a_dormant_group_gets_its_share_released() throws Exception {
         publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2)));
         List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));

@@ -74,8 +74,12 @@ public class LeaseScheduler {
     /** Triples whose full tick was asked while a tick of theirs ran: it runs when that one ends. */
     private final Set<GroupScope> fullTickWanted = ConcurrentHashMap.newKeySet();
 
-    /** What {@link TickKind} compares a dormant triple's tick with; {@code quiet}: {@link TickKind.LastFullTick#quiet}. */
-    private record FullTick(List<String> live, java.time.Instant finishedAt, boolean quiet) {}
+    /**
+     * What {@link TickKind} compares a dormant triple's tick with; {@code quiet}:
+     * {@link TickKind.LastFullTick#quiet}; {@code holdsLeases}: whether it left this subscriber
+     * any lease, so the dormant ticks after it have something to renew (only a full tick acquires).
+     */
+    private record FullTick(List<String> live, java.time.Instant finishedAt, boolean quiet, boolean holdsLeases) {}
     /** Tenants whose lease work of an earlier periodic tick is still running. */
     private final Set<String> tenantsInTick = ConcurrentHashMap.newKeySet();
     /** Triples whose lease work is running (periodic or registration): one at a time each. */
@@ -245,8 +249,12 @@ public class LeaseScheduler {
                 if (TickKind.of(interest.sinceLastFetch(s), quietAfter, live, lastFull,
                         TickKind.fullTickEvery(config.idleLeaseTimeout())) == TickKind.DORMANT) {
                     // Dormant (docs/architecture.md, "Dormant groups"): keep what is held, and
-                    // no read of every partition or lease row of the triple.
-                    leases.renew(s, me, leaseMicros, renewAfterMicros);
+                    // no read of every partition or lease row of the triple. A triple whose quiet
+                    // tick handed every lease back has nothing to renew: its statement would read
+                    // every lease row of the triple to find none.
+                    if (last.holdsLeases()) {
+                        leases.renew(s, me, leaseMicros, renewAfterMicros);
+                    }
                     consume.deadLetterExpired(s);
                     if (TickKind.quiet(interest.sinceLastFetch(s), quietAfter)) {
                         recovered(s);
@@ -305,9 +313,10 @@ public class LeaseScheduler {
             // 5b. Dead letters of in-flight messages whose last attempt expired, without waiting for a fetch.
             consume.deadLetterExpired(s);
             // 6. Idle-lease release (and leases of partitions that no longer exist).
+            int idleKept = mineIdle.size();
             if (!mineIdle.isEmpty()) {
                 Set<String> inFlight = busy != null ? busy : leases.busyPartitions(s);
-                leases.releaseIdle(s, me, mineIdle.stream().filter(l -> !inFlight.contains(l.partitionKey())).toList());
+                idleKept -= leases.releaseIdle(s, me, mineIdle.stream().filter(l -> !inFlight.contains(l.partitionKey())).toList());
             }
             // 7. Purge stale heartbeats.
             leases.purgeStaleHeartbeats(s, micros(config.heartbeatTimeout()));
@@ -315,7 +324,7 @@ public class LeaseScheduler {
             gauge(held, s).set(count);
             gauge(discovered, s).set(discoveredKeys.size());
             // Only a full tick that finished: after a failing one the next tick is full again.
-            fullTicks.put(s, new FullTick(List.copyOf(live), clock.instant(), quiet));
+            fullTicks.put(s, new FullTick(List.copyOf(live), clock.instant(), quiet, count + idleKept > 0));
             recovered(s);
         } catch (RuntimeException ex) {
             failed(s, ex);
