@@ -23,8 +23,14 @@ import java.util.concurrent.locks.Lock;
  * <p>A parsed statement depends on the SQL text and on settings that all connections of one URL
  * share (the character encoding, the server's {@code NO_BACKSLASH_ESCAPES} mode); it is not
  * changed after it is built, so connections can share it. Least recently used texts go first,
- * beyond {@value #MAX_ENTRIES} texts or {@value #MAX_CHARS} characters of them; a text longer
- * than the driver's {@code prepStmtCacheSqlLimit} is not kept, as in the driver's own cache.
+ * beyond {@value #MAX_ENTRIES} texts or {@value #MAX_CHARS} characters of them.
+ *
+ * <p>A text up to {@value #MAX_TEXT_CHARS} characters is kept, beyond the driver's
+ * {@code prepStmtCacheSqlLimit} (64 KiB), which bounds the texts prepared on the server: a
+ * retention read of 100 partitions is about 130,000 characters, the same text on every full
+ * read, and parsing it again on each read was a tenth of the service's CPU while retention
+ * deleted what the benchmark's earlier rows consumed (docs/architecture.md, "Server-side
+ * prepared statements").
  * The driver creates it by reflection, hence the registration for a native image.
  */
 @RegisterForReflection
@@ -33,6 +39,8 @@ public final class SharedQueryInfoCache implements CacheAdapterFactory<String, Q
     static final int MAX_ENTRIES = 4_096;
     /** Most characters of SQL kept per URL (the parse holds about as many bytes again). */
     static final long MAX_CHARS = 8_000_000;
+    /** The longest text kept: a few of them fit in {@link #MAX_CHARS}. */
+    static final int MAX_TEXT_CHARS = 1_000_000;
 
     private static final Map<String, Shared> BY_URL = new ConcurrentHashMap<>();
 
@@ -42,7 +50,8 @@ public final class SharedQueryInfoCache implements CacheAdapterFactory<String, Q
     @Override
     public CacheAdapter<String, QueryInfo> getInstance(Lock connectionLock, String url, int cacheMaxSize,
                                                        int maxKeySize) {
-        return BY_URL.computeIfAbsent(url, u -> new Shared()).limitedTo(maxKeySize);
+        // Not the driver's maxKeySize (prepStmtCacheSqlLimit): see the class comment.
+        return BY_URL.computeIfAbsent(url, u -> new Shared()).limitedTo(MAX_TEXT_CHARS);
     }
 
     /** The texts of one URL, in access order. */
@@ -76,7 +85,7 @@ public final class SharedQueryInfoCache implements CacheAdapterFactory<String, Q
             chars = 0;
         }
 
-        /** A connection's view: it keeps no text longer than {@code maxKeySize}, as the driver's own cache. */
+        /** A connection's view: it keeps no text longer than {@code maxKeySize}. */
         CacheAdapter<String, QueryInfo> limitedTo(int maxKeySize) {
             return new CacheAdapter<>() {
                 @Override

@@ -37,12 +37,24 @@ class SharedQueryInfoCacheTest {
     }
 
     @Test
-    void a_text_longer_than_the_driver_s_limit_is_parsed_each_time() throws SQLException {
-        String sql = "SELECT ? AS a /* " + "x".repeat(70_000) + " */";
+    void a_text_longer_than_the_driver_s_prepared_statement_limit_is_parsed_once() throws SQLException {
+        // A retention read of 100 partitions is about this long (docs/architecture.md,
+        // "Server-side prepared statements"); prepStmtCacheSqlLimit is 65,536.
+        String sql = "SELECT ? AS a /* " + UUID.randomUUID() + "x".repeat(130_000) + " */";
+        try (Connection first = dataSource.getConnection(); Connection second = dataSource.getConnection();
+             PreparedStatement one = asText(first, sql); PreparedStatement other = asText(second, sql)) {
+            assertSame(one.unwrap(ClientPreparedStatement.class).getQueryInfo(),
+                    other.unwrap(ClientPreparedStatement.class).getQueryInfo(), "one parse for both connections");
+        }
+    }
+
+    @Test
+    void a_text_longer_than_the_cache_s_own_limit_is_parsed_each_time() throws SQLException {
+        String sql = "SELECT ? AS a /* " + "x".repeat(SharedQueryInfoCache.MAX_TEXT_CHARS) + " */";
         try (Connection c = dataSource.getConnection(); PreparedStatement one = asText(c, sql);
              PreparedStatement other = asText(c, sql)) {
             assertNotSame(one.unwrap(ClientPreparedStatement.class).getQueryInfo(),
-                    other.unwrap(ClientPreparedStatement.class).getQueryInfo(), "prepStmtCacheSqlLimit is 65,536");
+                    other.unwrap(ClientPreparedStatement.class).getQueryInfo(), "not kept: longer than MAX_TEXT_CHARS");
         }
     }
 
