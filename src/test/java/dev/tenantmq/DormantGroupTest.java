@@ -136,7 +136,7 @@ class DormantGroupTest {
 
         List<String> sent;
         try (GeneralLog log = GeneralLog.start(dataSource)) {
-            // Two dormant ticks at least (mq.tick-interval, 2 s), and p stays unleased through them.
+            // Two dormant ticks at least (the tests' mq.tick-interval is 1 s), and p stays unleased through them.
             await("p stays unleased while the group is dormant").during(Duration.ofSeconds(5))
                     .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
                     .until(() -> liveLeases("p") == 0);
@@ -150,15 +150,19 @@ class DormantGroupTest {
 
     @Test
     void a_subscriber_that_joins_a_dormant_group_gets_its_share_released() throws Exception {
-        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2)));
+        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2), msg("r", "3", 3)));
         List<Delivered> got = fetchOk(tenant, topic, group, upTo(10));
-        assertEquals(2, got.size());
-        assertEquals(List.of("ACKED", "ACKED"), ack(tenant, topic, group, receipts(got)));
-        // Work on both, so the quiet group keeps both leases (drained ones it hands back).
-        publishOk(tenant, topic, List.of(msg("p", "3", 3), msg("q", "4", 4)));
+        assertEquals(3, got.size());
+        assertEquals(List.of("ACKED", "ACKED", "ACKED"), ack(tenant, topic, group, receipts(got)));
+        // Work on p and q, so the quiet group keeps both leases; r, drained, marks its quiet tick.
+        publishOk(tenant, topic, List.of(msg("p", "4", 4), msg("q", "5", 5)));
         await("the group goes quiet").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
                 .until(() -> interest.sinceLastFetch(scope).compareTo(DORMANT_AFTER) > 0);
-        assertEquals(2, liveLeases("p") + liveLeases("q"));
+        await("the quiet tick hands back r and keeps p and q").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> liveLeases("r") == 0 && liveLeases("p") + liveLeases("q") == 2);
+        await("dormant ticks keep both").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(8))
+                .pollInterval(Duration.ofMillis(200)).until(() -> liveLeases("p") + liveLeases("q") == 2);
 
         // Another instance's subscriber of the group: its heartbeat, live for mq.heartbeat-timeout.
         update("INSERT INTO queue_subscriber_heartbeats (tenant, consumer_group, topic, subscriber_name, started_at,"
@@ -166,6 +170,32 @@ class DormantGroupTest {
         await("the dormant group gives up the surplus over its share, one of two")
                 .atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(100))
                 .until(() -> liveLeases("p") + liveLeases("q") == 1);
+    }
+
+    @Test
+    void a_quiet_instance_keeps_its_share_of_partitions_in_flight_though_the_other_instance_s_are_drained()
+            throws Exception {
+        // Another instance's subscriber, live before the first fetch and through the test (its last
+        // heartbeat dated a minute ahead): the shares are one of the two partitions each.
+        update("INSERT INTO queue_subscriber_heartbeats (tenant, consumer_group, topic, subscriber_name, started_at,"
+                + " last_seen_at) VALUES (?, ?, ?, '" + OTHER_INSTANCE + "', UTC_TIMESTAMP(6),"
+                + " UTC_TIMESTAMP(6) + INTERVAL 60 SECOND)");
+        publishOk(tenant, topic, List.of(msg("p", "1", 1), msg("q", "2", 2)));
+        // Its consumer works on the batch long after the group went quiet here.
+        List<Delivered> got = fetchOk(tenant, topic, group, upTo(10).waitSeconds(10).visibilitySeconds(60));
+        assertTrue(got.size() >= 1, "a share of one of the two partitions: " + ids(got));
+        String mine = got.get(0).partitionKey();
+        // The other instance drained its partition just now: committed to the head.
+        drainedJustNow(mine.equals("p") ? "q" : "p");
+        await("the group goes quiet").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> interest.sinceLastFetch(scope).compareTo(DORMANT_AFTER) > 0);
+        // Its quiet tick: the partition in flight is work, within this instance's share of the two
+        // partitions that every instance counts; it is neither idle nor surplus.
+        await("the partition in flight stays leased here while the group is quiet").during(Duration.ofSeconds(4))
+                .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
+                .until(() -> liveLeases(mine) == 1);
+        assertEquals(java.util.Collections.nCopies(got.size(), "ACKED"), ack(tenant, topic, group, receipts(got)),
+                "the consumer's acks after the quiet ticks are not stale");
     }
 
     @Test
@@ -198,6 +228,24 @@ class DormantGroupTest {
                 SELECT COUNT(*) FROM queue_partition_leases
                 WHERE tenant = ? AND consumer_group = ? AND topic = ? AND partition_key = ?""",
                 tenant, group, topic, partitionKey);
+    }
+
+    /** Writes {@code partitionKey}'s offsets row for the group as committed up to its head, now. */
+    private void drainedJustNow(String partitionKey) throws Exception {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO queue_offsets (tenant, topic, partition_key, consumer_group, committed_offset,
+                                           delivered_offset, updated_at)
+                SELECT h.tenant, h.topic, h.partition_key, ?, h.head_offset, h.head_offset, UTC_TIMESTAMP(6)
+                FROM queue_partition_heads h
+                WHERE h.tenant = ? AND h.topic = ? AND h.partition_key = ?
+                ON DUPLICATE KEY UPDATE committed_offset = VALUES(committed_offset),
+                    delivered_offset = VALUES(delivered_offset), updated_at = VALUES(updated_at)""")) {
+            ps.setString(1, group);
+            ps.setString(2, tenant);
+            ps.setString(3, topic);
+            ps.setString(4, partitionKey);
+            assertTrue(ps.executeUpdate() >= 1, "an offsets row for " + partitionKey);
+        }
     }
 
     private void update(String sql) throws Exception {

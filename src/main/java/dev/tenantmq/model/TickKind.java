@@ -71,14 +71,17 @@ public enum TickKind {
 
     /**
      * After how long without a commit a leased partition with nothing pending for the group (no
-     * message above its committed offset, no delivery in flight or requeued) is idle, and a full
-     * tick hands its lease back. An active triple keeps a drained partition for
-     * {@code mq.idle-lease-timeout}, so a consumer that keeps up does not re-lease it for every
-     * message. A quiet triple's consumers stopped, or work on a batch they fetched (whose
-     * partitions are in flight, so never idle), so it keeps only the partitions with work, as a
-     * Kafka group without members holds no assignment: its dormant ticks then rewrite no lease
-     * of a drained partition every few seconds. Its next fetch ticks it in full at once, which
-     * leases the partitions that have work by then (docs/architecture.md, "Dormant groups").
+     * message above its committed offset, no delivery in flight or requeued) is idle for this
+     * instance's own leases: a full tick hands its lease back and does not take it. An active
+     * triple keeps a drained partition for {@code mq.idle-lease-timeout}, so a consumer that
+     * keeps up does not re-lease it for every message. A quiet triple's consumers here stopped,
+     * or work on a batch they fetched (whose partitions are in flight, so never idle), so it
+     * keeps only the partitions with work: its dormant ticks then rewrite no lease of a drained
+     * partition every few seconds. The fair share still counts a partition as idle only after
+     * {@code mq.idle-lease-timeout}, as every instance counts it, so a quiet instance's share
+     * does not shrink and it hands back no partition with work as surplus. Its next fetch ticks
+     * it in full at once, which leases the partitions that have work by then
+     * (docs/architecture.md, "Dormant groups").
      *
      * @param quiet whether the triple is {@link #quiet} at this full tick
      * @param idleLeaseTimeout {@code mq.idle-lease-timeout}

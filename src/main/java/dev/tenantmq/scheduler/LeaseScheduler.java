@@ -266,13 +266,20 @@ public class LeaseScheduler {
                 discoveredKeys = messages.discover(List.of(s.tenant()), s.topic()).stream()
                         .map(MessageStore.DiscoveredPartition::partitionKey).toList();
             }
-            // 2-3. Fair share over the partitions with work: idle ones are left unleased. A quiet
-            // triple's drained partitions are idle sooner (TickKind.idleAfter).
-            boolean quiet = TickKind.quiet(interest.sinceLastFetch(s), quietAfter);
-            Set<String> idle = leases.idlePartitions(s, micros(TickKind.idleAfter(quiet, config.idleLeaseTimeout())));
+            // 2-3. Fair share over the partitions with work: idle ones are left unleased. Every
+            // instance counts them alike, after mq.idle-lease-timeout, so the shares agree.
+            Set<String> idle = leases.idlePartitions(s, micros(config.idleLeaseTimeout()));
             Set<String> active = new java.util.LinkedHashSet<>(discoveredKeys);
             active.removeAll(idle);
             int share = LeaseShare.fairShare(active.size(), live, me);
+            // A quiet triple holds and takes only the partitions with work (TickKind.idleAfter):
+            // its drained ones go back as idle, not as surplus, so its share does not shrink.
+            boolean quiet = TickKind.quiet(interest.sinceLastFetch(s), quietAfter);
+            Set<String> kept = active;
+            if (quiet) {
+                kept = new java.util.LinkedHashSet<>(active);
+                kept.removeAll(leases.idlePartitions(s, micros(TickKind.idleAfter(true, config.idleLeaseTimeout()))));
+            }
 
             List<LeaseStore.Lease> all = leases.leases(s);
             List<LeaseStore.Lease> mineActive = new ArrayList<>();
@@ -282,8 +289,8 @@ public class LeaseScheduler {
             for (LeaseStore.Lease l : all) {
                 leased.add(l.partitionKey());
                 if (l.leasedBy().equals(me) && !l.expired()) {
-                    (active.contains(l.partitionKey()) ? mineActive : mineIdle).add(l);
-                } else if (l.expired() && active.contains(l.partitionKey())) {
+                    (kept.contains(l.partitionKey()) ? mineActive : mineIdle).add(l);
+                } else if (l.expired() && kept.contains(l.partitionKey())) {
                     takeable.add(l); // this subscriber's own expired or released leases too: a new epoch
                 }
             }
@@ -293,7 +300,7 @@ public class LeaseScheduler {
             Set<String> busy = null;
             if (count < share) {
                 int want = LeaseShare.acquisitionsThisTick(share, count, config.maxLeaseAcquisitionsPerTick());
-                List<String> fresh = LeaseShare.freshToAcquire(active, leased, want);
+                List<String> fresh = LeaseShare.freshToAcquire(kept, leased, want);
                 List<LeaseStore.Lease> takeOver = takeable.subList(0, Math.min(takeable.size(), want - fresh.size()));
                 List<String> won = leases.acquired(s, me, fresh, takeOver, leaseMicros);
                 count += won.size();
