@@ -25,22 +25,27 @@ import java.util.concurrent.locks.Lock;
  * changed after it is built, so connections can share it. Least recently used texts go first,
  * beyond {@value #MAX_ENTRIES} texts or {@value #MAX_CHARS} characters of them.
  *
- * <p>A text up to {@value #MAX_TEXT_CHARS} characters is kept, beyond the driver's
- * {@code prepStmtCacheSqlLimit} (64 KiB), which bounds the texts prepared on the server: a
- * retention read of 100 partitions is about 130,000 characters, the same text on every full
- * read, and parsing it again on each read was a tenth of the service's CPU while retention
- * deleted what the benchmark's earlier rows consumed (docs/architecture.md, "Server-side
- * prepared statements").
+ * <p>A text longer than the driver's {@code prepStmtCacheSqlLimit} (64 KiB, which bounds the
+ * texts prepared on the server) is kept apart, up to {@value #MAX_TEXT_CHARS} characters, at most
+ * {@value #MAX_LONG_ENTRIES} such texts and {@value #MAX_LONG_CHARS} characters, so that a few of
+ * them never push out thousands of short ones: a retention read of 100 partitions is about
+ * 130,000 characters, the same text on every full read, and parsing it again on each read was
+ * 12% of the service's CPU samples while retention deleted what the benchmark's earlier rows
+ * consumed (docs/architecture.md, "Server-side prepared statements").
  * The driver creates it by reflection, hence the registration for a native image.
  */
 @RegisterForReflection
 public final class SharedQueryInfoCache implements CacheAdapterFactory<String, QueryInfo> {
-    /** Most texts kept per URL. */
+    /** Most texts up to the driver's limit kept per URL. */
     static final int MAX_ENTRIES = 4_096;
-    /** Most characters of SQL kept per URL (the parse holds about as many bytes again). */
+    /** Most characters of those texts kept per URL (the parse holds about as many bytes again). */
     static final long MAX_CHARS = 8_000_000;
-    /** The longest text kept: a few of them fit in {@link #MAX_CHARS}. */
+    /** The longest text kept. */
     static final int MAX_TEXT_CHARS = 1_000_000;
+    /** Most texts longer than the driver's limit kept per URL. */
+    static final int MAX_LONG_ENTRIES = 16;
+    /** Most characters of those longer texts kept per URL. */
+    static final long MAX_LONG_CHARS = 4_000_000;
 
     private static final Map<String, Shared> BY_URL = new ConcurrentHashMap<>();
 
@@ -50,14 +55,63 @@ public final class SharedQueryInfoCache implements CacheAdapterFactory<String, Q
     @Override
     public CacheAdapter<String, QueryInfo> getInstance(Lock connectionLock, String url, int cacheMaxSize,
                                                        int maxKeySize) {
-        // Not the driver's maxKeySize (prepStmtCacheSqlLimit): see the class comment.
-        return BY_URL.computeIfAbsent(url, u -> new Shared()).limitedTo(MAX_TEXT_CHARS);
+        return BY_URL.computeIfAbsent(url, u -> new Shared()).view(maxKeySize);
     }
 
-    /** The texts of one URL, in access order. */
+    /** The texts of one URL: those up to the driver's limit, and the longer ones apart. */
     private static final class Shared {
+        private final Lru texts = new Lru(MAX_ENTRIES, MAX_CHARS);
+        private final Lru longTexts = new Lru(MAX_LONG_ENTRIES, MAX_LONG_CHARS);
+
+        /** A connection's view: {@code maxKeySize}, the driver's limit, parts the two. */
+        CacheAdapter<String, QueryInfo> view(int maxKeySize) {
+            return new CacheAdapter<>() {
+                private Lru of(String sql) {
+                    return sql.length() <= maxKeySize ? texts : longTexts;
+                }
+
+                @Override
+                public QueryInfo get(String sql) {
+                    return of(sql).get(sql);
+                }
+
+                @Override
+                public void put(String sql, QueryInfo parsed) {
+                    if (sql.length() <= MAX_TEXT_CHARS) {
+                        of(sql).put(sql, parsed);
+                    }
+                }
+
+                @Override
+                public void invalidate(String sql) {
+                    of(sql).remove(sql);
+                }
+
+                @Override
+                public void invalidateAll(Set<String> sqls) {
+                    sqls.forEach(this::invalidate);
+                }
+
+                @Override
+                public void invalidateAll() {
+                    texts.clear();
+                    longTexts.clear();
+                }
+            };
+        }
+    }
+
+    /** Texts in access order, the least recently used going first beyond either bound. */
+    private static final class Lru {
         private final LinkedHashMap<String, QueryInfo> byText = new LinkedHashMap<>(256, 0.75f, true);
+        private final int maxEntries;
+        private final long maxChars;
         private long chars;
+
+        Lru(int maxEntries, long maxChars) {
+            this.maxEntries = maxEntries;
+            this.maxChars = maxChars;
+        }
 
         synchronized QueryInfo get(String sql) {
             return byText.get(sql);
@@ -68,7 +122,7 @@ public final class SharedQueryInfoCache implements CacheAdapterFactory<String, Q
                 chars += sql.length();
             }
             Iterator<Map.Entry<String, QueryInfo>> oldest = byText.entrySet().iterator();
-            while ((byText.size() > MAX_ENTRIES || chars > MAX_CHARS) && oldest.hasNext()) {
+            while ((byText.size() > maxEntries || chars > maxChars) && oldest.hasNext()) {
                 chars -= oldest.next().getKey().length();
                 oldest.remove();
             }
@@ -83,38 +137,6 @@ public final class SharedQueryInfoCache implements CacheAdapterFactory<String, Q
         synchronized void clear() {
             byText.clear();
             chars = 0;
-        }
-
-        /** A connection's view: it keeps no text longer than {@code maxKeySize}. */
-        CacheAdapter<String, QueryInfo> limitedTo(int maxKeySize) {
-            return new CacheAdapter<>() {
-                @Override
-                public QueryInfo get(String sql) {
-                    return Shared.this.get(sql);
-                }
-
-                @Override
-                public void put(String sql, QueryInfo parsed) {
-                    if (sql.length() <= maxKeySize) {
-                        Shared.this.put(sql, parsed);
-                    }
-                }
-
-                @Override
-                public void invalidate(String sql) {
-                    remove(sql);
-                }
-
-                @Override
-                public void invalidateAll(Set<String> sqls) {
-                    sqls.forEach(Shared.this::remove);
-                }
-
-                @Override
-                public void invalidateAll() {
-                    clear();
-                }
-            };
         }
     }
 }

@@ -49,6 +49,25 @@ class SharedQueryInfoCacheTest {
     }
 
     @Test
+    void long_texts_are_kept_apart_so_they_never_push_out_a_short_one() throws SQLException {
+        String shortText = "SELECT ? AS a /* " + UUID.randomUUID() + " */";
+        try (Connection first = dataSource.getConnection(); Connection second = dataSource.getConnection();
+             PreparedStatement one = asText(first, shortText)) {
+            // More long texts than their part keeps, and more characters than the short part holds.
+            for (int i = 0; i < SharedQueryInfoCache.MAX_LONG_ENTRIES + 4; i++) {
+                String longText = "SELECT ? AS a /* " + UUID.randomUUID() + "x".repeat(600_000) + " */";
+                try (PreparedStatement ignored = asText(first, longText)) {
+                    assertNotSame(null, ignored);
+                }
+            }
+            try (PreparedStatement other = asText(second, shortText)) {
+                assertSame(one.unwrap(ClientPreparedStatement.class).getQueryInfo(),
+                        other.unwrap(ClientPreparedStatement.class).getQueryInfo(), "the short text is still kept");
+            }
+        }
+    }
+
+    @Test
     void a_text_longer_than_the_cache_s_own_limit_is_parsed_each_time() throws SQLException {
         String sql = "SELECT ? AS a /* " + "x".repeat(SharedQueryInfoCache.MAX_TEXT_CHARS) + " */";
         try (Connection c = dataSource.getConnection(); PreparedStatement one = asText(c, sql);
