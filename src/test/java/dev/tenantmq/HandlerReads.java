@@ -30,6 +30,13 @@ final class HandlerReads {
         }
     }
 
+    /**
+     * Tries of a read-only measurement a test takes the least of: another session's reads (a
+     * registration tick, a waiting poll's re-check) can only raise a try, and on a busy machine
+     * one such burst can cover three quick tries.
+     */
+    static final int TRIES = 5;
+
     /** What {@link #during} ran, and the rows read meanwhile. */
     record Measured<T>(T result, long rows) {}
 

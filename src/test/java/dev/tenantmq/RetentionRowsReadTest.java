@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * where the partition has a dead letter, or an unfinished delivery row, at all (docs/operations.md,
  * "Retention"): a partition of consumed messages is read as its rows alone, where two look-ups per
  * row were most of the read's cost. The flags themselves are RetentionTest's (dead letters and
- * requeued messages are kept). Measured with the server's handler counters, the least of three
+ * requeued messages are kept). Measured with the server's handler counters, the least of five
  * tries, as in RetentionHeadsReadTest.
  */
 @QuarkusTest
@@ -45,7 +45,7 @@ class RetentionRowsReadTest {
 
         long least = Long.MAX_VALUE;
         List<RetentionStore.Row> rows = List.of();
-        for (int attempt = 0; attempt < 3; attempt++) {
+        for (int attempt = 0; attempt < HandlerReads.TRIES; attempt++) {
             HandlerReads.Measured<List<RetentionStore.Row>> read = HandlerReads.during(dataSource,
                     () -> store.rows(tenant, topic, topic + "-dlq", "k", List.of("g1", "g2"), 0, 86_400_000_000L, MESSAGES));
             rows = read.result();
