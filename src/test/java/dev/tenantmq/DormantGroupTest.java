@@ -230,20 +230,26 @@ class DormantGroupTest {
                 tenant, group, topic, partitionKey);
     }
 
-    /** Writes {@code partitionKey}'s offsets row for the group as committed up to its head, now. */
+    /**
+     * Writes {@code partitionKey}'s offsets row for the group as committed up to its head, now:
+     * a read, then an upsert of the values, as vtgate routes each to the tenant's shard.
+     */
     private void drainedJustNow(String partitionKey) throws Exception {
+        long head = RowCount.of(dataSource, """
+                SELECT head_offset FROM queue_partition_heads
+                WHERE tenant = ? AND topic = ? AND partition_key = ?""", tenant, topic, partitionKey);
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("""
                 INSERT INTO queue_offsets (tenant, topic, partition_key, consumer_group, committed_offset,
                                            delivered_offset, updated_at)
-                SELECT h.tenant, h.topic, h.partition_key, ?, h.head_offset, h.head_offset, UTC_TIMESTAMP(6)
-                FROM queue_partition_heads h
-                WHERE h.tenant = ? AND h.topic = ? AND h.partition_key = ?
+                VALUES (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(6))
                 ON DUPLICATE KEY UPDATE committed_offset = VALUES(committed_offset),
                     delivered_offset = VALUES(delivered_offset), updated_at = VALUES(updated_at)""")) {
-            ps.setString(1, group);
-            ps.setString(2, tenant);
-            ps.setString(3, topic);
-            ps.setString(4, partitionKey);
+            ps.setString(1, tenant);
+            ps.setString(2, topic);
+            ps.setString(3, partitionKey);
+            ps.setString(4, group);
+            ps.setLong(5, head);
+            ps.setLong(6, head);
             assertTrue(ps.executeUpdate() >= 1, "an offsets row for " + partitionKey);
         }
     }

@@ -292,20 +292,23 @@ class MultiProcessIT {
     private static final Duration FIRST_VISIBILITY = Duration.ofSeconds(10);
 
     /**
-     * No retention in the cross-process settle test: once a1 and a2 are acknowledged, a retention
-     * run deletes them, the "acked" partition then holds no message, and the deliverer's next tick
-     * releases its lease as idle (docs/deployment.md, "Running several instances"). That is right,
-     * but it is not what the test watches, and it happened only when the run reached that moment
-     * after the processes' first minute (the default interval): on a slow machine.
+     * No retention and no dormancy in the cross-process settle test: once a1 and a2 are
+     * acknowledged, a retention run deletes them, the "acked" partition then holds no message,
+     * and the deliverer's next tick releases its lease as idle (docs/deployment.md, "Running
+     * several instances"); and the test waits out a visibility timeout of 10 s without a fetch, so
+     * the group may go quiet, and a quiet group hands back its drained "acked" partition
+     * (docs/architecture.md, "Dormant groups"). Both are right, but neither is what the test
+     * watches, and whether they happened within its run depended on the machine's speed.
      */
-    private static final Map<String, String> NO_RETENTION = Map.of("MQ_RETENTION_ENABLED", "false");
+    private static final Map<String, String> NO_RETENTION_NO_DORMANCY = Map.of("MQ_RETENTION_ENABLED", "false",
+            "MQ_DORMANT_AFTER", "5m");
 
     @Test
     void ack_nack_and_extend_work_through_a_process_other_than_the_one_that_delivered() throws Exception {
         String topic = "mp-" + UUID.randomUUID();
         String group = "group-x";
-        ServiceProcess deliverer = start("x1", NO_RETENTION);
-        ServiceProcess other = start("x2", NO_RETENTION); // serves the tenant, never fetches for the group: holds no lease
+        ServiceProcess deliverer = start("x1", NO_RETENTION_NO_DORMANCY);
+        ServiceProcess other = start("x2", NO_RETENTION_NO_DORMANCY); // serves the tenant, never fetches for the group: holds no lease
         HttpJson viaDeliverer = new HttpJson(deliverer.baseUrl());
         HttpJson viaOther = new HttpJson(other.baseUrl());
         String messages = "/tenants/" + TENANT + "/topics/" + topic + "/messages";
