@@ -126,8 +126,9 @@ final class ConsumerStatements {
         boolean[] deleting = {false};
         ColumnIndexes column = new ColumnIndexes();
         ConsumerSql.Rows scan = Scanned.rows();
-        Db.forEach(c, q.sql(), q, rs -> {
-            boolean cursor = "cursor".equals(rs.getString(column.of(rs, "row_kind")));
+        Statement union = q.union();
+        Db.forEach(c, union.sql(), union, rs -> {
+            boolean cursor = "cursor".equals(ColumnReads.text(rs, column.of(rs, "row_kind")));
             String key = scan.key(rs); // each column once, left to right (ConsumerSql.Rows)
             if (cursor) {
                 cursors.put(key, Cursor.of(key, rs));
