@@ -10,6 +10,8 @@ import dev.tenantmq.model.Utf8Json;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -502,8 +504,8 @@ final class ConsumerSql {
      */
     private static final String SCAN_COLUMNS = """
             m.partition_key, m.`offset`, m.id, IF(LENGTH(m.payload) <= ?, m.payload, NULL) AS payload,
-            LENGTH(m.payload) AS payload_bytes, m.metadata, m.traceparent, m.tracestate,
-            CAST(m.created_at AS CHAR) AS created_at, m.deliver_at > UTC_TIMESTAMP(6) AS not_due,
+            LENGTH(m.payload) AS payload_bytes, m.metadata, m.traceparent, m.tracestate, m.created_at,
+            m.deliver_at > UTC_TIMESTAMP(6) AS not_due,
             %s""";
 
     /** The columns of the group's delivery row of each message scanned, joined as {@code d}. */
@@ -870,7 +872,7 @@ final class ConsumerSql {
          * union's, after {@code row_kind}): read it here first, then {@link #message}.
          */
         String key(ResultSet rs) throws SQLException {
-            return ColumnReads.text(rs, column.of(rs, "partition_key"));
+            return rs.getString(column.of(rs, "partition_key"));
         }
 
         @Override
@@ -881,15 +883,15 @@ final class ConsumerSql {
         /** The message of the current row, whose partition key {@link #key} read: its other columns. */
         Scanned message(String key, ResultSet rs) throws SQLException {
             long offset = rs.getLong(column.of(rs, "offset"));
-            String id = ColumnReads.text(rs, column.of(rs, "id"));
+            String id = rs.getString(column.of(rs, "id"));
             Utf8Json payload = Utf8Json.ofUtf8(rs.getBytes(column.of(rs, "payload")));
             long payloadBytes = rs.getLong(column.of(rs, "payload_bytes"));
-            String metadata = ColumnReads.text(rs, column.of(rs, "metadata"));
-            TraceContext trace = TraceContext.stored(ColumnReads.text(rs, column.of(rs, "traceparent")),
-                    ColumnReads.text(rs, column.of(rs, "tracestate")));
-            Instant createdAt = ColumnReads.utcInstant(rs, column.of(rs, "created_at"));
+            String metadata = rs.getString(column.of(rs, "metadata"));
+            TraceContext trace = TraceContext.stored(rs.getString(column.of(rs, "traceparent")),
+                    rs.getString(column.of(rs, "tracestate")));
+            Instant createdAt = rs.getObject(column.of(rs, "created_at"), LocalDateTime.class).toInstant(ZoneOffset.UTC);
             boolean notDue = rs.getBoolean(column.of(rs, "not_due"));
-            DeliveryState state = DeliveryState.of(ColumnReads.text(rs, column.of(rs, "state")));
+            DeliveryState state = DeliveryState.of(rs.getString(column.of(rs, "state")));
             PartitionWalk.Row row = state == null
                     ? PartitionWalk.Row.undelivered(offset, notDue)
                     : new PartitionWalk.Row(offset, state, rs.getInt(column.of(rs, "delivery_attempt")),

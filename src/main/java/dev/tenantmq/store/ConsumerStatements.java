@@ -128,7 +128,7 @@ final class ConsumerStatements {
         ConsumerSql.Rows scan = Scanned.rows();
         Statement union = q.union();
         Db.forEach(c, union.sql(), union, rs -> {
-            boolean cursor = "cursor".equals(ColumnReads.text(rs, column.of(rs, "row_kind")));
+            boolean cursor = "cursor".equals(rs.getString(column.of(rs, "row_kind")));
             String key = scan.key(rs); // each column once, left to right (ConsumerSql.Rows)
             if (cursor) {
                 cursors.put(key, Cursor.of(key, rs));

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tenantmq.Api;
-import dev.tenantmq.Delivered;
 import dev.tenantmq.Fetch;
 import dev.tenantmq.TestIds;
 import dev.tenantmq.model.GroupScope;
@@ -16,9 +15,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -28,9 +24,7 @@ import org.junit.jupiter.api.Test;
  * into {@code queue_dedup_ids}, an open batch's {@code visible_at} into its delivery rows) come
  * from the database as text, microseconds included: the driver turns a DATETIME column into text
  * through {@code String.format}, which cost the service a tenth of its CPU in the benchmark's
- * consume run and its replay. So does the publish time of every message a fetch scans, which the
- * store parses itself ({@code ColumnReads}) rather than through the driver's conversion
- * (docs/architecture.md, "Rows into responses").
+ * consume run and its replay (docs/architecture.md, "Rows into responses").
  */
 @QuarkusTest
 class TimestampTextTest {
@@ -64,24 +58,6 @@ class TimestampTextTest {
 
         assertColumnIsText(new ConsumerSql.SelectCursors(new GroupScope(tenant, group, topic), List.of("k")), "visible_at",
                 stored);
-    }
-
-    @Test
-    void a_scanned_message_s_publish_time_is_read_as_text_and_keeps_its_microseconds() throws SQLException {
-        String group = TestIds.group();
-        Api.publishOk(tenant, topic, List.of(Api.msg("k", "m1", 1), Api.msg("k", "m2", 2)));
-        List<Delivered> first = Api.fetchOk(tenant, topic, group, Fetch.upTo(1));
-        assertEquals(1, first.size(), "m1 out, so the scan from the end of its batch reads m2");
-        String stored = databaseText("created_at", "queue_messages", "id = 'm2'");
-
-        // The one-partition scan a fetch runs, and through it every scan's columns (SCAN_COLUMNS).
-        assertColumnIsText(new ConsumerSql.SelectCursorAndScanOne(new GroupScope(tenant, group, topic), "k",
-                1 << 20, 10), "created_at", stored);
-        Api.ack(tenant, topic, group, Delivered.receipts(first));
-        List<Delivered> second = Api.fetchOk(tenant, topic, group, Fetch.upTo(1).waitSeconds(0));
-        assertEquals(List.of("m2"), second.stream().map(Delivered::id).toList());
-        assertEquals(LocalDateTime.parse(stored.replace(' ', 'T')).toInstant(ZoneOffset.UTC),
-                Instant.parse(second.get(0).createdAt()), "the delivered publish time is the stored one, to the microsecond");
     }
 
     /** Runs {@code q} and checks the type and value of its {@code column} in the first row. */
