@@ -726,9 +726,9 @@ final class ConsumerSql {
         }
 
         /**
-         * The statement with its text and binds built once: the text of a fetch over 25
-         * partitions is about 25,000 characters, and {@link #sql()} and {@link #binds()} each
-         * build it again.
+         * This statement's text and binds together, for a caller that runs it to build once:
+         * {@link #sql()} and {@link #binds()} each build it again, and the text of a fetch over
+         * 25 partitions is about 25,000 characters.
          */
         Statement union() {
             List<Branch> branches = new ArrayList<>();
