@@ -88,7 +88,7 @@ class ConcurrentPublishTest {
                 }
             }
             try (PreparedStatement ps = slow.prepareStatement("""
-                    UPDATE queue_partition_heads SET head_offset = ?
+                    UPDATE queue_partition_heads SET head_offset = ?, message_count = message_count + 1
                     WHERE tenant = ? AND topic = ? AND partition_key = 'p'""")) {
                 ps.setLong(1, slowOffset);
                 ps.setString(2, tenant);
@@ -144,5 +144,6 @@ class ConcurrentPublishTest {
         }
         pool.shutdown();
         drained.assertAllDeliveredInOrder(expected, total);
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 }

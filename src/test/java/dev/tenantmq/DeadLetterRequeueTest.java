@@ -36,7 +36,7 @@ class DeadLetterRequeueTest {
     private final String topic = TestIds.topic();
 
     @Test
-    void a_message_several_groups_dead_lettered_goes_back_to_each_of_them_and_to_no_other_group() {
+    void a_message_several_groups_dead_lettered_goes_back_to_each_of_them_and_to_no_other_group() throws Exception {
         List<String> failing = List.of(TestIds.group(), TestIds.group());
         String acking = TestIds.group();
         long offset = publishOk(tenant, topic, List.of(msg("k", "m", "poison"))).offset(0);
@@ -66,6 +66,7 @@ class DeadLetterRequeueTest {
         List<Delivered> other = fetchOk(tenant, topic, acking, upTo(10));
         assertEquals(List.of("later"), ids(other), "a group that did not dead-letter m does not receive it again");
         assertEquals(List.of("ACKED"), ack(tenant, topic, acking, receipts(other)));
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     /**

@@ -112,6 +112,7 @@ class DelayedDeliveryTest {
             return later.size() >= 2;
         });
         assertEquals(List.of("first", "second"), ids(later), "in offset order: the delay kept the order");
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     @Test

@@ -259,6 +259,7 @@ class DeletionTest {
         Published after = publishOk(tenant, topic, List.of(msg("k9", "during", 2)));
         assertFalse(after.messages().get(0).duplicate());
         assertEquals(1, topicRows("queue_messages", topic));
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     @Test

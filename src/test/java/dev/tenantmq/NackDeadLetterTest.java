@@ -223,10 +223,11 @@ class NackDeadLetterTest {
         Map<String, String> metadata = dead.get(0).metadata();
         assertEquals(new java.util.TreeSet<>(groups),
                 new java.util.TreeSet<>(List.of(metadata.get("consumer_group").split(","))));
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     @Test
-    void a_dead_letter_replaces_a_row_of_the_dead_letter_topic_that_only_shares_its_id() {
+    void a_dead_letter_replaces_a_row_of_the_dead_letter_topic_that_only_shares_its_id() throws Exception {
         String group = TestIds.group();
         publishOk(tenant, dlq, List.of(msg("k", "m", "published there directly")));
         List<Long> offsets = publishOk(tenant, topic, List.of(msg("k", "m", "original"))).offsets();
@@ -237,6 +238,7 @@ class NackDeadLetterTest {
         Map<String, String> metadata = dead.get(0).metadata();
         assertEquals(String.valueOf(offsets.get(0)), metadata.get("original_offset"));
         assertEquals(group, metadata.get("consumer_group"));
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     @Test

@@ -111,6 +111,7 @@ class RetentionTest {
         assertEquals(List.of(offsets.get(2)), messageOffsets(tenant, topic, "p"));
         assertEquals(List.of(offsets.get(2)), deliveryOffsets(tenant, topic, "p"));
         assertEquals(List.of("ACKED"), ack(tenant, topic, group, r.subList(2, 3)), "the kept message is still ackable");
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     @Test
@@ -163,6 +164,7 @@ class RetentionTest {
         long next = publish(tenant, topic, "p", "4").get(0);
         assertTrue(next > offsets.get(2));
         assertEquals(List.of("4"), ids(fetchAll(tenant, topic, group, 1)));
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     @Test
@@ -271,6 +273,7 @@ class RetentionTest {
         for (int p = 0; p < 30; p++) {
             assertEquals(1, messageOffsets(tenant, topic, "p" + p).size(), "partition p" + p);
         }
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     @Test

@@ -312,6 +312,7 @@ class TransactionalPublishTest {
         }
         pool.shutdown();
         drained.assertAllDeliveredInOrder(expected, total);
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     @Test

@@ -676,6 +676,7 @@ public class AdminStore {
         if (n != 1) {
             throw new SQLException("delete of a locked message changed " + n + " rows, expected 1");
         }
+        new RetentionStore.LowerMessageCounts(tenant, topic, List.of(partitionKey), List.of(1L)).run(c);
     }
 
     private static List<String> partitionGroups(Connection c, String tenant, String topic, String partitionKey)

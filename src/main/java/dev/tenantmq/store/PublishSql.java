@@ -92,28 +92,35 @@ final class PublishSql {
     }
 
     /**
-     * Moves the heads a request appended to up to its newest offset in each partition, under the
-     * head lock ({@link #LOCK_HEADS}): the first %s is the partition keys, the second their newest
-     * offsets in the same order (FIELD finds a row's key among them, ELT picks its offset), the
-     * third the keys again. Offsets grow in a partition while the lock is held, so the new value
-     * is always the larger one. Binds: {@link AdvanceHeads}.
+     * Moves the heads a request appended to up to its newest offset in each partition and adds the
+     * messages it stored there to their {@code message_count} (migration V10), under the head lock
+     * ({@link #LOCK_HEADS}): the first and third %s are the partition keys, the second their newest
+     * offsets in the same order and the fourth how many messages each received (FIELD finds a row's
+     * key among them, ELT picks its value), the fifth the keys again. Offsets grow in a partition
+     * while the lock is held, so the new value is always the larger one. Binds: {@link AdvanceHeads}.
      */
     static final String ADVANCE_HEADS = """
             UPDATE queue_partition_heads
-            SET head_offset = ELT(FIELD(partition_key, %s), %s)
+            SET head_offset = ELT(FIELD(partition_key, %s), %s),
+                message_count = message_count + CAST(ELT(FIELD(partition_key, %s), %s) AS SIGNED)
             WHERE tenant = ? AND topic = ? AND partition_key IN (%s)""";
 
-    /** Binds of {@link #ADVANCE_HEADS}: each partition's newest offset ({@code offsets[i]} is {@code keys[i]}'s). */
-    record AdvanceHeads(String tenant, String topic, List<String> keys, List<?> offsets) implements Statement {
+    /**
+     * Binds of {@link #ADVANCE_HEADS}: each partition's newest offset and the number of messages
+     * the request stored in it ({@code offsets[i]} and {@code added[i]} are {@code keys[i]}'s).
+     */
+    record AdvanceHeads(String tenant, String topic, List<String> keys, List<?> offsets, List<?> added)
+            implements Statement {
         @Override
         public String sql() {
             String list = Jdbc.placeholders(keys.size());
-            return ADVANCE_HEADS.formatted(list, list, list);
+            return ADVANCE_HEADS.formatted(list, list, list, list, list);
         }
 
         @Override
         public List<Bind> binds() {
             return Bind.list(Bind.each("partition_key", keys), Bind.each("head_offset", offsets),
+                    Bind.each("partition_key", keys), Bind.each("message_count", added),
                     Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", keys));
         }
     }
@@ -121,7 +128,7 @@ final class PublishSql {
     /**
      * {@link #ADVANCE_HEADS} for a request with delayed messages (docs/api.md, "Delayed
      * delivery"): also moves the {@code delayed_until} of the partitions given a delayed message
-     * (the third %s; the fourth is every partition's key again) to at least the latest due time
+     * (the fifth %s; the sixth is every partition's key again) to at least the latest due time
      * of the request: the later of the latest {@code deliverAt} (the first ?, DATETIME(6) text)
      * and the database clock plus the longest {@code deliverAfterSeconds} (the second ?,
      * microseconds). One value for the request is later than some of its messages' due times: the
@@ -131,6 +138,7 @@ final class PublishSql {
     static final String ADVANCE_HEADS_DELAYED = """
             UPDATE queue_partition_heads
             SET head_offset = ELT(FIELD(partition_key, %s), %s),
+                message_count = message_count + CAST(ELT(FIELD(partition_key, %s), %s) AS SIGNED),
                 delayed_until = IF(FIELD(partition_key, %s) > 0,
                                    GREATEST(COALESCE(delayed_until, UTC_TIMESTAMP(6)), CAST(? AS DATETIME(6)),
                                             UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),
@@ -144,10 +152,10 @@ final class PublishSql {
      * Binds of {@link #ADVANCE_HEADS_DELAYED}: as {@link AdvanceHeads}, plus the partitions
      * given a delayed message ({@code delayed}) and the request's latest due time in its two forms.
      */
-    record AdvanceHeadsDelayed(String tenant, String topic, List<String> keys, List<?> offsets, List<String> delayed,
-                               String latestAt, long longestAfterMicros) implements Statement {
-        static AdvanceHeadsDelayed of(String tenant, String topic, java.util.SortedMap<String, Long> newest,
-                                      List<String> delayed, List<PublishTransaction.NewMessage> messages) {
+    record AdvanceHeadsDelayed(String tenant, String topic, List<String> keys, List<?> offsets, List<?> added,
+                               List<String> delayed, String latestAt, long longestAfterMicros) implements Statement {
+        static AdvanceHeadsDelayed of(String tenant, String topic, AdvanceHeads heads, List<String> delayed,
+                                      List<PublishTransaction.NewMessage> messages) {
             String latestAt = NO_DUE_TIME;
             long longest = 0;
             for (PublishTransaction.NewMessage m : messages) {
@@ -158,19 +166,20 @@ final class PublishSql {
                     longest = Math.max(longest, d.afterMicros());
                 }
             }
-            return new AdvanceHeadsDelayed(tenant, topic, new ArrayList<>(newest.keySet()),
-                    new ArrayList<>(newest.values()), delayed, latestAt, longest);
+            return new AdvanceHeadsDelayed(tenant, topic, heads.keys(), heads.offsets(), heads.added(), delayed,
+                    latestAt, longest);
         }
 
         @Override
         public String sql() {
             String list = Jdbc.placeholders(keys.size());
-            return ADVANCE_HEADS_DELAYED.formatted(list, list, Jdbc.placeholders(delayed.size()), list);
+            return ADVANCE_HEADS_DELAYED.formatted(list, list, list, list, Jdbc.placeholders(delayed.size()), list);
         }
 
         @Override
         public List<Bind> binds() {
             return Bind.list(Bind.each("partition_key", keys), Bind.each("head_offset", offsets),
+                    Bind.each("partition_key", keys), Bind.each("message_count", added),
                     Bind.each("partition_key", delayed), Bind.of("deliver_at", latestAt), Bind.of("micros", longestAfterMicros),
                     Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", keys));
         }

@@ -275,20 +275,35 @@ public final class PublishTransaction {
             return new long[0];
         }
         long[] offsets = insert(c, tenant, topic, messages);
-        java.util.SortedMap<String, Long> newest = new java.util.TreeMap<>();
-        for (int i = 0; i < messages.size(); i++) {
-            newest.merge(messages.get(i).partitionKey(), offsets[i], Math::max);
-        }
+        PublishSql.AdvanceHeads heads = advance(tenant, topic, messages, offsets);
         List<String> delayed = new ArrayList<>(new TreeSet<>(messages.stream().filter(m -> m.delay() != null)
                 .map(NewMessage::partitionKey).toList()));
-        Statement advance = delayed.isEmpty()
-                ? new PublishSql.AdvanceHeads(tenant, topic, new ArrayList<>(newest.keySet()), new ArrayList<>(newest.values()))
-                : PublishSql.AdvanceHeadsDelayed.of(tenant, topic, newest, delayed, messages);
+        Statement advance = delayed.isEmpty() ? heads : PublishSql.AdvanceHeadsDelayed.of(tenant, topic, heads, delayed, messages);
         int matched = Jdbc.update(c, advance.sql(), advance);
-        if (matched != newest.size()) {
-            throw new SQLException("advance of " + newest.size() + " locked heads matched " + matched + " rows");
+        if (matched != heads.keys().size()) {
+            throw new SQLException("advance of " + heads.keys().size() + " locked heads matched " + matched + " rows");
         }
         return offsets;
+    }
+
+    /**
+     * The heads' move for messages stored at {@code offsets}: per partition, in key order, its
+     * newest offset and how many of the messages it received.
+     */
+    static PublishSql.AdvanceHeads advance(String tenant, String topic, List<NewMessage> messages, long[] offsets) {
+        java.util.SortedMap<String, long[]> heads = new java.util.TreeMap<>(); // key -> {newest offset, added}
+        for (int i = 0; i < messages.size(); i++) {
+            long[] h = heads.computeIfAbsent(messages.get(i).partitionKey(), k -> new long[2]);
+            h[0] = Math.max(h[0], offsets[i]);
+            h[1]++;
+        }
+        List<Long> newest = new ArrayList<>(heads.size());
+        List<Long> added = new ArrayList<>(heads.size());
+        for (long[] h : heads.values()) {
+            newest.add(h[0]);
+            added.add(h[1]);
+        }
+        return new PublishSql.AdvanceHeads(tenant, topic, new ArrayList<>(heads.keySet()), newest, added);
     }
 
     /** Key of the map of {@link #lockPartitionsAndFindIds}. */

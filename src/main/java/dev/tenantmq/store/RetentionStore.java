@@ -3,6 +3,7 @@ package dev.tenantmq.store;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -323,6 +324,64 @@ public class RetentionStore {
     }
 
     /**
+     * Subtracts the messages deleted from partitions from their {@code message_count} (migration
+     * V10): the first %s is the partition keys, the second how many each lost (FIELD finds a row's
+     * key, ELT its number), the third the keys again. Run after the deletes, in their transaction
+     * (retention's last statement): it locks the head rows until commit, so a publisher of these
+     * partitions waits for the rest of this short transaction at its head lock
+     * ({@link PublishSql#LOCK_HEADS}); the deletes before it lock only old message rows, which no
+     * publisher takes, so the two cannot wait on each other in a circle.
+     * Used by retention and by the admin delete ({@code AdminStore}). Binds: {@link LowerMessageCounts}.
+     */
+    static final String LOWER_MESSAGE_COUNTS = """
+            UPDATE queue_partition_heads
+            SET message_count = message_count - CAST(ELT(FIELD(partition_key, %s), %s) AS SIGNED)
+            WHERE tenant = ? AND topic = ? AND partition_key IN (%s)""";
+
+    /** Binds of {@link #LOWER_MESSAGE_COUNTS}: {@code deleted[i]} messages left {@code keys[i]}. */
+    record LowerMessageCounts(String tenant, String topic, List<String> keys, List<Long> deleted) implements Statement {
+        @Override
+        public String sql() {
+            String list = Db.placeholders(keys.size());
+            return LOWER_MESSAGE_COUNTS.formatted(list, list, list);
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.each("partition_key", keys), Bind.each("message_count", deleted),
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.each("partition_key", keys));
+        }
+
+        /**
+         * Runs it; a partition without a head row is a bug (every partition with a stored message
+         * has one), so is a second row.
+         *
+         * @throws SQLException when it matched other than one row per key
+         */
+        void run(java.sql.Connection c) throws SQLException {
+            if (keys.isEmpty()) {
+                return;
+            }
+            int matched = Db.update(c, sql(), this);
+            if (matched != keys.size()) {
+                throw new SQLException("lowering the message counts of " + keys.size() + " partitions matched "
+                        + matched + " head rows");
+            }
+        }
+
+        /** The statement for what {@code ranges} deleted ({@code deleted[i]} in {@code ranges[i]}); none deleted: no key. */
+        static LowerMessageCounts of(String tenant, String topic, List<Range> ranges, int[] deleted) {
+            java.util.SortedMap<String, Long> perKey = new java.util.TreeMap<>();
+            for (int i = 0; i < deleted.length; i++) {
+                if (deleted[i] > 0) {
+                    perKey.merge(ranges.get(i).partitionKey(), (long) deleted[i], Long::sum);
+                }
+            }
+            return new LowerMessageCounts(tenant, topic, List.copyOf(perKey.keySet()), List.copyOf(perKey.values()));
+        }
+    }
+
+    /**
      * A run of consecutive rows of one partition, {@code [from, to]}, every stored message of
      * which (in this partition) retention deletes; the offsets between its rows may belong to
      * other partitions.
@@ -525,6 +584,7 @@ public class RetentionStore {
                 Db.updateEach(c, states.get(0).sql(), states);
             }
             CommittedOffsets.walkAfterDelete(c, tenant, topic, groups, Set.copyOf(walked));
+            LowerMessageCounts.of(tenant, topic, ranges, counts).run(c); // last: the head locks are held shortest
             return deleted;
         });
     }
