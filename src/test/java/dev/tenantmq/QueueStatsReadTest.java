@@ -1,5 +1,6 @@
 package dev.tenantmq;
 
+import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,15 +9,20 @@ import dev.tenantmq.store.QueueStatsStore;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * The queue statistics (the gauges' refresh and {@code GET /admin/consumer-groups}) of a drained
- * partition do not read the consumed messages retention has not deleted yet: the look at the
+ * The queue statistics (the gauges' refresh and {@code GET /admin/consumer-groups}) read neither
+ * a deep backlog nor the consumed messages retention has not deleted yet: the lag is counted on
+ * the shorter side of the committed offset, from the partition head's stored count
+ * (docs/architecture.md, "Lag from the partition heads"), and agrees with the offsets listing's
+ * count, whichever side it reads. Of a drained partition, the look at the
  * first message above the committed offset steps the primary key from the partition's oldest
  * stored row, so it runs only where the partition's head is above the committed offset
  * (docs/architecture.md, "Reads that do not grow with the backlog"). Measured with the server's
@@ -74,6 +80,98 @@ class QueueStatsReadTest {
                 "the group has nothing unacknowledged, and the topic still has stored messages");
         assertTrue(drained - baseline <= 50, "rows read by the statistics of a drained partition with " + (CONSUMED + 1)
                 + " consumed messages still stored, less those read with 1: " + drained + " - " + baseline);
+    }
+
+    @Test
+    void the_lag_of_a_deep_backlog_is_counted_from_its_consumed_side_without_reading_the_backlog() throws Exception {
+        HandlerReads.assumeNotVitess(dataSource);
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        String group = "g";
+        Api.publishOk(tenant, topic, List.of(Api.msg("deep", "first", Map.of("i", 0))));
+        List<Delivered> first = Api.fetchOk(tenant, topic, group, Fetch.upTo(1));
+        assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, Delivered.receipts(first)));
+        long baseline = leastRowsRead(tenant);
+
+        publishMany(tenant, topic, "deep", CONSUMED);
+        List<Delivered> one = Api.fetchOk(tenant, topic, group, Fetch.upTo(1));
+        assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, Delivered.receipts(one)));
+        long backlog = leastRowsRead(tenant);
+
+        assertEquals(Map.of(group, (long) CONSUMED - 1), lagByGroup(tenant, topic));
+        assertEquals(Map.of(group, (long) CONSUMED - 1), listedLagByGroup(tenant, topic), "the offsets listing counts the same");
+        assertTrue(backlog - baseline <= 50, "rows read by the statistics of a partition with a backlog of "
+                + (CONSUMED - 1) + " behind 2 consumed messages, less those read with it drained: " + backlog + " - "
+                + baseline);
+    }
+
+    @Test
+    void every_way_of_counting_the_lag_agrees_with_the_offsets_listing_after_duplicates_and_a_delete() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        publishMany(tenant, topic, "p", 300);
+        // Duplicates store nothing, of a stored id or of one earlier in the batch: not counted either.
+        assertEquals(List.of(true, true, false, true), Api.publishOk(tenant, topic, List.of(Api.msg("p", "m-7", 1),
+                Api.msg("p", "m-7", 1), Api.msg("p", "extra", 1), Api.msg("p", "extra", 1))).duplicates());
+        consume(tenant, topic, "slow", 10, true); // 10 at or below, 291 above: counted at or below
+        consume(tenant, topic, "fast", 290, true); // 290 at or below, 11 above: counted above
+        consume(tenant, topic, "idle", 5, false); // nothing committed: every stored message, no count
+        assertEquals(Map.of("slow", 291L, "fast", 11L, "idle", 301L), lagByGroup(tenant, topic));
+        assertEquals(lagByGroup(tenant, topic), listedLagByGroup(tenant, topic));
+
+        given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic).queryParam("partitionKey", "p").queryParam("id", "m-299")
+                .delete("/admin/messages").then().statusCode(200);
+        assertEquals(Map.of("slow", 290L, "fast", 10L, "idle", 300L), lagByGroup(tenant, topic));
+        assertEquals(lagByGroup(tenant, topic), listedLagByGroup(tenant, topic));
+        assertEquals(300L, StoredCounts.assertMatchStored(dataSource, tenant).get(topic + "/p"));
+    }
+
+    private static void publishMany(String tenant, String topic, String partitionKey, int n) {
+        for (int from = 0; from < n; from += 500) {
+            List<Map<String, Object>> batch = new ArrayList<>();
+            for (int i = from; i < Math.min(n, from + 500); i++) {
+                batch.add(Api.msg(partitionKey, "m-" + i, Map.of("i", i + 1)));
+            }
+            Api.publishOk(tenant, topic, batch);
+        }
+    }
+
+    /** Takes the partition's next {@code n} messages for {@code group}, acknowledging them or not. */
+    private static void consume(String tenant, String topic, String group, int n, boolean ack) {
+        int taken = 0;
+        while (taken < n) {
+            List<Delivered> got = Api.fetchOk(tenant, topic, group, Fetch.upTo(n - taken).waitSeconds(5));
+            assertTrue(!got.isEmpty(), group + " gets its next messages after " + taken);
+            if (ack) {
+                assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, Delivered.receipts(got)).stream()
+                        .distinct().toList());
+            }
+            taken += got.size();
+        }
+    }
+
+    /** The gauges' lag per consumer group of the topic. */
+    private Map<String, Long> lagByGroup(String tenant, String topic) {
+        Map<String, Long> lag = new TreeMap<>();
+        for (QueueStatsStore.QueueStatsRow r : stats.stats(tenant, config.dlqSuffix())) {
+            if (r.topic().equals(topic) && r.consumerGroup() != null) {
+                lag.put(r.consumerGroup(), r.lag());
+            }
+        }
+        return lag;
+    }
+
+    /** {@code GET /admin/offsets}'s lag per consumer group of the topic (a count of the stored messages above). */
+    private static Map<String, Long> listedLagByGroup(String tenant, String topic) {
+        JsonPath listed = given().header("Authorization", "Bearer " + AdminTest.TOKEN).queryParam("tenant", tenant)
+                .queryParam("topic", topic).get("/admin/offsets").then().statusCode(200).extract().jsonPath();
+        Map<String, Long> lag = new TreeMap<>();
+        List<Map<String, Object>> rows = listed.getList("offsets");
+        for (Map<String, Object> row : rows) {
+            lag.merge((String) row.get("consumerGroup"), ((Number) row.get("lag")).longValue(), Long::sum);
+        }
+        return lag;
     }
 
     /** Rows read by one statistics read of the tenant, the least of HandlerReads.TRIES. */

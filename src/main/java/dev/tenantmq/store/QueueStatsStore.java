@@ -1,5 +1,6 @@
 package dev.tenantmq.store;
 
+import dev.tenantmq.model.LagCount;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -26,7 +27,7 @@ public class QueueStatsStore {
      * <ul>
      *   <li>not the lag (stored messages above the committed offset, as {@code AdminStore.OFFSETS}
      *       counts them for {@code GET /admin/offsets}): {@link #LAGGING_PARTITIONS} and
-     *       {@link #COUNT_ABOVE} count it with a range of the primary key;</li>
+     *       {@link #COUNT_ABOVE} or {@link #COUNT_AT_OR_BELOW} count it with a range of the primary key;</li>
      *   <li>{@code in_flight}: deliveries within their visibility timeout, both the open delivery
      *       batch's messages (migration V3: in {@code (committed_offset, delivered_offset]} without
      *       a delivery row: the stored ones in the range less the delivery rows in it, which retention
@@ -110,15 +111,23 @@ public class QueueStatsStore {
 
     /**
      * The lag's first step: per (topic, group, partition) of one tenant, the committed offset of
-     * each offsets row whose partition head (migration V5) is above it. A drained partition, the
-     * usual case, costs one head look-up and no message row. Binds: {@link LaggingPartitions}.
+     * each offsets row whose partition head (migration V5) is above it, with what
+     * {@link LagCount#choose} weighs: the head's offset and stored count (migration V10) and the
+     * partition's first stored offset (one step into the primary key; 0 when it stores nothing).
+     * A drained partition, the usual case, costs one head look-up and no message row. A topic
+     * being deleted is left out: its messages go before its heads, so its counts are stale until
+     * the heads go too. Binds: {@link LaggingPartitions}.
      */
     static final String LAGGING_PARTITIONS = """
-            SELECT o.topic, o.consumer_group, o.partition_key, o.committed_offset
+            SELECT o.topic, o.consumer_group, o.partition_key, o.committed_offset, h.head_offset, h.message_count,
+                   COALESCE((SELECT m.`offset` FROM queue_messages m FORCE INDEX (PRIMARY)
+                             WHERE m.tenant = h.tenant AND m.topic = h.topic AND m.partition_key = h.partition_key
+                             ORDER BY m.tenant, m.topic, m.partition_key, m.`offset` LIMIT 1), 0) AS first_offset
             FROM queue_offsets o
             JOIN queue_partition_heads h
               ON h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key
-            WHERE o.tenant = ? AND h.head_offset > o.committed_offset""";
+            WHERE o.tenant = ? AND h.head_offset > o.committed_offset AND %s""".formatted(
+            DeletionSql.topicNotBeingDeleted("h"));
 
     /** Binds of {@link #LAGGING_PARTITIONS}. */
     record LaggingPartitions(String tenant) implements Statement {
@@ -134,17 +143,27 @@ public class QueueStatsStore {
     }
 
     /**
-     * The lag's second step, one branch per row of {@link #LAGGING_PARTITIONS} in a UNION ALL of
-     * up to {@link #LAG_BRANCHES}: the stored messages of a partition above a committed offset. The
-     * offset is a bound value, not a column of another table, so the count is a range of the full
-     * primary key that reads only the messages above it (a correlated {@code offset > o.committed_offset}
-     * reads every acknowledged row retention has not deleted yet: it narrows the scan by the first
-     * three key columns only). Counts messages, not offsets: offsets are global, not dense per
-     * partition. Binds: {@link CountAbove}.
+     * The lag's second step for {@link LagCount#ABOVE}, one branch per such partition in a UNION
+     * ALL of up to {@link #LAG_BRANCHES} (with {@link #COUNT_AT_OR_BELOW} branches): the stored
+     * messages of a partition above a committed offset. The offset is a bound value, not a column
+     * of another table, so the count is a range of the full primary key that reads only the
+     * messages above it (a correlated {@code offset > o.committed_offset} reads every acknowledged
+     * row retention has not deleted yet: it narrows the scan by the first three key columns only).
+     * Counts messages, not offsets: offsets are global, not dense per partition. Binds:
+     * {@link CountAbove}.
      */
     static final String COUNT_ABOVE = """
-            SELECT COUNT(*) AS lag_messages FROM queue_messages
+            SELECT COUNT(*) AS counted FROM queue_messages
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` > ?""";
+
+    /**
+     * The lag's second step for {@link LagCount#AT_OR_BELOW}: the stored messages of a partition
+     * at or below a committed offset, a range of the primary key from the partition's first stored
+     * message; the lag is the head's count less this. Binds: {@link CountAtOrBelow}.
+     */
+    static final String COUNT_AT_OR_BELOW = """
+            SELECT COUNT(*) AS counted FROM queue_messages
+            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` <= ?""";
 
     /** Binds of one {@link #COUNT_ABOVE} branch. */
     record CountAbove(String tenant, String topic, String partitionKey, long committedOffset) implements Statement {
@@ -160,11 +179,32 @@ public class QueueStatsStore {
         }
     }
 
-    /** Branches of one {@link #COUNT_ABOVE} UNION ALL: bounds the statement for a tenant with many lagging partitions. */
+    /** Binds of one {@link #COUNT_AT_OR_BELOW} branch. */
+    record CountAtOrBelow(String tenant, String topic, String partitionKey, long committedOffset) implements Statement {
+        @Override
+        public String sql() {
+            return COUNT_AT_OR_BELOW;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("offset", committedOffset));
+        }
+    }
+
+    /** Branches of one count UNION ALL: bounds the statement for a tenant with many lagging partitions. */
     static final int LAG_BRANCHES = 200;
 
-    /** A row of {@link #LAGGING_PARTITIONS}. */
-    private record Lagging(String topic, String consumerGroup, String partitionKey, long committed) {}
+    /** A row of {@link #LAGGING_PARTITIONS}, with the count it needs. */
+    private record Lagging(String topic, String consumerGroup, String partitionKey, long committed, long messageCount,
+                           LagCount side) {
+        /** The count branch of {@link #side}, which {@link LagCount#reads}. */
+        Statement count(String tenant) {
+            return side == LagCount.AT_OR_BELOW ? new CountAtOrBelow(tenant, topic, partitionKey, committed)
+                    : new CountAbove(tenant, topic, partitionKey, committed);
+        }
+    }
 
     /** Binds of {@link #QUEUE_STATS}, in placeholder order. */
     record StatsBinds(String dlqSuffix, String tenant) implements Statement {
@@ -206,7 +246,7 @@ public class QueueStatsStore {
 
     /**
      * Runs {@link #QUEUE_STATS} for one tenant: its groups' figures and its topics with messages,
-     * with each group's lag summed from {@link #LAGGING_PARTITIONS} and {@link #COUNT_ABOVE}.
+     * with each group's lag summed from {@link #LAGGING_PARTITIONS} and the counts {@link LagCount} picks.
      */
     public List<QueueStatsRow> stats(String tenant, String dlqSuffix) {
         StatsBinds stats = new StatsBinds(dlqSuffix, tenant);
@@ -226,20 +266,37 @@ public class QueueStatsStore {
     /** The lag of each (topic, consumer group) of one tenant that has one, summed over its partitions. */
     private static Map<List<String>, Long> lag(Connection c, String tenant) throws SQLException {
         LaggingPartitions select = new LaggingPartitions(tenant);
-        List<Lagging> lagging = Db.list(c, select.sql(), select, rs -> new Lagging(rs.getString("topic"),
-                rs.getString("consumer_group"), rs.getString("partition_key"), rs.getLong("committed_offset")));
+        List<Lagging> lagging = Db.list(c, select.sql(), select, rs -> {
+            long committed = rs.getLong("committed_offset");
+            long count = rs.getLong("message_count");
+            return new Lagging(rs.getString("topic"), rs.getString("consumer_group"), rs.getString("partition_key"),
+                    committed, count, LagCount.choose(committed, rs.getLong("head_offset"), rs.getLong("first_offset"),
+                            count));
+        });
         Map<List<String>, Long> lag = new HashMap<>();
-        for (int from = 0; from < lagging.size(); from += LAG_BRANCHES) {
-            List<Lagging> chunk = lagging.subList(from, Math.min(lagging.size(), from + LAG_BRANCHES));
+        List<Lagging> counted = new ArrayList<>();
+        for (Lagging p : lagging) {
+            if (p.side().reads()) {
+                counted.add(p);
+            } else {
+                lag.merge(List.of(p.topic(), p.consumerGroup()), p.side().lag(p.messageCount(), 0), Long::sum);
+            }
+        }
+        for (int from = 0; from < counted.size(); from += LAG_BRANCHES) {
+            List<Lagging> chunk = counted.subList(from, Math.min(counted.size(), from + LAG_BRANCHES));
+            List<String> branches = new ArrayList<>(chunk.size());
             List<Bind> binds = new ArrayList<>(4 * chunk.size());
             for (Lagging p : chunk) {
-                binds.addAll(new CountAbove(tenant, p.topic(), p.partitionKey(), p.committed()).binds());
+                Statement branch = p.count(tenant);
+                branches.add(branch.sql());
+                binds.addAll(branch.binds());
             }
-            Statement count = Statement.of(Db.unionAll(COUNT_ABOVE, chunk.size()), binds);
+            Statement count = Statement.of(Db.unionAll(branches), binds);
             int[] row = {0};
             Db.forEach(c, count.sql(), count, rs -> {
                 Lagging p = chunk.get(row[0]++); // UNION ALL keeps branch order: one row per branch
-                lag.merge(List.of(p.topic(), p.consumerGroup()), rs.getLong("lag_messages"), Long::sum);
+                lag.merge(List.of(p.topic(), p.consumerGroup()), p.side().lag(p.messageCount(), rs.getLong("counted")),
+                        Long::sum);
             });
         }
         return lag;
