@@ -3,12 +3,12 @@
 -- it or those at or below it subtracted from this count, so a deep backlog is not read on every
 -- refresh.
 --
--- Every writer of queue_messages keeps it in the transaction that writes the messages: publish
--- and dead letters add what they insert in the statement that moves head_offset (under the head
--- lock), retention and the admin delete subtract what they delete, and a topic's deletion removes
--- the head rows after the messages. A process of an earlier version that still runs after this
--- migration (a rolling update) does not keep it: docs/operations.md, "Metrics", says how to count
--- it again.
+-- Every writer of queue_messages keeps it in the transaction that writes the messages, under the
+-- head's lock, which it takes first: publish and dead letters add what they insert in the
+-- statement that moves head_offset, retention and the admin delete subtract what they delete. A
+-- topic's deletion does not count: it removes the head rows after the messages. A process or an
+-- application (tenant-mq-jdbc) of an earlier version that writes after this migration does not
+-- keep it: docs/operations.md, "Metrics", says how to count it again.
 ALTER TABLE queue_partition_heads
   ADD COLUMN message_count BIGINT NOT NULL DEFAULT 0 AFTER head_offset;
 

@@ -113,7 +113,7 @@ class NackDeadLetterTest {
     }
 
     @Test
-    void visibility_expiry_counts_as_a_failed_attempt_until_the_message_is_dead_lettered() {
+    void visibility_expiry_counts_as_a_failed_attempt_until_the_message_is_dead_lettered() throws Exception {
         String group = TestIds.group();
         publishOk(tenant, topic, List.of(msg("k", "slow", 1), msg("k", "next", 2)));
         List<Integer> seen = new ArrayList<>();
@@ -134,6 +134,7 @@ class NackDeadLetterTest {
         List<Delivered> dead = fetchOk(tenant, dlq, TestIds.group(), upTo(10));
         Map<String, String> metadata = dead.get(0).metadata();
         assertEquals("visibility timeout expired", metadata.get("dead_letter_reason"));
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     /**
@@ -165,6 +166,7 @@ class NackDeadLetterTest {
         assertEquals("visibility timeout expired", metadata.get("dead_letter_reason"));
         List<Delivered> next = fetchOk(tenant, topic, group, upTo(1));
         assertEquals("after", next.get(0).id(), "the partition moved on");
+        StoredCounts.assertMatchStored(dataSource, tenant);
     }
 
     /** Rows with this id in the dead-letter topic. */

@@ -127,6 +127,33 @@ class QueueStatsReadTest {
         assertEquals(300L, StoredCounts.assertMatchStored(dataSource, tenant).get(topic + "/p"));
     }
 
+    @Test
+    void a_stored_count_short_of_the_rows_is_not_used_and_the_lag_is_counted_row_by_row() throws Exception {
+        String tenant = TestIds.tenant();
+        String topic = TestIds.topic();
+        publishMany(tenant, topic, "p", 300);
+        consume(tenant, topic, "slow", 10, true); // 10 at or below, 290 above: counted at or below
+        assertEquals(Map.of("slow", 290L), lagByGroup(tenant, topic));
+        // What a writer that does not keep the count leaves (docs/operations.md, "Metrics"): 5 of 300.
+        assertEquals(1, setStoredCount(tenant, topic, "p", 5));
+        try {
+            assertEquals(Map.of("slow", 290L), lagByGroup(tenant, topic), "5 - 10 is no lag: counted above instead");
+        } finally {
+            assertEquals(1, setStoredCount(tenant, topic, "p", 300)); // the tenant is shared: StoredCounts checks it
+        }
+    }
+
+    private int setStoredCount(String tenant, String topic, String partitionKey, long count) throws Exception {
+        try (java.sql.Connection c = dataSource.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "UPDATE queue_partition_heads SET message_count = ? WHERE tenant = ? AND topic = ? AND partition_key = ?")) {
+            ps.setLong(1, count);
+            ps.setString(2, tenant);
+            ps.setString(3, topic);
+            ps.setString(4, partitionKey);
+            return ps.executeUpdate();
+        }
+    }
+
     private static void publishMany(String tenant, String topic, String partitionKey, int n) {
         for (int from = 0; from < n; from += 500) {
             List<Map<String, Object>> batch = new ArrayList<>();

@@ -5,7 +5,7 @@ package dev.tenantmq.model;
  * its committed offset (docs/architecture.md, "Lag from the partition heads"). The partition's
  * head keeps how many messages it stores ({@code message_count}, migration V10), so the lag is
  * either the count of the stored messages above the committed offset, or the stored count less
- * those at or below it; this picks the side with fewer rows to read. A deep backlog behind a
+ * those at or below it (one statement, one snapshot); this picks the side with fewer rows to read. A deep backlog behind a
  * slow group is then read from its consumed side, which retention keeps short, and a group that
  * keeps up is read from its short unconsumed side.
  *
@@ -50,20 +50,28 @@ public enum LagCount {
     }
 
     /**
-     * The lag, from what the chosen count read.
+     * The lag known without a count.
      *
      * @param messageCount the partition's stored count (its head row)
-     * @param counted the rows the count read: above the committed offset for {@link #ABOVE}, at
-     *     or below it for {@link #AT_OR_BELOW}; ignored otherwise
-     * @return at least 0
+     * @return 0 for {@link #NONE_ABOVE}, the stored count (at least 0) for {@link #ALL_STORED}
+     * @throws IllegalStateException for the ways that read (a bug)
      */
-    public long lag(long messageCount, long counted) {
+    public long known(long messageCount) {
         return switch (this) {
             case NONE_ABOVE -> 0;
             case ALL_STORED -> Math.max(0, messageCount);
-            case ABOVE -> counted;
-            case AT_OR_BELOW -> Math.max(0, messageCount - counted);
+            case ABOVE, AT_OR_BELOW -> throw new IllegalStateException(this + " is counted, not known");
         };
+    }
+
+    /**
+     * Whether a lag counted {@link #AT_OR_BELOW} (the stored count less the rows at or below the
+     * committed offset) can be right: a negative one means the stored count is short of the rows,
+     * which only a writer that does not keep it leaves (docs/operations.md, "Metrics"); then count
+     * {@link #ABOVE} instead.
+     */
+    public static boolean plausible(long lag) {
+        return lag >= 0;
     }
 
     /** Whether this way reads message rows (a count statement); the others are known from the head. */

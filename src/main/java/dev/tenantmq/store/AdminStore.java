@@ -530,6 +530,7 @@ public class AdminStore {
      */
     public Optional<Long> delete(String tenant, String topic, String partitionKey, String id, long dedupWindowMicros) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            RetentionStore.lockHeadsForDelete(c, tenant, topic, new java.util.TreeSet<>(List.of(partitionKey)));
             List<String> groups = partitionGroups(c, tenant, topic, partitionKey);
             lockLeases(c, tenant, topic, partitionKey, groups);
             Optional<LockedMessage> found = lockMessage(c, tenant, topic, partitionKey, id);
@@ -568,8 +569,9 @@ public class AdminStore {
      */
     public Requeue requeue(String tenant, String dlqTopic, String suffix, String partitionKey, String id) {
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
-            // The dead letter leaves its topic as a delete does: the lease rows of the groups that
-            // consume the dead-letter partition first, then the message (the order of delete).
+            // The dead letter leaves its topic as a delete does: the partition's head, the lease rows
+            // of the groups that consume the dead-letter partition, then the message (the order of delete).
+            RetentionStore.lockHeadsForDelete(c, tenant, dlqTopic, new java.util.TreeSet<>(List.of(partitionKey)));
             List<String> dlqGroups = partitionGroups(c, tenant, dlqTopic, partitionKey);
             lockLeases(c, tenant, dlqTopic, partitionKey, dlqGroups);
             Optional<LockedMessage> found = lockMessage(c, tenant, dlqTopic, partitionKey, id);
@@ -647,14 +649,13 @@ public class AdminStore {
     }
 
     /**
-     * Deletes one message whose row the caller's transaction holds locked, as an admin delete
-     * does: under the lease rows of the partition's consumer groups, with every group's delivery
+     * Deletes one message whose row and partition head the caller's transaction holds locked, as
+     * an admin delete does: under the lease rows of the partition's consumer groups, with every group's delivery
      * state of it, and then walks their committed offsets over what follows it, forgetting the size
      * of their open batches ({@link CommittedOffsets#walkAfterDelete}). For a dead letter that
      * replaces a row of the dead-letter topic ({@link MessageStore#appendDeadLetter}). The lease
      * rows are locked after the message row here, the other way round from an admin delete of the
-     * same row: the two can deadlock, and the database's deadlock retry ({@code Db}) runs the loser
-     * again.
+     * same row; both took the partition's head first, so they queue there and do not deadlock.
      */
     static void deleteLockedMessage(Connection c, String tenant, String topic, String partitionKey, long offset)
             throws SQLException {

@@ -191,13 +191,17 @@ public class MessageStore {
      * and id as the original. When the dead-letter topic already holds that id (another group
      * dead-lettered the same message) its metadata gains this group in {@code consumer_group}
      * and nothing else changes, so several groups never fail on the unique key. A row with that
-     * id that is not a dead letter of this message is replaced. A new row takes
-     * the partition head lock of {@link #publish} ({@link PublishTransaction#lockPartitions}) and moves the head, so
-     * that dead-letter offsets, like published ones, commit in offset order.
+     * id that is not a dead letter of this message is replaced. It takes the partition head lock
+     * of {@link #publish} ({@link PublishTransaction#lockPartitions}) first, as every writer of a
+     * partition does, and a new row moves the head, so that dead-letter offsets, like published
+     * ones, commit in offset order.
      *
      * @return the offset of the dead letter in the dead-letter topic
      */
     public static long appendDeadLetter(Connection c, DeadLetter d) throws SQLException {
+        // The head first, as every writer of a partition takes it (docs/architecture.md, "Lag from
+        // the partition heads"): then the row with the id, which a delete takes after the head too.
+        PublishTransaction.lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())));
         Long existing = null;
         String existingMetadata = null;
         LockMessageById lock = new LockMessageById(d.tenant(), d.dlqTopic(), d.partitionKey(), d.id());
@@ -228,7 +232,6 @@ public class MessageStore {
             // and the dead-letter topic's groups walk past it (a receipt of it is then INVALID).
             AdminStore.deleteLockedMessage(c, d.tenant(), d.dlqTopic(), d.partitionKey(), existing);
         }
-        PublishTransaction.lockPartitions(c, d.tenant(), d.dlqTopic(), new TreeSet<>(List.of(d.partitionKey())));
         String metadata = DeadLetterMetadata.of(d.metadataJson(), d.originalTopic(), d.originalOffset(), d.consumerGroup(),
                 d.reason(), d.deliveryAttempts());
         long offset = PublishTransaction.append(c, d.tenant(), d.dlqTopic(),

@@ -149,21 +149,29 @@ public class QueueStatsStore {
      * of another table, so the count is a range of the full primary key that reads only the
      * messages above it (a correlated {@code offset > o.committed_offset} reads every acknowledged
      * row retention has not deleted yet: it narrows the scan by the first three key columns only).
-     * Counts messages, not offsets: offsets are global, not dense per partition. Binds:
-     * {@link CountAbove}.
+     * Counts messages, not offsets: offsets are global, not dense per partition. The primary key
+     * is named: {@code uq_message_id} orders a partition by id, where the bound gives no range.
+     * Binds: {@link CountAbove}.
      */
     static final String COUNT_ABOVE = """
-            SELECT COUNT(*) AS counted FROM queue_messages
+            SELECT COUNT(*) AS lag_messages FROM queue_messages FORCE INDEX (PRIMARY)
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` > ?""";
 
     /**
-     * The lag's second step for {@link LagCount#AT_OR_BELOW}: the stored messages of a partition
-     * at or below a committed offset, a range of the primary key from the partition's first stored
-     * message; the lag is the head's count less this. Binds: {@link CountAtOrBelow}.
+     * The lag's second step for {@link LagCount#AT_OR_BELOW}: the head's stored count less the
+     * stored messages of the partition at or below a committed offset (a range of the primary key
+     * from the partition's first message), both in one statement, so from one snapshot: a
+     * retention delete that commits between two statements would lower the second and not the
+     * first. Negative when the count is short of the stored rows (docs/operations.md, "Metrics"):
+     * then the caller counts {@link #COUNT_ABOVE} instead. Binds: {@link CountAtOrBelow}.
      */
     static final String COUNT_AT_OR_BELOW = """
-            SELECT COUNT(*) AS counted FROM queue_messages
-            WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` <= ?""";
+            SELECT h.message_count - COALESCE((
+                       SELECT COUNT(*) FROM queue_messages m FORCE INDEX (PRIMARY)
+                       WHERE m.tenant = h.tenant AND m.topic = h.topic AND m.partition_key = h.partition_key
+                         AND m.`offset` <= ?), 0) AS lag_messages
+            FROM queue_partition_heads h
+            WHERE h.tenant = ? AND h.topic = ? AND h.partition_key = ?""";
 
     /** Binds of one {@link #COUNT_ABOVE} branch. */
     record CountAbove(String tenant, String topic, String partitionKey, long committedOffset) implements Statement {
@@ -188,8 +196,8 @@ public class QueueStatsStore {
 
         @Override
         public List<Bind> binds() {
-            return Bind.list(Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
-                    Bind.of("offset", committedOffset));
+            return Bind.list(Bind.of("offset", committedOffset), // m.`offset` <= ?
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey));
         }
     }
 
@@ -199,7 +207,17 @@ public class QueueStatsStore {
     /** A row of {@link #LAGGING_PARTITIONS}, with the count it needs. */
     private record Lagging(String topic, String consumerGroup, String partitionKey, long committed, long messageCount,
                            LagCount side) {
-        /** The count branch of {@link #side}, which {@link LagCount#reads}. */
+        /** The (topic, consumer group) it adds to. */
+        List<String> group() {
+            return List.of(topic, consumerGroup);
+        }
+
+        /** This partition counted another way. */
+        Lagging counted(LagCount other) {
+            return new Lagging(topic, consumerGroup, partitionKey, committed, messageCount, other);
+        }
+
+        /** The count branch of {@link #side}, which {@link LagCount#reads}: its one row is the lag. */
         Statement count(String tenant) {
             return side == LagCount.AT_OR_BELOW ? new CountAtOrBelow(tenant, topic, partitionKey, committed)
                     : new CountAbove(tenant, topic, partitionKey, committed);
@@ -279,11 +297,26 @@ public class QueueStatsStore {
             if (p.side().reads()) {
                 counted.add(p);
             } else {
-                lag.merge(List.of(p.topic(), p.consumerGroup()), p.side().lag(p.messageCount(), 0), Long::sum);
+                lag.merge(p.group(), p.side().known(p.messageCount()), Long::sum);
             }
         }
-        for (int from = 0; from < counted.size(); from += LAG_BRANCHES) {
-            List<Lagging> chunk = counted.subList(from, Math.min(counted.size(), from + LAG_BRANCHES));
+        List<Lagging> recount = new ArrayList<>();
+        count(c, tenant, counted, (p, n) -> {
+            if (LagCount.plausible(n)) {
+                lag.merge(p.group(), n, Long::sum);
+            } else {
+                recount.add(p.counted(LagCount.ABOVE)); // the stored count is short of the rows
+            }
+        });
+        count(c, tenant, recount, (p, n) -> lag.merge(p.group(), n, Long::sum));
+        return lag;
+    }
+
+    /** Runs the count of each of {@code partitions} ({@link Lagging#count}), {@link #LAG_BRANCHES} to a statement. */
+    private static void count(Connection c, String tenant, List<Lagging> partitions,
+                              java.util.function.ObjLongConsumer<Lagging> each) throws SQLException {
+        for (int from = 0; from < partitions.size(); from += LAG_BRANCHES) {
+            List<Lagging> chunk = partitions.subList(from, Math.min(partitions.size(), from + LAG_BRANCHES));
             List<String> branches = new ArrayList<>(chunk.size());
             List<Bind> binds = new ArrayList<>(4 * chunk.size());
             for (Lagging p : chunk) {
@@ -294,11 +327,12 @@ public class QueueStatsStore {
             Statement count = Statement.of(Db.unionAll(branches), binds);
             int[] row = {0};
             Db.forEach(c, count.sql(), count, rs -> {
-                Lagging p = chunk.get(row[0]++); // UNION ALL keeps branch order: one row per branch
-                lag.merge(List.of(p.topic(), p.consumerGroup()), p.side().lag(p.messageCount(), rs.getLong("counted")),
-                        Long::sum);
+                // UNION ALL keeps branch order: one row per branch (a head row exists for each).
+                each.accept(chunk.get(row[0]++), rs.getLong("lag_messages"));
             });
+            if (row[0] != chunk.size()) {
+                throw new SQLException("the lag counts of " + chunk.size() + " partitions gave " + row[0] + " rows");
+            }
         }
-        return lag;
     }
 }

@@ -324,14 +324,30 @@ public class RetentionStore {
     }
 
     /**
+     * Locks the heads of the partitions a delete of messages will touch, before anything else of
+     * its transaction (docs/architecture.md, "Lag from the partition heads"): every deleter of
+     * messages (retention, the admin delete, the requeue, a dead letter replacing a row) takes
+     * them first, as every appender does ({@link PublishSql#LOCK_HEADS}, the same statement), so
+     * the partition's head is its writers' one lock, taken first, and the count it keeps cannot be
+     * written by two of them at once. A deleter that waits for it holds no lease or message row
+     * meanwhile. Returns the keys that have a head (a partition of a topic being deleted may have
+     * lost its head already).
+     */
+    static java.util.Set<String> lockHeadsForDelete(java.sql.Connection c, String tenant, String topic,
+                                                    java.util.SortedSet<String> partitionKeys) throws SQLException {
+        if (partitionKeys.isEmpty()) {
+            return java.util.Set.of();
+        }
+        PublishSql.LockHeads lock = new PublishSql.LockHeads(tenant, topic, List.copyOf(partitionKeys));
+        return java.util.Set.copyOf(Db.list(c, lock.sql(), lock, rs -> rs.getString("partition_key")));
+    }
+
+    /**
      * Subtracts the messages deleted from partitions from their {@code message_count} (migration
      * V10): the first %s is the partition keys, the second how many each lost (FIELD finds a row's
-     * key, ELT its number), the third the keys again. Run after the deletes, in their transaction
-     * (retention's last statement): it locks the head rows until commit, so a publisher of these
-     * partitions waits for the rest of this short transaction at its head lock
-     * ({@link PublishSql#LOCK_HEADS}); the deletes before it lock only old message rows, which no
-     * publisher takes, so the two cannot wait on each other in a circle.
-     * Used by retention and by the admin delete ({@code AdminStore}). Binds: {@link LowerMessageCounts}.
+     * key, ELT its number), the third the keys again. The heads are locked already
+     * ({@link #lockHeadsForDelete}, the transaction's first lock). Used by retention and by the
+     * admin delete ({@code AdminStore}). Binds: {@link LowerMessageCounts}.
      */
     static final String LOWER_MESSAGE_COUNTS = """
             UPDATE queue_partition_heads
@@ -353,27 +369,37 @@ public class RetentionStore {
         }
 
         /**
-         * Runs it; a partition without a head row is a bug (every partition with a stored message
-         * has one), so is a second row.
+         * Runs it. A key without a head row matches nothing: a partition of a topic being deleted
+         * whose heads went first has no count to keep.
          *
-         * @throws SQLException when it matched other than one row per key
+         * @throws SQLException when it matched more rows than keys (a bug; rolled back)
          */
         void run(java.sql.Connection c) throws SQLException {
             if (keys.isEmpty()) {
                 return;
             }
             int matched = Db.update(c, sql(), this);
-            if (matched != keys.size()) {
+            if (matched > keys.size()) {
                 throw new SQLException("lowering the message counts of " + keys.size() + " partitions matched "
                         + matched + " head rows");
             }
         }
 
-        /** The statement for what {@code ranges} deleted ({@code deleted[i]} in {@code ranges[i]}); none deleted: no key. */
-        static LowerMessageCounts of(String tenant, String topic, List<Range> ranges, int[] deleted) {
+        /**
+         * The statement for what {@code ranges} deleted ({@code deleted[i]} in {@code ranges[i]}),
+         * for the partitions in {@code heads}; none deleted: no key.
+         *
+         * @throws StoreException when a count is unknown (negative: a JDBC batch that did not
+         *     report it), which would leave the stored count wrong (a bug; rolled back)
+         */
+        static LowerMessageCounts of(String tenant, String topic, List<Range> ranges, int[] deleted,
+                                     java.util.Set<String> heads) {
             java.util.SortedMap<String, Long> perKey = new java.util.TreeMap<>();
             for (int i = 0; i < deleted.length; i++) {
-                if (deleted[i] > 0) {
+                if (deleted[i] < 0) {
+                    throw new StoreException("retention's delete of a range reported no count (" + deleted[i] + ")", null);
+                }
+                if (deleted[i] > 0 && heads.contains(ranges.get(i).partitionKey())) {
                     perKey.merge(ranges.get(i).partitionKey(), (long) deleted[i], Long::sum);
                 }
             }
@@ -533,10 +559,12 @@ public class RetentionStore {
      * groups for them, in one short READ COMMITTED transaction: the identities of their messages
      * younger than the dedup window are remembered ({@link DedupSql#rememberRanges}: one read and
      * one insert), then the ranges are deleted, each kind of delete as one JDBC batch over all
-     * ranges. So a transaction takes at most four round trips however many partitions and
-     * messages it deletes.
-     * Record locks only; a publisher waits for them only when a partition's newest row is among
-     * them.
+     * ranges, and the partition heads' stored counts are lowered by what left them
+     * ({@link #LOWER_MESSAGE_COUNTS}). So a transaction takes at most six round trips however many
+     * partitions and messages it deletes.
+     * It locks the heads of the ranges' partitions first ({@link #lockHeadsForDelete}), so a
+     * publisher of these partitions waits for this short transaction, and it waits for theirs;
+     * then record locks only.
      *
      * @param groups the topic's consumer groups (see {@link #floors})
      * @param dedupWindowMicros identities of messages published less than this long ago (in
@@ -549,7 +577,8 @@ public class RetentionStore {
      *     ({@link CommittedOffsets#walkAfterDelete})
      * @return messages deleted; fewer than the ranges span when a concurrent delete (another
      *     process's retention, an admin delete) removed some first, or offsets in them were gaps
-     * @throws StoreException when a range lost more rows than it spans (a bug; rolled back)
+     * @throws StoreException when a range lost more rows than it spans, or did not say how many
+     *     (a bug; rolled back)
      */
     public int delete(String tenant, String topic, List<String> groups, List<Range> ranges, long dedupWindowMicros,
                       Set<String> unconsumed) {
@@ -558,6 +587,8 @@ public class RetentionStore {
         }
         List<String> walked = groups.isEmpty() ? List.of() : unconsumed.stream().sorted().toList();
         return db.inTransaction(Db.Isolation.READ_COMMITTED, c -> {
+            java.util.Set<String> heads = lockHeadsForDelete(c, tenant, topic,
+                    new java.util.TreeSet<>(ranges.stream().map(Range::partitionKey).toList()));
             if (!walked.isEmpty()) {
                 // Before the deletes, as an admin delete takes them: the walk below needs them.
                 LockLeasesOfPartitions lock = new LockLeasesOfPartitions(tenant, groups, topic, walked);
@@ -584,7 +615,7 @@ public class RetentionStore {
                 Db.updateEach(c, states.get(0).sql(), states);
             }
             CommittedOffsets.walkAfterDelete(c, tenant, topic, groups, Set.copyOf(walked));
-            LowerMessageCounts.of(tenant, topic, ranges, counts).run(c); // last: the head locks are held shortest
+            LowerMessageCounts.of(tenant, topic, ranges, counts, heads).run(c);
             return deleted;
         });
     }

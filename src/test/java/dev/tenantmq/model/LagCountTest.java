@@ -2,6 +2,7 @@ package dev.tenantmq.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ class LagCountTest {
         assertEquals(LagCount.NONE_ABOVE, LagCount.choose(100, 100, 50, 10));
         assertEquals(LagCount.NONE_ABOVE, LagCount.choose(100, 90, 50, 10), "a head below the committed offset");
         assertEquals(LagCount.NONE_ABOVE, LagCount.choose(100, 200, 0, 0), "every message deleted");
-        assertEquals(0, LagCount.NONE_ABOVE.lag(10, 99));
+        assertEquals(0, LagCount.NONE_ABOVE.known(10));
         assertFalse(LagCount.NONE_ABOVE.reads());
     }
 
@@ -21,7 +22,7 @@ class LagCountTest {
     void a_committed_offset_below_every_stored_message_lags_by_the_stored_count_without_a_read() {
         assertEquals(LagCount.ALL_STORED, LagCount.choose(0, 5_000_000, 1, 5_000_000));
         assertEquals(LagCount.ALL_STORED, LagCount.choose(40, 90, 41, 7));
-        assertEquals(7, LagCount.ALL_STORED.lag(7, 0));
+        assertEquals(7, LagCount.ALL_STORED.known(7));
         assertFalse(LagCount.ALL_STORED.reads());
     }
 
@@ -30,7 +31,7 @@ class LagCountTest {
         LagCount side = LagCount.choose(110, 1_000_000, 100, 900_000);
         assertEquals(LagCount.AT_OR_BELOW, side, "11 offsets at or below against 999,890 above");
         assertTrue(side.reads());
-        assertEquals(899_994, side.lag(900_000, 6));
+        assertThrows(IllegalStateException.class, () -> side.known(900_000), "counted, not known");
     }
 
     @Test
@@ -38,13 +39,14 @@ class LagCountTest {
         LagCount side = LagCount.choose(999_990, 1_000_000, 100, 900_000);
         assertEquals(LagCount.ABOVE, side);
         assertTrue(side.reads());
-        assertEquals(4, side.lag(900_000, 4), "the rows counted above are the lag");
-        assertEquals(LagCount.ABOVE, LagCount.choose(150, 200, 101, 60), "50 and 50: the side that needs no count");
+        assertEquals(LagCount.ABOVE, LagCount.choose(150, 200, 101, 60), "50 offsets each side: the direct count");
+        assertEquals(LagCount.AT_OR_BELOW, LagCount.choose(101, 200, 101, 60), "one offset at or below");
     }
 
     @Test
     void a_stored_count_that_disagrees_with_a_stored_row_is_not_trusted() {
         assertEquals(LagCount.ABOVE, LagCount.choose(10, 100, 5, 0), "a row is stored, the count says none");
-        assertEquals(0, LagCount.AT_OR_BELOW.lag(3, 5), "never below 0");
+        assertTrue(LagCount.plausible(0));
+        assertFalse(LagCount.plausible(-2), "more rows at or below than the count: counted above instead");
     }
 }

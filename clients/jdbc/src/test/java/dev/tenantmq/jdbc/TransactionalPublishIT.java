@@ -101,6 +101,17 @@ class TransactionalPublishIT {
                 .get(30, TimeUnit.SECONDS);
         assertEquals(200, status);
         assertEquals(List.of("created", "paid"), fetchIds(topic, "billing", 20));
+        // The partition head counts what the library stored, as the service's publish does.
+        try (Connection c = service.openDatabaseConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT message_count FROM queue_partition_heads WHERE tenant = ? AND topic = ? AND partition_key = ?""")) {
+            ps.setString(1, service.tenant);
+            ps.setString(2, topic);
+            ps.setString(3, "order-1");
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next(), "the partition has a head");
+                assertEquals(2, rs.getLong(1));
+            }
+        }
     }
 
     @Test
