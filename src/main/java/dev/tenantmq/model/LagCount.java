@@ -5,9 +5,9 @@ package dev.tenantmq.model;
  * its committed offset (docs/architecture.md, "Lag from the partition heads"). The partition's
  * head keeps how many messages it stores ({@code message_count}, migration V10), so the lag is
  * either the count of the stored messages above the committed offset, or the stored count less
- * those at or below it (one statement, one snapshot); this picks the side with fewer rows to read. A deep backlog behind a
- * slow group is then read from its consumed side, which retention keeps short, and a group that
- * keeps up is read from its short unconsumed side.
+ * those at or below it (one statement, one snapshot); this picks the side with fewer rows to
+ * read. A deep backlog behind a slow group is then read from its consumed side, which retention
+ * keeps short, and a group that keeps up is read from its short unconsumed side.
  *
  * <p>Offsets are global, not dense per partition, so the rows on each side are estimated by the
  * offsets they span: from the partition's first stored offset to the committed offset, and from
