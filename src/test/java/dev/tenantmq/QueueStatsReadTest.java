@@ -143,6 +143,27 @@ class QueueStatsReadTest {
         }
     }
 
+    @Test
+    void the_count_at_or_below_a_committed_offset_answers_one_row_for_a_partition_whose_head_is_gone()
+            throws Exception {
+        // A topic whose deletion finishes between the lag's two statements: each branch of the
+        // count's UNION ALL must still answer one row, or the rows after it shift to the wrong
+        // partitions (docs/architecture.md, "Lag from the partition heads").
+        String tenant = TestIds.tenant();
+        try (java.sql.Connection c = dataSource.getConnection();
+             java.sql.PreparedStatement ps = c.prepareStatement(StoreStatements.all().get("QueueStatsStore.COUNT_AT_OR_BELOW"))) {
+            ps.setLong(1, 10);
+            ps.setString(2, tenant);
+            ps.setString(3, TestIds.topic()); // no head: never published to
+            ps.setString(4, "p");
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next(), "one row");
+                assertEquals(0, rs.getLong("lag_messages"));
+                assertTrue(!rs.next(), "only one");
+            }
+        }
+    }
+
     private int setStoredCount(String tenant, String topic, String partitionKey, long count) throws Exception {
         try (java.sql.Connection c = dataSource.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
                 "UPDATE queue_partition_heads SET message_count = ? WHERE tenant = ? AND topic = ? AND partition_key = ?")) {

@@ -163,13 +163,16 @@ public class QueueStatsStore {
      * from the partition's first message), both in one statement, so from one snapshot: a
      * retention delete that commits between two statements would lower the second and not the
      * first. Negative when the count is short of the stored rows (docs/operations.md, "Metrics"):
-     * then the caller counts {@link #COUNT_ABOVE} instead. Binds: {@link CountAtOrBelow}.
+     * then the caller counts {@link #COUNT_ABOVE} instead. An aggregate over the one head row, so
+     * it answers one row, 0, also when the head is gone: a topic whose deletion finished after
+     * {@link #LAGGING_PARTITIONS} read it (its branch would otherwise leave the UNION ALL a row
+     * short). Binds: {@link CountAtOrBelow}.
      */
     static final String COUNT_AT_OR_BELOW = """
-            SELECT h.message_count - COALESCE((
+            SELECT COALESCE(SUM(h.message_count - COALESCE((
                        SELECT COUNT(*) FROM queue_messages m FORCE INDEX (PRIMARY)
                        WHERE m.tenant = h.tenant AND m.topic = h.topic AND m.partition_key = h.partition_key
-                         AND m.`offset` <= ?), 0) AS lag_messages
+                         AND m.`offset` <= ?), 0)), 0) AS lag_messages
             FROM queue_partition_heads h
             WHERE h.tenant = ? AND h.topic = ? AND h.partition_key = ?""";
 
@@ -327,7 +330,7 @@ public class QueueStatsStore {
             Statement count = Statement.of(Db.unionAll(branches), binds);
             int[] row = {0};
             Db.forEach(c, count.sql(), count, rs -> {
-                // UNION ALL keeps branch order: one row per branch (a head row exists for each).
+                // UNION ALL keeps branch order: one row per branch (each is a COUNT or a SUM).
                 each.accept(chunk.get(row[0]++), rs.getLong("lag_messages"));
             });
             if (row[0] != chunk.size()) {
