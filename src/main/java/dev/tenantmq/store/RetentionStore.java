@@ -560,7 +560,7 @@ public class RetentionStore {
      * younger than the dedup window are remembered ({@link DedupSql#rememberRanges}: one read and
      * one insert), then the ranges are deleted, each kind of delete as one JDBC batch over all
      * ranges, and the partition heads' stored counts are lowered by what left them
-     * ({@link #LOWER_MESSAGE_COUNTS}). So a transaction takes at most six round trips however many
+     * ({@link #LOWER_MESSAGE_COUNTS}). So a transaction takes the same few round trips however many
      * partitions and messages it deletes.
      * It locks the heads of the ranges' partitions first ({@link #lockHeadsForDelete}), so a
      * publisher of these partitions waits for this short transaction, and it waits for theirs;
