@@ -51,21 +51,13 @@ class QueueStatsReadTest {
         String tenant = TestIds.tenant();
         String topic = TestIds.topic();
         String group = "g";
-        Api.publishOk(tenant, topic, List.of(Api.msg("deep", "first", Map.of("i", 0))));
-        List<Delivered> last = Api.fetchOk(tenant, topic, group, Fetch.upTo(1));
-        assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, Delivered.receipts(last)));
+        drainOne(tenant, topic, group);
         // The tenant is shared with other tests: what its other partitions cost is measured with
         // this one drained and one consumed row of it stored.
         long baseline = leastRowsRead(tenant);
 
-        for (int n = 0; n < CONSUMED; n += 500) {
-            List<Map<String, Object>> batch = new ArrayList<>();
-            for (int i = n; i < n + 500; i++) {
-                batch.add(Api.msg("deep", "m-" + i, Map.of("i", i + 1)));
-            }
-            Api.publishOk(tenant, topic, batch);
-        }
-        last = List.of();
+        publishMany(tenant, topic, "deep", CONSUMED);
+        List<Delivered> last = List.of();
         for (int consumed = 0; consumed < CONSUMED; consumed += last.size()) {
             last = Api.fetchAcking(tenant, topic, group, Fetch.upTo(1000).waitSeconds(5), Delivered.receipts(last))
                     .messages();
@@ -88,9 +80,7 @@ class QueueStatsReadTest {
         String tenant = TestIds.tenant();
         String topic = TestIds.topic();
         String group = "g";
-        Api.publishOk(tenant, topic, List.of(Api.msg("deep", "first", Map.of("i", 0))));
-        List<Delivered> first = Api.fetchOk(tenant, topic, group, Fetch.upTo(1));
-        assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, Delivered.receipts(first)));
+        drainOne(tenant, topic, group);
         long baseline = leastRowsRead(tenant);
 
         publishMany(tenant, topic, "deep", CONSUMED);
@@ -173,6 +163,13 @@ class QueueStatsReadTest {
             ps.setString(4, partitionKey);
             return ps.executeUpdate();
         }
+    }
+
+    /** Publishes one message to partition "deep" and has {@code group} consume and acknowledge it. */
+    private static void drainOne(String tenant, String topic, String group) {
+        Api.publishOk(tenant, topic, List.of(Api.msg("deep", "first", Map.of("i", 0))));
+        List<Delivered> first = Api.fetchOk(tenant, topic, group, Fetch.upTo(1));
+        assertEquals(List.of("ACKED"), Api.ack(tenant, topic, group, Delivered.receipts(first)));
     }
 
     private static void publishMany(String tenant, String topic, String partitionKey, int n) {
