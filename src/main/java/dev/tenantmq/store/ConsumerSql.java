@@ -103,6 +103,32 @@ final class ConsumerSql {
     }
 
     /**
+     * Whether no stored message of the {@code queue_offsets} row {@code o}'s partition lies above
+     * its committed offset: the negation of the first half of {@link #partitionHasWork(boolean)}
+     * (without its due test), read the same way, for the tick's idle check
+     * ({@link LeaseStore#SELECT_IDLE_PARTITIONS}). No head above the committed offset: nothing,
+     * and no message row is read. A head above it: the partition's newest stored message, one
+     * backward step of the primary key, decides, since the message at the head may have been
+     * deleted while the head stays. So a drained partition costs one head look-up, not a read of
+     * the consumed messages retention has not deleted yet (docs/architecture.md, "Reads that do not
+     * grow with the backlog"). The head is looked up as a scalar count on its whole key, not as a
+     * NOT EXISTS, which MariaDB turns into a NOT IN over every head row (see
+     * {@link #partitionHasWork(boolean)}); no message stored reads as offset 0, so the result is
+     * never NULL.
+     */
+    static String nothingAboveCommitted() {
+        // A method, not a constant: a predicate is no statement for StoreSqlRulesTest to parse.
+        return """
+                ((SELECT COUNT(*) FROM queue_partition_heads h
+                  WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key
+                    AND h.head_offset > o.committed_offset) = 0
+                 OR IFNULL((SELECT m.`offset` FROM queue_messages m FORCE INDEX (PRIMARY)
+                            WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                            ORDER BY m.tenant DESC, m.topic DESC, m.partition_key DESC, m.`offset` DESC
+                            LIMIT 1), 0) <= o.committed_offset)""";
+    }
+
+    /**
      * {@link #partitionHasWork()}, and with {@code dueNow} the messages above the committed offset
      * count only when the first of them is due: a message not yet due (its {@code deliver_at} in
      * the future, database clock) holds back the later messages of its partition (docs/api.md,

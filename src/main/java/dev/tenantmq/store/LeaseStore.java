@@ -331,25 +331,22 @@ public class LeaseStore {
      * either: an admin requeue puts a dead letter back there (PENDING), and its partition must
      * be leased to deliver it. Only rows at or below the committed offset are probed (DEAD and
      * requeued ones, since acknowledged rows there are pruned): above it the first test decides,
-     * and probing the whole in-flight window made each scheduler tick about 50% slower. The
-     * correlated {@code offset > o.committed_offset} gives the first test no range, so for an idle
-     * partition it reads every stored message of it, the consumed ones retention has not deleted
-     * yet: from {@code uq_message_id}, whose entries hold the keys without the payload
+     * and probing the whole in-flight window made each scheduler tick about 50% slower. "Nothing
+     * above the committed offset" reads the partition's head and, only when the head is above the
+     * committed offset, its newest stored message ({@link ConsumerSql#nothingAboveCommitted}): an
+     * idle partition costs a head look-up, not a read of every message it still stores
      * (docs/operations.md, "Counting messages").
      */
     static final String SELECT_IDLE_PARTITIONS = StateSql.render("""
             SELECT o.partition_key FROM queue_offsets o
             WHERE o.tenant = ? AND o.topic = ? AND o.consumer_group = ?
               AND o.updated_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
-              AND NOT EXISTS (
-                  SELECT 1 FROM queue_messages m FORCE INDEX (uq_message_id)
-                  WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
-                    AND m.`offset` > o.committed_offset)
+              AND %s
               AND NOT EXISTS (
                   SELECT 1 FROM queue_delivery_state d
                   WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
                     AND d.partition_key = o.partition_key AND d.message_offset <= o.committed_offset
-                    AND d.state IN ({UNFINISHED}))""");
+                    AND d.state IN ({UNFINISHED}))""".formatted(ConsumerSql.nothingAboveCommitted().indent(14).strip()));
 
     /** Binds of {@link #SELECT_IDLE_PARTITIONS}, in placeholder order (queue_offsets key order). */
     record SelectIdlePartitions(GroupScope scope, long idleMicros) implements Statement {
