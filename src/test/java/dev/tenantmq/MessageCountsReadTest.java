@@ -1,6 +1,7 @@
 package dev.tenantmq;
 
 import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -110,10 +112,12 @@ class MessageCountsReadTest {
     void the_lag_of_the_offsets_listing_counts_from_the_identity_index() throws Exception {
         String group = TestIds.group();
         Api.fetchOk(tenant, topic, group, Fetch.upTo(1).waitSeconds(0)); // the group's offsets rows, nothing committed
+        // The fetch's tick creates them; a fetch that does not wait may answer before it finishes.
+        await("the group's offsets rows of every partition").atMost(Duration.ofSeconds(30))
+                .until(() -> offsetsOf(group).getList("offsets").size() == PARTITIONS);
 
         Map<String, Long> read = leastRowsReadPerIndex(() -> {
-            JsonPath offsets = admin().queryParam("tenant", tenant).queryParam("topic", topic)
-                    .queryParam("consumerGroup", group).get("/admin/offsets").then().statusCode(200).extract().jsonPath();
+            JsonPath offsets = offsetsOf(group);
             assertEquals(MESSAGES, offsets.getList("offsets.lag", Integer.class).stream().mapToInt(Integer::intValue).sum());
         });
 
@@ -187,6 +191,12 @@ class MessageCountsReadTest {
     private static void assertReadFromTheIdentityIndex(Map<String, Long> read) {
         assertTrue(read.getOrDefault("uq_message_id", 0L) >= MESSAGES, "rows read per index: " + read);
         assertTrue(read.getOrDefault("PRIMARY", 0L) < MESSAGES / 4, "rows read per index: " + read);
+    }
+
+    /** {@code GET /admin/offsets} of the test's topic for {@code group}. */
+    private JsonPath offsetsOf(String group) {
+        return admin().queryParam("tenant", tenant).queryParam("topic", topic).queryParam("consumerGroup", group)
+                .get("/admin/offsets").then().statusCode(200).extract().jsonPath();
     }
 
     private static RequestSpecification admin() {
