@@ -28,50 +28,33 @@ public class QueueStatsStore {
      *   <li>not the lag (stored messages above the committed offset, as {@code AdminStore.OFFSETS}
      *       counts them for {@code GET /admin/offsets}): {@link #LAGGING_PARTITIONS} and
      *       {@link #COUNT_ABOVE} or {@link #COUNT_AT_OR_BELOW} count it with a range of the primary key;</li>
-     *   <li>{@code in_flight}: deliveries within their visibility timeout, both the open delivery
-     *       batch's messages (migration V3: in {@code (committed_offset, delivered_offset]} without
-     *       a delivery row: the stored ones in the range less the delivery rows in it, which retention
-     *       and delete remove together with their message; a nested NOT EXISTS would be a correlated
-     *       subquery vtgate cannot plan) and INFLIGHT rows, as {@code LeaseStore.SELECT_BUSY_*} judge
-     *       "busy";</li>
+     *   <li>{@code in_flight}: the INFLIGHT delivery rows within their visibility timeout; the open
+     *       delivery batches' messages, the rest of the in-flight figure, are not counted here but
+     *       with bound offsets by {@link #COUNT_IN_BATCH}, as {@code LeaseStore.SELECT_BUSY_*}
+     *       judge "busy";</li>
      *   <li>{@code dead_letters}: the group's DEAD rows whose dead letter is still stored in
      *       {@code <topic><suffix>} (a requeue or a delete removes it from there);</li>
-     *   <li>{@code oldest_age_micros}: by the database clock, the age of the oldest message the group
-     *       has not acknowledged: the first one above the committed offset (the commit walk stops at
-     *       it), or a requeued one below it (PENDING, RETRY or INFLIGHT rows at or below the
-     *       committed offset); NULL when there is none. The first look gets no range from the
-     *       committed offset, a column: it steps the primary key from the partition's oldest stored
-     *       message, through the consumed ones retention has not deleted yet. So it runs only where
-     *       the partition's head (migration V5, one look-up) is above the committed offset: a
-     *       drained partition read all its consumed rows to find nothing (400 partitions of
-     *       about 2,000 such rows, 836,597 rows in one refresh of the benchmark).</li>
+     *   <li>{@code oldest_age_micros}: by the database clock, the age of the oldest requeued message
+     *       the group has not acknowledged (PENDING, RETRY or INFLIGHT rows at or below the
+     *       committed offset); NULL when there is none. The other candidate for the oldest, the
+     *       first message above the committed offset (the commit walk stops at it), is read with
+     *       the offset bound as a value by {@link #FIRST_ABOVE_AGE}, only where the partition's
+     *       head is above the committed offset: a correlated bound gives no range, and stepped the
+     *       primary key from the partition's oldest stored message through every consumed one
+     *       retention has not deleted yet.</li>
      * </ul>
      * The UNION ALL part lists each topic with stored messages (consumer_group NULL), so that the
      * metrics of a topic that no longer exists can be removed ({@link TopicListSql}: the tenant's
      * head rows and one message per topic). Every subquery correlates on tenant, so the statement
      * stays on the tenant's shard; the COALESCE around each subquery lets vtexplain's fake tablets
      * type the column (see {@code AdminStore.OFFSETS}).
-     * Cost per offsets row: while a delivery batch is open, a read of every stored message of its
-     * partition (the batch's bounds are columns, which give no range and no stop); one look-up of
-     * the partition's head and, when it is above the committed offset, the step to the first
-     * message above it; and primary-key range scans of the group's delivery rows of the partition
+     * Cost per offsets row: primary-key range scans of the group's delivery rows of the partition
      * (EXPLAIN: docs/operations.md, "Metrics").
      * Binds: see {@link StatsBinds}.
      */
     static final String QUEUE_STATS = StateSql.render("""
             SELECT o.topic, o.consumer_group,
-                   SUM(CASE WHEN o.delivered_offset > o.committed_offset AND o.visible_at > UTC_TIMESTAMP(6)
-                       THEN GREATEST(0, COALESCE((
-                           SELECT COUNT(*) FROM queue_messages m
-                           WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
-                             AND m.`offset` > o.committed_offset AND m.`offset` <= o.delivered_offset), 0)
-                         - COALESCE((
-                           SELECT COUNT(*) FROM queue_delivery_state b
-                           WHERE b.tenant = o.tenant AND b.consumer_group = o.consumer_group AND b.topic = o.topic
-                             AND b.partition_key = o.partition_key
-                             AND b.message_offset > o.committed_offset AND b.message_offset <= o.delivered_offset), 0))
-                       ELSE 0 END)
-                   + SUM(COALESCE((
+                   SUM(COALESCE((
                        SELECT COUNT(*) FROM queue_delivery_state d
                        WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
                          AND d.partition_key = o.partition_key AND d.state = {INFLIGHT}
@@ -86,23 +69,14 @@ public class QueueStatsStore {
                         AND dl.id = m.id
                        WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
                          AND d.partition_key = o.partition_key AND d.state = {DEAD}), 0)) AS dead_letters,
-                   TIMESTAMPDIFF(MICROSECOND, NULLIF(MIN(LEAST(
-                       COALESCE(CASE WHEN (
-                           SELECT h.head_offset FROM queue_partition_heads h
-                           WHERE h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key)
-                             > o.committed_offset THEN (
-                           SELECT m.created_at FROM queue_messages m FORCE INDEX (PRIMARY)
-                           WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
-                             AND m.`offset` > o.committed_offset
-                           ORDER BY m.tenant, m.topic, m.partition_key, m.`offset` LIMIT 1) END, %1$s),
-                       COALESCE((
+                   TIMESTAMPDIFF(MICROSECOND, NULLIF(MIN(COALESCE((
                            SELECT MIN(m.created_at) FROM queue_delivery_state d
                            JOIN queue_messages m
                              ON m.tenant = d.tenant AND m.topic = d.topic AND m.partition_key = d.partition_key
                             AND m.`offset` = d.message_offset
                            WHERE d.tenant = o.tenant AND d.consumer_group = o.consumer_group AND d.topic = o.topic
                              AND d.partition_key = o.partition_key AND d.message_offset <= o.committed_offset
-                             AND d.state IN ({UNFINISHED})), %1$s))), %1$s), UTC_TIMESTAMP(6)) AS oldest_age_micros
+                             AND d.state IN ({UNFINISHED})), %1$s)), %1$s), UTC_TIMESTAMP(6)) AS oldest_age_micros
             FROM queue_offsets o
             WHERE o.tenant = ?
             GROUP BY o.topic, o.consumer_group
@@ -110,23 +84,30 @@ public class QueueStatsStore {
             %2$s""".formatted(NONE, TopicListSql.topicsWithStoredMessages("h.topic, NULL, 0, 0, NULL")));
 
     /**
-     * The lag's first step: per (topic, group, partition) of one tenant, the committed offset of
-     * each offsets row whose partition head (migration V5) is above it, with what
-     * {@link LagCount#choose} weighs: the head's offset and stored count (migration V10) and the
-     * partition's first stored offset (one step into the primary key; 0 when it stores nothing).
-     * A drained partition, the usual case, costs one head look-up and no message row. A topic
-     * being deleted is left out: its messages go before its heads, so its counts are stale until
-     * the heads go too. Binds: {@link LaggingPartitions}.
+     * The first step of the lag and of the open batches' part of the in-flight figure: per (topic,
+     * group, partition) of one tenant, the committed offset of each offsets row whose partition
+     * head (migration V5) is above it, with what {@link LagCount#choose} weighs: the head's offset
+     * and stored count (migration V10) and the partition's first stored offset (one step into the
+     * primary key; 0 when it stores nothing); and the last offset of its open delivery batch
+     * within its visibility timeout (migration V3; 0 when there is none), which lies above the
+     * committed offset and at or below the head, so every open batch is among these rows, as is
+     * every partition with a message above its committed offset ({@link #FIRST_ABOVE_AGE}). A
+     * drained partition, the usual case, costs one head look-up and no message row. Whether the
+     * topic is being deleted: its lag is not counted, since its messages go before its heads, so
+     * its counts are stale until the heads go too. Binds: {@link LaggingPartitions}.
      */
     static final String LAGGING_PARTITIONS = """
             SELECT o.topic, o.consumer_group, o.partition_key, o.committed_offset, h.head_offset, h.message_count,
                    COALESCE((SELECT m.`offset` FROM queue_messages m FORCE INDEX (PRIMARY)
                              WHERE m.tenant = h.tenant AND m.topic = h.topic AND m.partition_key = h.partition_key
-                             ORDER BY m.tenant, m.topic, m.partition_key, m.`offset` LIMIT 1), 0) AS first_offset
+                             ORDER BY m.tenant, m.topic, m.partition_key, m.`offset` LIMIT 1), 0) AS first_offset,
+                   CASE WHEN o.delivered_offset > o.committed_offset AND o.visible_at > UTC_TIMESTAMP(6)
+                        THEN o.delivered_offset ELSE 0 END AS open_batch_to,
+                   CASE WHEN %s THEN 0 ELSE 1 END AS topic_deleting
             FROM queue_offsets o
             JOIN queue_partition_heads h
               ON h.tenant = o.tenant AND h.topic = o.topic AND h.partition_key = o.partition_key
-            WHERE o.tenant = ? AND h.head_offset > o.committed_offset AND %s""".formatted(
+            WHERE o.tenant = ? AND h.head_offset > o.committed_offset""".formatted(
             DeletionSql.topicNotBeingDeleted("h"));
 
     /** Binds of {@link #LAGGING_PARTITIONS}. */
@@ -154,7 +135,7 @@ public class QueueStatsStore {
      * Binds: {@link CountAbove}.
      */
     static final String COUNT_ABOVE = """
-            SELECT COUNT(*) AS lag_messages FROM queue_messages FORCE INDEX (PRIMARY)
+            SELECT COUNT(*) AS figure FROM queue_messages FORCE INDEX (PRIMARY)
             WHERE tenant = ? AND topic = ? AND partition_key = ? AND `offset` > ?""";
 
     /**
@@ -172,9 +153,81 @@ public class QueueStatsStore {
             SELECT COALESCE(SUM(h.message_count - COALESCE((
                        SELECT COUNT(*) FROM queue_messages m FORCE INDEX (PRIMARY)
                        WHERE m.tenant = h.tenant AND m.topic = h.topic AND m.partition_key = h.partition_key
-                         AND m.`offset` <= ?), 0)), 0) AS lag_messages
+                         AND m.`offset` <= ?), 0)), 0) AS figure
             FROM queue_partition_heads h
             WHERE h.tenant = ? AND h.topic = ? AND h.partition_key = ?""";
+
+    /**
+     * The open delivery batch's part of a group's in-flight figure in one partition, a branch of
+     * the same UNION ALL as the lag's counts: the stored messages in the batch's range
+     * {@code (committed_offset, delivered_offset]} as {@link #LAGGING_PARTITIONS} read them, less
+     * the delivery rows in it (a message of the batch that was acknowledged, nacked, extended or
+     * dead-lettered on its own has a row, and an INFLIGHT one is counted by {@link #QUEUE_STATS};
+     * retention and a delete remove a row with its message). Both bounds are values, so each count
+     * is a range of its primary key that reads the batch, not every message the partition still
+     * stores (a correlated bound gives no range). An aggregate over the offsets row, so it answers
+     * one row, 0, also when the row is gone (its group deleted since the first step). A batch that
+     * closed since the first step is counted as the first step saw it, for one refresh.
+     * Binds: {@link CountInBatch}.
+     */
+    static final String COUNT_IN_BATCH = """
+            SELECT COALESCE(SUM(GREATEST(0,
+                       COALESCE((SELECT COUNT(*) FROM queue_messages m FORCE INDEX (PRIMARY)
+                                 WHERE m.tenant = o.tenant AND m.topic = o.topic AND m.partition_key = o.partition_key
+                                   AND m.`offset` > ? AND m.`offset` <= ?), 0)
+                       - COALESCE((SELECT COUNT(*) FROM queue_delivery_state b
+                                   WHERE b.tenant = o.tenant AND b.consumer_group = o.consumer_group
+                                     AND b.topic = o.topic AND b.partition_key = o.partition_key
+                                     AND b.message_offset > ? AND b.message_offset <= ?), 0))), 0) AS figure
+            FROM queue_offsets o
+            WHERE o.tenant = ? AND o.topic = ? AND o.partition_key = ? AND o.consumer_group = ?""";
+
+    /** Binds of one {@link #COUNT_IN_BATCH} branch: the batch is {@code (committedOffset, batchTo]}. */
+    record CountInBatch(String tenant, String topic, String consumerGroup, String partitionKey, long committedOffset,
+                        long batchTo) implements Statement {
+        @Override
+        public String sql() {
+            return COUNT_IN_BATCH;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("offset", committedOffset), Bind.of("offset", batchTo), // m.`offset` range
+                    Bind.of("message_offset", committedOffset), Bind.of("message_offset", batchTo), // b range
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey),
+                    Bind.of("consumer_group", consumerGroup)); // the offsets row
+        }
+    }
+
+    /**
+     * The age, by the database clock, of the first stored message of a partition above a committed
+     * offset, in microseconds; -1 when it stores none. A branch of the same UNION ALL as the
+     * counts: the offset is a bound value, so the look is one step of a range of the primary key
+     * (a correlated bound steps from the partition's oldest stored message). An aggregate over
+     * the head row, one row also when the head is gone. Binds: {@link FirstAboveAge}.
+     */
+    static final String FIRST_ABOVE_AGE = """
+            SELECT COALESCE(MAX(TIMESTAMPDIFF(MICROSECOND, (
+                       SELECT m.created_at FROM queue_messages m FORCE INDEX (PRIMARY)
+                       WHERE m.tenant = h.tenant AND m.topic = h.topic AND m.partition_key = h.partition_key
+                         AND m.`offset` > ?
+                       ORDER BY m.tenant, m.topic, m.partition_key, m.`offset` LIMIT 1), UTC_TIMESTAMP(6))), -1) AS figure
+            FROM queue_partition_heads h
+            WHERE h.tenant = ? AND h.topic = ? AND h.partition_key = ?""";
+
+    /** Binds of one {@link #FIRST_ABOVE_AGE} branch. */
+    record FirstAboveAge(String tenant, String topic, String partitionKey, long committedOffset) implements Statement {
+        @Override
+        public String sql() {
+            return FIRST_ABOVE_AGE;
+        }
+
+        @Override
+        public List<Bind> binds() {
+            return Bind.list(Bind.of("offset", committedOffset), // m.`offset` > ?
+                    Bind.of("tenant", tenant), Bind.of("topic", topic), Bind.of("partition_key", partitionKey));
+        }
+    }
 
     /** Binds of one {@link #COUNT_ABOVE} branch. */
     record CountAbove(String tenant, String topic, String partitionKey, long committedOffset) implements Statement {
@@ -207,9 +260,12 @@ public class QueueStatsStore {
     /** Branches of one count UNION ALL: bounds the statement for a tenant with many lagging partitions. */
     static final int LAG_BRANCHES = 200;
 
-    /** A row of {@link #LAGGING_PARTITIONS}, with the count it needs. */
+    /**
+     * A row of {@link #LAGGING_PARTITIONS}, with the count its lag needs; {@code openBatchTo} is
+     * the last offset of its open batch, 0 when none.
+     */
     private record Lagging(String topic, String consumerGroup, String partitionKey, long committed, long messageCount,
-                           LagCount side) {
+                           LagCount side, long openBatchTo, boolean topicDeleting) {
         /** The (topic, consumer group) it adds to. */
         List<String> group() {
             return List.of(topic, consumerGroup);
@@ -217,7 +273,8 @@ public class QueueStatsStore {
 
         /** This partition counted another way. */
         Lagging counted(LagCount other) {
-            return new Lagging(topic, consumerGroup, partitionKey, committed, messageCount, other);
+            return new Lagging(topic, consumerGroup, partitionKey, committed, messageCount, other, openBatchTo,
+                    topicDeleting);
         }
 
         /** The count branch of {@link #side}, which {@link LagCount#reads}: its one row is the lag. */
@@ -267,74 +324,116 @@ public class QueueStatsStore {
 
     /**
      * Runs {@link #QUEUE_STATS} for one tenant: its groups' figures and its topics with messages,
-     * with each group's lag summed from {@link #LAGGING_PARTITIONS} and the counts {@link LagCount} picks.
+     * with each group's lag summed from {@link #LAGGING_PARTITIONS} and the counts {@link LagCount}
+     * picks, and its open batches' messages ({@link #COUNT_IN_BATCH}) added to its in-flight figure.
      */
     public List<QueueStatsRow> stats(String tenant, String dlqSuffix) {
         StatsBinds stats = new StatsBinds(dlqSuffix, tenant);
         return db.read(c -> {
             List<QueueStatsRow> rows = Db.list(c, stats.sql(), stats, ROW);
-            Map<List<String>, Long> lag = lag(c, tenant);
+            Counts counts = counts(c, tenant);
             List<QueueStatsRow> out = new ArrayList<>(rows.size());
             for (QueueStatsRow r : rows) {
-                long l = r.consumerGroup() == null ? 0 : lag.getOrDefault(List.of(r.topic(), r.consumerGroup()), 0L);
-                out.add(new QueueStatsRow(r.topic(), r.consumerGroup(), l, r.inFlight(), r.deadLetters(),
-                        r.oldestAgeMicros()));
+                long lag = 0;
+                long inBatches = 0;
+                long age = r.oldestAgeMicros();
+                if (r.consumerGroup() != null) { // else the row says only that the topic has stored messages
+                    List<String> group = List.of(r.topic(), r.consumerGroup());
+                    lag = counts.lag().getOrDefault(group, 0L);
+                    inBatches = counts.inBatches().getOrDefault(group, 0L);
+                    age = Math.max(age, counts.firstAboveAge().getOrDefault(group, -1L));
+                }
+                out.add(new QueueStatsRow(r.topic(), r.consumerGroup(), lag, r.inFlight() + inBatches, r.deadLetters(),
+                        age));
             }
             return out;
         });
     }
 
-    /** The lag of each (topic, consumer group) of one tenant that has one, summed over its partitions. */
-    private static Map<List<String>, Long> lag(Connection c, String tenant) throws SQLException {
+    /**
+     * Per (topic, consumer group) of one tenant: its lag, the messages of its open batches, and the
+     * age of the oldest first message above a committed offset of its partitions (microseconds).
+     */
+    private record Counts(Map<List<String>, Long> lag, Map<List<String>, Long> inBatches,
+                          Map<List<String>, Long> firstAboveAge) {}
+
+    /** One branch of a count UNION ALL and what takes its one row. */
+    private record Branch(Statement statement, java.util.function.LongConsumer result) {}
+
+    /**
+     * The lag and the open batches' messages of each (topic, consumer group) of one tenant that
+     * has them, summed over its partitions, and the age of its oldest first message above a
+     * committed offset: the first step's rows, then their counts in one
+     * UNION ALL per {@link #LAG_BRANCHES}, then the recount of any stored count found short.
+     */
+    private static Counts counts(Connection c, String tenant) throws SQLException {
         LaggingPartitions select = new LaggingPartitions(tenant);
         List<Lagging> lagging = Db.list(c, select.sql(), select, rs -> {
             long committed = rs.getLong("committed_offset");
             long count = rs.getLong("message_count");
             return new Lagging(rs.getString("topic"), rs.getString("consumer_group"), rs.getString("partition_key"),
                     committed, count, LagCount.choose(committed, rs.getLong("head_offset"), rs.getLong("first_offset"),
-                            count));
+                            count), rs.getLong("open_batch_to"), rs.getInt("topic_deleting") != 0);
         });
         Map<List<String>, Long> lag = new HashMap<>();
-        List<Lagging> counted = new ArrayList<>();
+        Map<List<String>, Long> inBatches = new HashMap<>();
+        Map<List<String>, Long> firstAboveAge = new HashMap<>();
+        List<Branch> branches = new ArrayList<>();
+        List<Branch> recount = new ArrayList<>();
         for (Lagging p : lagging) {
-            if (p.side().reads()) {
-                counted.add(p);
-            } else {
+            branches.add(new Branch(new FirstAboveAge(tenant, p.topic(), p.partitionKey(), p.committed()),
+                    age -> firstAboveAge.merge(p.group(), age, Math::max)));
+            if (p.openBatchTo() > 0) {
+                branches.add(new Branch(new CountInBatch(tenant, p.topic(), p.consumerGroup(), p.partitionKey(),
+                        p.committed(), p.openBatchTo()), n -> inBatches.merge(p.group(), n, Long::sum)));
+            }
+            if (p.topicDeleting()) {
+                continue; // no lag while the topic's deletion runs (see LAGGING_PARTITIONS)
+            }
+            if (!p.side().reads()) {
                 lag.merge(p.group(), p.side().known(p.messageCount()), Long::sum);
+                continue;
             }
+            branches.add(new Branch(p.count(tenant), n -> {
+                if (LagCount.plausible(n)) {
+                    lag.merge(p.group(), n, Long::sum);
+                } else { // the stored count is short of the rows
+                    Lagging above = p.counted(LagCount.ABOVE);
+                    recount.add(new Branch(above.count(tenant), m -> lag.merge(p.group(), m, Long::sum)));
+                }
+            }));
         }
-        List<Lagging> recount = new ArrayList<>();
-        count(c, tenant, counted, (p, n) -> {
-            if (LagCount.plausible(n)) {
-                lag.merge(p.group(), n, Long::sum);
-            } else {
-                recount.add(p.counted(LagCount.ABOVE)); // the stored count is short of the rows
-            }
-        });
-        count(c, tenant, recount, (p, n) -> lag.merge(p.group(), n, Long::sum));
-        return lag;
+        run(c, branches);
+        run(c, recount);
+        return new Counts(lag, inBatches, firstAboveAge);
     }
 
-    /** Runs the count of each of {@code partitions} ({@link Lagging#count}), {@link #LAG_BRANCHES} to a statement. */
-    private static void count(Connection c, String tenant, List<Lagging> partitions,
-                              java.util.function.ObjLongConsumer<Lagging> each) throws SQLException {
-        for (int from = 0; from < partitions.size(); from += LAG_BRANCHES) {
-            List<Lagging> chunk = partitions.subList(from, Math.min(partitions.size(), from + LAG_BRANCHES));
-            List<String> branches = new ArrayList<>(chunk.size());
-            List<Bind> binds = new ArrayList<>(4 * chunk.size());
-            for (Lagging p : chunk) {
-                Statement branch = p.count(tenant);
-                branches.add(branch.sql());
-                binds.addAll(branch.binds());
+    /** Runs {@code branches}, {@link #LAG_BRANCHES} to a UNION ALL statement, each row to its branch's result. */
+    private static void run(Connection c, List<Branch> branches) throws SQLException {
+        for (int from = 0; from < branches.size(); from += LAG_BRANCHES) {
+            List<Branch> chunk = branches.subList(from, Math.min(branches.size(), from + LAG_BRANCHES));
+            List<String> texts = new ArrayList<>(chunk.size());
+            List<Bind> binds = new ArrayList<>();
+            for (Branch b : chunk) {
+                texts.add(b.statement().sql());
+                binds.addAll(b.statement().binds());
             }
-            Statement count = Statement.of(Db.unionAll(branches), binds);
+            Statement count = Statement.of(Db.unionAll(texts), binds);
+            // Collected first: a result may add a branch to the recount while the set is open.
+            long[] counted = new long[chunk.size()];
             int[] row = {0};
             Db.forEach(c, count.sql(), count, rs -> {
                 // UNION ALL keeps branch order: one row per branch (each is a COUNT or a SUM).
-                each.accept(chunk.get(row[0]++), rs.getLong("lag_messages"));
+                if (row[0] < counted.length) {
+                    counted[row[0]] = rs.getLong("figure");
+                }
+                row[0]++;
             });
             if (row[0] != chunk.size()) {
-                throw new SQLException("the lag counts of " + chunk.size() + " partitions gave " + row[0] + " rows");
+                throw new SQLException("the counts of " + chunk.size() + " branches gave " + row[0] + " rows");
+            }
+            for (int i = 0; i < counted.length; i++) {
+                chunk.get(i).result().accept(counted[i]);
             }
         }
     }
