@@ -117,6 +117,10 @@ class VitessRoutingTest {
                 StoreStatements.expandTemplate(st.get("RetentionStore.SELECT_PARTITION_ROWS"))));
         unions.put("retention rows without groups", List.of(st.get("RetentionStore.SELECT_PARTITION_ROWS_WITHOUT_GROUPS"),
                 st.get("RetentionStore.SELECT_PARTITION_ROWS_WITHOUT_GROUPS")));
+        // The queue gauges' second step: every kind of branch, one row each, in one query.
+        unions.put("queue stats counts", List.of(st.get("QueueStatsStore.FIRST_ABOVE_AGE"),
+                st.get("QueueStatsStore.COUNT_IN_BATCH"), st.get("QueueStatsStore.COUNT_ABOVE"),
+                st.get("QueueStatsStore.COUNT_AT_OR_BELOW")));
         List<String> names = new ArrayList<>(unions.keySet());
         List<String> sql = unions.values().stream().map(b -> bindLiterals(dev.tenantmq.store.Db.unionAll(b))).toList();
         List<String> wrong = new ArrayList<>();

@@ -98,9 +98,9 @@ public class AdminService {
     /**
      * Per (tenant, topic, consumer group): lag, in-flight deliveries, dead letters and the age of
      * the oldest unacknowledged message (docs/operations.md, "Admin API"), computed now with the queue
-     * gauges' statement ({@link QueueStatsStore#stats}), one tenant-scoped statement per tenant.
+     * gauges' read ({@link QueueStatsStore#stats}), a few tenant-scoped statements per tenant.
      * All tenants means those with a consumer group (on {@code topic} when given), in tenant
-     * order; their statements run one after the other until {@code limit} rows are exceeded.
+     * order; their reads run one after the other until {@code limit} rows are exceeded.
      * Rows are ordered by tenant, then topic and group.
      *
      * @param topic only this topic, or null

@@ -21,8 +21,8 @@ import org.jboss.logging.Logger;
 /**
  * Refreshes the queue gauges ({@link QueueGauges}) on the scheduler tick, at most once per
  * {@code mq.metrics.refresh-interval}, and a tenant whose last refresh took long less often
- * ({@link RefreshPacing}): one {@link QueueStatsStore#stats} statement per tenant of
- * {@code MQ_TENANTS}, each as its own worker task, so a slow tenant delays no other and a tenant
+ * ({@link RefreshPacing}): one {@link QueueStatsStore#stats} read (a few statements) per tenant
+ * of {@code MQ_TENANTS}, each as its own worker task, so a slow tenant delays no other and a tenant
  * whose refresh still runs is skipped, not queued. A failing tenant keeps its last figures, is
  * counted and logged once per failure streak.
  */

@@ -198,7 +198,7 @@ public class AdminStore {
      * The tenants with consumer groups (a {@code queue_offsets} row), optionally only those with a
      * group on one topic, in tenant order: the fleet-wide scope of
      * {@code GET /admin/consumer-groups?allTenants=true}, whose figures then come from one
-     * tenant-scoped {@link QueueStatsStore#stats} statement per tenant. Binds: {@link ListGroupTenants}.
+     * tenant-scoped {@link QueueStatsStore#stats} read per tenant. Binds: {@link ListGroupTenants}.
      */
     static final String LIST_GROUP_TENANTS_ALL_TENANTS = """
             SELECT DISTINCT tenant FROM queue_offsets

@@ -18,7 +18,7 @@ import java.util.Map;
  */
 @ApplicationScoped
 public class QueueStatsStore {
-    /** A date later than any {@code created_at}: LEAST ignores it, and it stands for "none". */
+    /** A date later than any {@code created_at}: MIN ignores it beside a real one, and it stands for "none". */
     private static final String NONE = "TIMESTAMP('9999-12-31 00:00:00')";
 
     /**
@@ -166,9 +166,10 @@ public class QueueStatsStore {
      * retention and a delete remove a row with its message). Both bounds are values, so each count
      * is a range of its primary key that reads the batch, not every message the partition still
      * stores (a correlated bound gives no range). An aggregate over the offsets row, so it answers
-     * one row, 0, also when the row is gone (its group deleted since the first step). A batch that
-     * closed since the first step is counted as the first step saw it, for one refresh.
-     * Binds: {@link CountInBatch}.
+     * one row, 0, also when the row is gone (its group deleted since the first step). It reads a
+     * snapshot of its own, after {@link #QUEUE_STATS} counted the INFLIGHT rows in another: for
+     * one refresh, a batch acknowledged in between still counts in flight, and one written out as
+     * rows in between (nacked, extended, handed back) counts in neither. Binds: {@link CountInBatch}.
      */
     static final String COUNT_IN_BATCH = """
             SELECT COALESCE(SUM(GREATEST(0,
@@ -262,10 +263,12 @@ public class QueueStatsStore {
 
     /**
      * A row of {@link #LAGGING_PARTITIONS}, with the count its lag needs; {@code openBatchTo} is
-     * the last offset of its open batch, 0 when none.
+     * the last offset of its open batch, 0 when none; {@code storesNone}: the partition stores no
+     * message (its first stored offset read as 0), so nothing of it is in a batch or above the
+     * committed offset.
      */
     private record Lagging(String topic, String consumerGroup, String partitionKey, long committed, long messageCount,
-                           LagCount side, long openBatchTo, boolean topicDeleting) {
+                           LagCount side, long openBatchTo, boolean topicDeleting, boolean storesNone) {
         /** The (topic, consumer group) it adds to. */
         List<String> group() {
             return List.of(topic, consumerGroup);
@@ -274,7 +277,7 @@ public class QueueStatsStore {
         /** This partition counted another way. */
         Lagging counted(LagCount other) {
             return new Lagging(topic, consumerGroup, partitionKey, committed, messageCount, other, openBatchTo,
-                    topicDeleting);
+                    topicDeleting, storesNone);
         }
 
         /** The count branch of {@link #side}, which {@link LagCount#reads}: its one row is the lag. */
@@ -371,9 +374,10 @@ public class QueueStatsStore {
         List<Lagging> lagging = Db.list(c, select.sql(), select, rs -> {
             long committed = rs.getLong("committed_offset");
             long count = rs.getLong("message_count");
+            long firstOffset = rs.getLong("first_offset");
             return new Lagging(rs.getString("topic"), rs.getString("consumer_group"), rs.getString("partition_key"),
-                    committed, count, LagCount.choose(committed, rs.getLong("head_offset"), rs.getLong("first_offset"),
-                            count), rs.getLong("open_batch_to"), rs.getInt("topic_deleting") != 0);
+                    committed, count, LagCount.choose(committed, rs.getLong("head_offset"), firstOffset, count),
+                    rs.getLong("open_batch_to"), rs.getInt("topic_deleting") != 0, firstOffset == 0);
         });
         Map<List<String>, Long> lag = new HashMap<>();
         Map<List<String>, Long> inBatches = new HashMap<>();
@@ -381,9 +385,11 @@ public class QueueStatsStore {
         List<Branch> branches = new ArrayList<>();
         List<Branch> recount = new ArrayList<>();
         for (Lagging p : lagging) {
-            branches.add(new Branch(new FirstAboveAge(tenant, p.topic(), p.partitionKey(), p.committed()),
-                    age -> firstAboveAge.merge(p.group(), age, Math::max)));
-            if (p.openBatchTo() > 0) {
+            if (!p.storesNone()) {
+                branches.add(new Branch(new FirstAboveAge(tenant, p.topic(), p.partitionKey(), p.committed()),
+                        age -> firstAboveAge.merge(p.group(), age, Math::max)));
+            }
+            if (p.openBatchTo() > 0 && !p.storesNone()) {
                 branches.add(new Branch(new CountInBatch(tenant, p.topic(), p.consumerGroup(), p.partitionKey(),
                         p.committed(), p.openBatchTo()), n -> inBatches.merge(p.group(), n, Long::sum)));
             }
@@ -423,7 +429,7 @@ public class QueueStatsStore {
             long[] counted = new long[chunk.size()];
             int[] row = {0};
             Db.forEach(c, count.sql(), count, rs -> {
-                // UNION ALL keeps branch order: one row per branch (each is a COUNT or a SUM).
+                // UNION ALL keeps branch order: one row per branch (each an aggregate without GROUP BY).
                 if (row[0] < counted.length) {
                     counted[row[0]] = rs.getLong("figure");
                 }
