@@ -366,8 +366,8 @@ public class QueueStatsStore {
     /**
      * The lag and the open batches' messages of each (topic, consumer group) of one tenant that
      * has them, summed over its partitions, and the age of its oldest first message above a
-     * committed offset: the first step's rows, then their counts in one
-     * UNION ALL per {@link #LAG_BRANCHES}, then the recount of any stored count found short.
+     * committed offset: the first step's rows, then their counts and looks, {@link #LAG_BRANCHES}
+     * to a UNION ALL, then the recount of any stored count found short.
      */
     private static Counts counts(Connection c, String tenant) throws SQLException {
         LaggingPartitions select = new LaggingPartitions(tenant);
