@@ -263,6 +263,40 @@ class DeletionTest {
     }
 
     @Test
+    void while_a_topic_is_being_deleted_its_groups_count_in_flight_only_deliveries_of_messages_still_stored()
+            throws Exception {
+        publishSpread(30, "m");
+        String group = TestIds.group();
+        List<Delivered> taken = new ArrayList<>();
+        while (taken.size() < 30) {
+            List<Delivered> got = fetchOk(tenant, topic, group, upTo(30 - taken.size()).waitSeconds(5).visibilitySeconds(600));
+            assertFalse(got.isEmpty(), "the group takes every message: " + taken.size() + " of 30");
+            taken.addAll(got);
+        }
+        // Extended: each delivery gets an INFLIGHT row of its own, beside its batch.
+        given().contentType(io.restassured.http.ContentType.JSON)
+                .body(Map.of("receipts", receipts(taken), "visibilitySeconds", 600))
+                .post("/tenants/{t}/topics/{topic}/consumer-groups/{g}/extend", tenant, topic, group)
+                .then().statusCode(200);
+        assertEquals(30L, inFlight(group));
+
+        deleteTopic(topic, false).then().statusCode(200).body("done", equalTo(false));
+        long stored = topicRows("queue_messages", topic);
+        assertTrue(stored > 0 && stored < 30, "a first call deleted some messages, not all: " + stored);
+        assertTrue(topicRows("queue_delivery_state", topic) > stored, "the deleted messages' delivery rows are still there");
+
+        assertEquals(stored, inFlight(group), "a delivery of a deleted message is not in flight");
+        untilDone(() -> deleteTopic(topic, false));
+    }
+
+    /** The in-flight figure of {@code group} on the topic, from {@code GET /admin/consumer-groups}. */
+    private long inFlight(String group) {
+        JsonPath groups = admin().queryParam("tenant", tenant).queryParam("topic", topic).get("/admin/consumer-groups")
+                .then().statusCode(200).extract().jsonPath();
+        return groups.getLong("consumerGroups.find { it.consumerGroup == '" + group + "' }.inFlight");
+    }
+
+    @Test
     void while_a_topic_is_being_deleted_nothing_of_it_is_delivered() throws Exception {
         halfDeleted();
         String group = TestIds.group();
