@@ -3,11 +3,9 @@ package dev.tenantmq.domain;
 import dev.tenantmq.model.ConsumeLimits;
 import dev.tenantmq.model.Identifiers;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -35,23 +33,61 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
     /** Longest token accepted, in characters: the limit of a request's receipts. */
     static final int MAX_TOKEN_LENGTH = ConsumeLimits.MAX_RECEIPT_LENGTH;
 
-    /** The token handed to clients, signed with the current key of {@code keys}. */
+    /**
+     * The token handed to clients, signed with the current key of {@code keys}. The record is
+     * written straight into one array, each name as {@link DataOutputStream#writeUTF} writes it
+     * ({@link #putUtf}), where a {@code DataOutputStream} over a {@code ByteArrayOutputStream}
+     * copied it twice more, for each of the 100 receipts of a fetch (docs/architecture.md, "Rows
+     * into responses").
+     */
     public String encode(ReceiptKeys keys) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + ReceiptKeys.TAG_BYTES + partitionKey.length() * 3);
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(VERSION);
-            out.writeUTF(tenant);
-            out.writeUTF(consumerGroup);
-            out.writeUTF(topic);
-            out.writeUTF(partitionKey);
-            out.writeLong(offset);
-            out.writeLong(leaseEpoch);
-            out.writeLong(delivery);
-            out.write(keys.sign(bytes.toByteArray()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        int recordBytes = 1 + utfBytes(tenant) + utfBytes(consumerGroup) + utfBytes(topic) + utfBytes(partitionKey)
+                + 3 * Long.BYTES;
+        ByteBuffer out = ByteBuffer.allocate(recordBytes + ReceiptKeys.TAG_BYTES);
+        out.put(VERSION);
+        putUtf(out, tenant);
+        putUtf(out, consumerGroup);
+        putUtf(out, topic);
+        putUtf(out, partitionKey);
+        out.putLong(offset).putLong(leaseEpoch).putLong(delivery);
+        out.put(keys.sign(out.array(), recordBytes));
+        return ENCODER.encodeToString(out.array());
+    }
+
+    /** The bytes {@link DataOutputStream#writeUTF} writes for {@code s}: its two-byte length, then modified UTF-8. */
+    private static int utfBytes(String s) {
+        int bytes = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            bytes += c >= 0x0001 && c <= 0x007F ? 1 : c > 0x07FF ? 3 : 2;
         }
-        return ENCODER.encodeToString(bytes.toByteArray());
+        if (bytes > 0xFFFF) {
+            // Names are at most 255 code points (model.Identifiers): at most 1,530 bytes here.
+            throw new IllegalArgumentException("a receipt field of " + bytes + " bytes of modified UTF-8");
+        }
+        return 2 + bytes;
+    }
+
+    /**
+     * Writes {@code s} as {@link DataOutputStream#writeUTF} does (the format {@link #readUtf}
+     * reads): its length in bytes, two, big endian, then each character in modified UTF-8, where
+     * NUL takes two bytes and each half of a surrogate pair three.
+     */
+    private static void putUtf(ByteBuffer out, String s) {
+        out.putShort((short) (utfBytes(s) - 2));
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 0x0001 && c <= 0x007F) {
+                out.put((byte) c);
+            } else if (c > 0x07FF) {
+                out.put((byte) (0xE0 | ((c >> 12) & 0x0F)));
+                out.put((byte) (0x80 | ((c >> 6) & 0x3F)));
+                out.put((byte) (0x80 | (c & 0x3F)));
+            } else {
+                out.put((byte) (0xC0 | ((c >> 6) & 0x1F)));
+                out.put((byte) (0x80 | (c & 0x3F)));
+            }
+        }
     }
 
     /**

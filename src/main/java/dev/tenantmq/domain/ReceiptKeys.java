@@ -119,7 +119,12 @@ public final class ReceiptKeys {
 
     /** The tag of {@code data} under the current key: what a new receipt carries. */
     byte[] sign(byte[] data) {
-        return tag(current, data, data.length);
+        return sign(data, data.length);
+    }
+
+    /** The tag of the first {@code length} bytes of {@code data} under the current key. */
+    byte[] sign(byte[] data, int length) {
+        return tag(current, data, length);
     }
 
     /**
