@@ -127,7 +127,8 @@ final class Report {
             if (!fig.isEmpty()) {
                 Map<String, Object> c = map(fig.get("cpu"));
                 b.append("- ").append(row).append(": client ").append(num(c.get("client_cpu_s"))).append(" s, service ")
-                        .append(num(c.get("service_cpu_s"))).append(" s, database ").append(num(c.get("db_cpu_s")))
+                        .append(num(c.get("service_cpu_s"))).append(" s (its JIT compilers ")
+                        .append(num(c.get("service_jit_cpu_s"))).append(" s), database ").append(num(c.get("db_cpu_s")))
                         .append(" s CPU over ").append(num(c.get("wall_s"))).append(" s wall\n");
             }
         }

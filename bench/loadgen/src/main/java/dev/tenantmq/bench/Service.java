@@ -125,6 +125,11 @@ final class Service implements AutoCloseable {
         return Proc.cpuSeconds(pid);
     }
 
+    /** CPU seconds of the service's JIT compiler threads ({@link Proc#jitCpuSeconds}). */
+    double jitCpuSeconds() {
+        return Proc.jitCpuSeconds(pid);
+    }
+
     @Override
     public void close() throws InterruptedException {
         metricsHttp.shutdownNow();
@@ -153,6 +158,38 @@ final class Service implements AutoCloseable {
                 return -1;
             }
             return -1;
+        }
+
+        /**
+         * utime + stime, in seconds, of a JVM's JIT compiler threads alive now (HotSpot names them
+         * "C1 CompilerThreadN" and "C2 CompilerThreadN"; the kernel keeps 15 characters of a
+         * thread's name); NaN if unknown. A compiler thread that HotSpot stopped meanwhile
+         * (it starts and stops them with the compile queue) takes its time with it, so a
+         * difference of two readings is at least what the compilers spent between them, a
+         * lower bound.
+         */
+        static double jitCpuSeconds(long pid) {
+            if (pid <= 0) {
+                return Double.NaN;
+            }
+            long ticks = 0;
+            try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+                for (Path task : (Iterable<Path>) tasks::iterator) {
+                    try {
+                        String stat = Files.readString(task.resolve("stat"));
+                        String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+                            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+                        }
+                    } catch (IOException e) {
+                        // the thread ended while the list was read: its time is gone with it
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                return Double.NaN;
+            }
+            return ticks / 100.0; // USER_HZ is 100 on Linux
         }
 
         /** utime + stime of a process (and its reaped children) in seconds; NaN if unknown. */
