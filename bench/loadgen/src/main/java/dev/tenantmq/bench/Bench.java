@@ -561,11 +561,13 @@ public final class Bench {
      * the C2 compiler threads used as much CPU as the request threads), so every operation runs
      * first on a throwaway topic, not measured: publish in batches and single, then fetch and ack
      * in both ways the rows do (the ack as a call of its own, and carried by the next fetch, which
-     * is {@code consume_ack}'s path). Then the same in rounds of a fifth of the size, on the same topic
-     * and groups, until a round in which the compiler threads used at most {@value #JIT_QUIET} of its
-     * wall time, or {@value #WARM_UP_ROUNDS} rounds (the JIT of a service measured right after the
-     * fixed warm-up still took a quarter of the machine through {@code consume_ack}'s runs, in a JFR
-     * recording at 8446867). Each round's compiler CPU goes into {@code warm_up}, and each row's
+     * is {@code consume_ack}'s path). Then the same in rounds of a fifth of the size, on the same
+     * topic and groups, until a round in which the compiler threads used at most
+     * {@value #JIT_QUIET} of its wall time, starting rounds for at most 180 s (45 s with
+     * {@code --quick}): the JIT of a service measured right after the fixed warm-up still took a
+     * quarter of the machine through {@code consume_ack}'s runs, in a JFR recording at 8446867.
+     * Then the topic is deleted through the admin API, so retention does not delete its messages
+     * inside the first rows. Each round's compiler CPU goes into {@code warm_up}, and each row's
      * into its {@code cpu.service_jit_cpu_s}. The baselines are not warmed: the raw JDBC loops are
      * small and run in this client JVM (the median of the runs absorbs their first), and RabbitMQ
      * (Erlang) has no JIT warm-up of this size.
@@ -579,7 +581,8 @@ public final class Bench {
         warmUpOnce(topic, n);
         List<Map<String, Object>> rounds = new ArrayList<>();
         rounds.add(jitOf(fixed.since()));
-        for (int round = 1; round <= WARM_UP_ROUNDS; round++) {
+        long roundsUntil = System.nanoTime() + (cfg.quick ? 45L : 180L) * 1_000_000_000L;
+        for (int round = 1; System.nanoTime() < roundsUntil; round++) {
             Cpu cpu = new Cpu();
             warmUpOnce(topic, n / 5); // the same topic and groups: each group takes the round's messages
             Map<String, Object> spent = jitOf(cpu.since());
@@ -591,17 +594,20 @@ public final class Bench {
                 break;
             }
         }
+        // Its messages and groups go before the rows: retention would delete them inside the first rows.
+        long deleting = System.nanoTime();
+        int calls = mq.deleteTopic(TENANT, topic);
+        log("  warm-up topic deleted in %d calls, %.1f s", calls, (System.nanoTime() - deleting) / 1e9);
         result.put("warm_up", params("messages", n + n / 20, "rounds", rounds, "jit_quiet_share", JIT_QUIET,
                 "measure", "not measured: publish in batches of 100 and of 1, then fetch 100 + ack 100 of all of them "
                 + "twice (acks on their own, and carried by the next fetch), on a throwaway topic before the rows; then "
                 + "the same at a fifth of the size, on the same topic, in rounds until the service's JIT compiler threads used at most "
-                + JIT_QUIET + " of a round's wall time (at most " + WARM_UP_ROUNDS + " rounds), so that JIT compilation "
-                + "of the service is not measured in the rows; rounds[0] is the first warm-up, each entry the compiler "
-                + "threads' CPU (service_jit_cpu_s, a lower bound) in its wall time"));
+                + JIT_QUIET + " of a round's wall time (rounds start for at most 180 s, 45 s quick), so that JIT "
+                + "compilation of the service is not measured in the rows; then the topic is deleted through the admin "
+                + "API, so retention does not delete its messages inside the first rows; rounds[0] is the first "
+                + "warm-up, each entry the compiler threads' CPU (service_jit_cpu_s, a lower bound) in its wall time"));
     }
 
-    /** Most warm-up rounds after the first warm-up. */
-    static final int WARM_UP_ROUNDS = 10;
     /** A warm-up round whose JIT compilers used at most this share of its wall time ends the warm-up. */
     static final double JIT_QUIET = 0.1;
 

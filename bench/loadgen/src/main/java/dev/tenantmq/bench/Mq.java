@@ -57,6 +57,27 @@ final class Mq implements AutoCloseable {
         return s.length() > 400 ? s.substring(0, 400) + "..." : s;
     }
 
+    /**
+     * Deletes a topic through the admin API (docs/operations.md, "Deleting a topic or a consumer
+     * group"): repeats {@code DELETE /admin/topics} until it answers {@code done}; returns the calls made.
+     */
+    int deleteTopic(String tenant, String topic) throws IOException, InterruptedException {
+        String path = "/admin/topics?tenant=" + enc(tenant) + "&topic=" + enc(topic);
+        for (int calls = 1; ; calls++) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(120))
+                    .header("Authorization", "Bearer " + Service.ADMIN_TOKEN).DELETE().build(),
+                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            if (r.statusCode() != 200) {
+                throw new IOException("DELETE " + path + " -> " + r.statusCode() + " " + abbreviate(r.body()));
+            }
+            // The answer's first "done" is the whole deletion's (its topics' own come after it).
+            int done = r.body().indexOf("\"done\":");
+            if (done >= 0 && r.body().startsWith("true", done + "\"done\":".length())) {
+                return calls;
+            }
+        }
+    }
+
     /** Publishes a prepared {@code {"messages": [...]}} body; returns the number of duplicates reported. */
     int publish(String tenant, String topic, String body) throws IOException, InterruptedException {
         String text = post("/tenants/" + enc(tenant) + "/topics/" + enc(topic) + "/messages", body, 201);

@@ -33,6 +33,9 @@ final class Service implements AutoCloseable {
         this.spawnedNanos = spawnedNanos;
     }
 
+    /** The admin token of the benchmark's service (loopback only): {@link Mq#deleteTopic} sends it. */
+    static final String ADMIN_TOKEN = "bench-admin-" + java.util.UUID.randomUUID();
+
     /** Starts the jar with {@code java} (the service's JDK 17), the datasource and MQ_TENANTS in its environment. */
     static Service start(Bench.Config cfg, String name, List<String> jvmArgs, Path log) throws IOException {
         List<String> cmd = new ArrayList<>();
@@ -46,6 +49,7 @@ final class Service implements AutoCloseable {
         env.put("QUARKUS_DATASOURCE_USERNAME", cfg.dbUser);
         env.put("QUARKUS_DATASOURCE_PASSWORD", cfg.dbPassword);
         env.put("MQ_TENANTS", Bench.TENANTS);
+        env.put("MQ_ADMIN_TOKEN", ADMIN_TOKEN); // the warm-up deletes its topic through the admin API
         env.put("MQ_SUBSCRIBER_NAME", name);
         env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
         env.put("QUARKUS_HTTP_PORT", Integer.toString(cfg.httpPort));
