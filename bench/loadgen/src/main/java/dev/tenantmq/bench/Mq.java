@@ -63,10 +63,16 @@ final class Mq implements AutoCloseable {
      */
     int deleteTopic(String tenant, String topic) throws IOException, InterruptedException {
         String path = "/admin/topics?tenant=" + enc(tenant) + "&topic=" + enc(topic);
-        for (int calls = 1; ; calls++) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(120))
-                    .header("Authorization", "Bearer " + Service.ADMIN_TOKEN).DELETE().build(),
-                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        HttpRequest req = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(120))
+                .header("Authorization", "Bearer " + Service.ADMIN_TOKEN).DELETE().build();
+        int unavailable = 0;
+        for (int calls = 1; calls <= MAX_DELETE_CALLS; calls++) {
+            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            if (r.statusCode() == 503 && unavailable++ < 20) { // database briefly unavailable: retry as told
+                RETRIES_503.incrementAndGet();
+                Thread.sleep(1000L * Long.parseLong(r.headers().firstValue("Retry-After").orElse("1")));
+                continue;
+            }
             if (r.statusCode() != 200) {
                 throw new IOException("DELETE " + path + " -> " + r.statusCode() + " " + abbreviate(r.body()));
             }
@@ -76,7 +82,11 @@ final class Mq implements AutoCloseable {
                 return calls;
             }
         }
+        throw new IOException("DELETE " + path + " not done after " + MAX_DELETE_CALLS + " calls");
     }
+
+    /** Most calls {@link #deleteTopic} makes: each deletes a chunk of rows (mq.admin.delete-chunk-size). */
+    static final int MAX_DELETE_CALLS = 100_000;
 
     /** Publishes a prepared {@code {"messages": [...]}} body; returns the number of duplicates reported. */
     int publish(String tenant, String topic, String body) throws IOException, InterruptedException {

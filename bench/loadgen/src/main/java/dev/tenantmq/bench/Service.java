@@ -129,9 +129,9 @@ final class Service implements AutoCloseable {
         return Proc.cpuSeconds(pid);
     }
 
-    /** CPU seconds of the service's JIT compiler threads ({@link Proc#jitCpuSeconds}). */
-    double jitCpuSeconds() {
-        return Proc.jitCpuSeconds(pid);
+    /** CPU seconds of each of the service's JIT compiler threads alive now ({@link Proc#jitCpuByThread}). */
+    Map<String, Double> jitCpuByThread() {
+        return Proc.jitCpuByThread(pid);
     }
 
     @Override
@@ -165,18 +165,18 @@ final class Service implements AutoCloseable {
         }
 
         /**
-         * utime + stime, in seconds, of a JVM's JIT compiler threads alive now (HotSpot names them
-         * "C1 CompilerThreadN" and "C2 CompilerThreadN"; the kernel keeps 15 characters of a
-         * thread's name); NaN if unknown. A compiler thread that HotSpot stopped meanwhile
-         * (it starts and stops them with the compile queue) takes its time with it, so a
-         * difference of two readings is at least what the compilers spent between them, a
-         * lower bound.
+         * utime + stime, in seconds, of each of a JVM's JIT compiler threads alive now, by thread
+         * id (HotSpot names them "C1 CompilerThreadN" and "C2 CompilerThreadN"; the kernel keeps
+         * 15 characters of a thread's name); empty if unknown. HotSpot may stop a compiler thread
+         * and start another with its compile queue, and a stopped thread's time is gone from
+         * /proc: {@link #jitCpuSince} adds each thread's own growth, so what two readings say is
+         * at least what the compilers spent between them.
          */
-        static double jitCpuSeconds(long pid) {
+        static Map<String, Double> jitCpuByThread(long pid) {
+            Map<String, Double> byThread = new java.util.HashMap<>();
             if (pid <= 0) {
-                return Double.NaN;
+                return byThread;
             }
-            long ticks = 0;
             try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
                 for (Path task : (Iterable<Path>) tasks::iterator) {
                     try {
@@ -184,16 +184,32 @@ final class Service implements AutoCloseable {
                         String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                         if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
                             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+                            // utime, stime; USER_HZ is 100 on Linux
+                            byThread.put(task.getFileName().toString(), (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0);
                         }
-                    } catch (IOException e) {
-                        // the thread ended while the list was read: its time is gone with it
+                    } catch (IOException | RuntimeException e) {
+                        // the thread ended while the list was read (its time is gone with it), or an odd line
                     }
                 }
             } catch (IOException | RuntimeException e) {
+                return byThread;
+            }
+            return byThread;
+        }
+
+        /**
+         * The compiler threads' CPU seconds since {@code before} ({@link #jitCpuByThread}): each
+         * thread's growth, a thread new since then in full; NaN when neither reading found one.
+         */
+        static double jitCpuSince(Map<String, Double> before, Map<String, Double> now) {
+            if (before.isEmpty() && now.isEmpty()) {
                 return Double.NaN;
             }
-            return ticks / 100.0; // USER_HZ is 100 on Linux
+            double spent = 0;
+            for (Map.Entry<String, Double> t : now.entrySet()) {
+                spent += Math.max(0, t.getValue() - before.getOrDefault(t.getKey(), 0.0));
+            }
+            return spent;
         }
 
         /** utime + stime of a process (and its reaped children) in seconds; NaN if unknown. */
