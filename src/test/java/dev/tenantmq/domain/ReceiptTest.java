@@ -74,6 +74,17 @@ class ReceiptTest {
         }
     }
 
+    /** A token written by 8446867's encoder (a DataOutputStream), for this receipt under {@link #KEYS}. */
+    private static final String TOKEN_OF_8446867 =
+            "BAAJdGVuYW50LcOpAAVncm91cAAJdG9waWMt5ryiAAprZXkt7aC97biAAAAAAAAAACoAAAAAAAAABwAAAAAAAAAJCWZTXbbjJPnuV4xAzGNYuA";
+
+    @Test
+    void a_token_issued_by_the_earlier_encoder_is_spelled_the_same_and_decodes() {
+        Receipt r = new Receipt("tenant-\u00e9", "group", "topic-\u6f22", "key-\uD83D\uDE00", 42, 7, 9);
+        assertEquals(TOKEN_OF_8446867, r.encode(KEYS));
+        assertEquals(Optional.of(r), Receipt.decode(TOKEN_OF_8446867, KEYS));
+    }
+
     /** The keys are shared by every request thread: each tag must come out as if it were the only one. */
     @Test
     void receipts_signed_and_verified_on_many_threads_at_once_all_verify() throws Exception {
