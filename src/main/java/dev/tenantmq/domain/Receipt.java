@@ -74,7 +74,8 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
      * NUL takes two bytes and each half of a surrogate pair three.
      */
     private static void putUtf(ByteBuffer out, String s) {
-        out.putShort((short) (utfBytes(s) - 2));
+        int lengthAt = out.position();
+        out.putShort((short) 0); // the length, written once the characters are
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (c >= 0x0001 && c <= 0x007F) {
@@ -88,6 +89,7 @@ public record Receipt(String tenant, String consumerGroup, String topic, String 
                 out.put((byte) (0x80 | (c & 0x3F)));
             }
         }
+        out.putShort(lengthAt, (short) (out.position() - lengthAt - 2));
     }
 
     /**
